@@ -1,0 +1,115 @@
+//===- remat/Graph.h - Dataflow graph of a training step ----------*- C -*-===//
+//
+// A RematGraph summarises one func.func on tensors: its top-level ops in
+// program order (ops nested in regions count as uses by their top-level
+// ancestor), every SSA value with its byte size, and the buffer (alias class)
+// each tensor lives in after bufferization. Buffer classes come from MLIR's
+// own One-Shot Bufferize analysis, so in-place writes and views are modelled
+// the way the lowering will perform them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_GRAPH_H
+#define REMAT_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mlir-c/IR.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct RematGraph {
+  void *ptr;
+} RematGraph;
+
+static inline bool rematGraphIsNull(RematGraph graph) { return !graph.ptr; }
+
+typedef struct RematGraphOptions {
+  /// Upper bound used for every dynamic dimension; 0 makes a dynamic shape an
+  /// error that names the value.
+  int64_t dynamicDimBound;
+} RematGraphOptions;
+
+/// Why an op can or cannot be recomputed.
+typedef enum RematOpClass {
+  RematOpClassPure,        ///< Known pure tensor op: may be recomputed.
+  RematOpClassView,        ///< Pure view (reshape, slice, cast): free to redo.
+  RematOpClassTerminator,  ///< func.return.
+  RematOpClassRegion,      ///< Op with regions not proven pure.
+  RematOpClassSideEffect,  ///< Memory/side effects, RNG, calls.
+  RematOpClassUnknown,     ///< Not known to remat: counted conservatively.
+} RematOpClass;
+
+/// Builds the graph of `func` (a func.func with a body, in a context from
+/// rematContextCreate). Runs the bufferization analysis on a private clone;
+/// `func` itself is not modified. Returns a null graph after emitting a
+/// diagnostic at the offending location (e.g. dynamic shape without bound).
+/// The caller owns the graph.
+RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options);
+
+/// Destroys a graph created by rematGraphCreate.
+void rematGraphDestroy(RematGraph graph);
+
+/// The func.func the graph was built from (borrowed).
+MlirOperation rematGraphGetFunction(RematGraph graph);
+
+/// Number of top-level ops (the terminator included).
+intptr_t rematGraphGetNumOps(RematGraph graph);
+/// Top-level op `pos` in program order (borrowed).
+MlirOperation rematGraphGetOp(RematGraph graph, intptr_t pos);
+RematOpClass rematGraphGetOpClass(RematGraph graph, intptr_t pos);
+/// Flops of op `pos`: iteration-domain size x arithmetic ops in its body.
+double rematGraphGetOpFlops(RematGraph graph, intptr_t pos);
+/// Bytes read and written by op `pos` (operands + results).
+double rematGraphGetOpBytesMoved(RematGraph graph, intptr_t pos);
+
+/// Number of values: function arguments first, then op results.
+intptr_t rematGraphGetNumValues(RematGraph graph);
+MlirValue rematGraphGetValue(RematGraph graph, intptr_t pos);
+/// Logical size (product of dims x element size); 0 for non-shaped values.
+int64_t rematGraphGetValueBytes(RematGraph graph, intptr_t pos);
+/// Defining top-level op, or -1 for function arguments.
+intptr_t rematGraphGetValueDefOp(RematGraph graph, intptr_t pos);
+/// Buffer holding the value, or -1 for values that own no memory (scalars).
+intptr_t rematGraphGetValueBuffer(RematGraph graph, intptr_t pos);
+
+/// Number of buffers (bufferization alias classes).
+intptr_t rematGraphGetNumBuffers(RematGraph graph);
+/// Bytes the allocator is asked for (rounded up to 64-byte alignment).
+int64_t rematGraphGetBufferBytes(RematGraph graph, intptr_t buffer);
+/// Op whose execution allocates the buffer; -1 for arguments and globals.
+intptr_t rematGraphGetBufferAllocOp(RematGraph graph, intptr_t buffer);
+/// Last op that touches any value of the buffer (it is freed right after);
+/// the number of ops for buffers that hold a function result.
+intptr_t rematGraphGetBufferLastUseOp(RematGraph graph, intptr_t buffer);
+/// True for buffers owned by the caller (function arguments) or by a global
+/// (tensor constants): they are never part of peak_bytes.
+bool rematGraphIsBufferExternal(RematGraph graph, intptr_t buffer);
+/// True for buffers that hold a returned value (resident until the end).
+bool rematGraphIsBufferResult(RematGraph graph, intptr_t buffer);
+/// The value that created the buffer (borrowed position in the value table).
+intptr_t rematGraphGetBufferRootValue(RematGraph graph, intptr_t buffer);
+
+/// Sum of the function arguments' logical sizes (argument_bytes).
+int64_t rematGraphGetArgumentBytes(RematGraph graph);
+/// Sum of flops over all ops.
+double rematGraphGetTotalFlops(RematGraph graph);
+/// False when MLIR's bufferization analysis could not run on this function;
+/// the graph then assumes every written tensor gets a fresh buffer (an upper
+/// bound) and the report says so.
+bool rematGraphHasBufferizationAnalysis(RematGraph graph);
+
+/// Writes a short printable description of the op's location into `buf`
+/// (e.g. `"layer3.fc1"` or `file.mlir:12:7`), truncated to `size` bytes.
+void rematGraphPrintOpLocation(RematGraph graph, intptr_t pos, char *buf, size_t size);
+/// Writes the SSA name of value `pos` as printed in the function (e.g. `%12`
+/// or `%arg0`) into `buf`, truncated to `size` bytes.
+void rematGraphPrintValueName(RematGraph graph, intptr_t pos, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // REMAT_GRAPH_H

@@ -1,0 +1,37 @@
+//===- remat/Lower.h - The project's standard lowering pipelines --*- C -*-===//
+//
+// One pipeline per target. The memory model of remat/Memory.h describes what
+// the CPU pipeline does (bufferization in place where MLIR's analysis allows,
+// each buffer freed right after its last use); remat-run measures it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_LOWER_H
+#define REMAT_LOWER_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum RematLowerTarget {
+  RematLowerTargetCPU, ///< LLVM dialect for the host, allocations through
+                       ///< the `_mlir_memref_to_llvm_*` hooks of runtime/.
+  RematLowerTargetGPU, ///< Host LLVM dialect + gpu.binary with PTX.
+} RematLowerTarget;
+
+/// The textual pass pipeline (anchored on builtin.module) used for `target`.
+/// The returned string is static.
+const char *rematLowerGetPipeline(RematLowerTarget target);
+
+/// Lowers `module` (tensor IR, in a context from rematContextCreate) in place
+/// for `target`. Every func.func gets `llvm.emit_c_interface`. On failure,
+/// diagnostics are emitted in the module's context and failure is returned.
+MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // REMAT_LOWER_H

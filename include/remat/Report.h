@@ -1,0 +1,42 @@
+//===- remat/Report.h - Human and JSON reports --------------------*- C -*-===//
+//
+// Reports are written through a string callback; the library never prints.
+// JSON field names are fixed by CONTRACTS.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_REPORT_H
+#define REMAT_REPORT_H
+
+#include "mlir-c/Support.h"
+#include "remat/Cost.h"
+#include "remat/Graph.h"
+#include "remat/Memory.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Everything reported about one function. All handles are borrowed.
+typedef struct RematFunctionReport {
+  RematGraph graph;
+  RematMemoryTracker before;        ///< timeline of the input
+  int64_t peakBytesAfter;           ///< equals the peak before without a plan
+  int64_t budgetBytes;              ///< -1: no budget given
+  const char *planner;              ///< "none" without a plan
+  const RematCostProfile *profile;
+  double recomputeFlops;
+  double recomputeTimeSeconds;
+} RematFunctionReport;
+
+/// Writes a readable report of `count` functions.
+void rematReportPrintText(const RematFunctionReport *reports, intptr_t count, MlirStringCallback callback,
+                          void *userData);
+/// Writes the JSON report `{"functions": [...]}` of `count` functions.
+void rematReportPrintJSON(const RematFunctionReport *reports, intptr_t count, MlirStringCallback callback,
+                          void *userData);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // REMAT_REPORT_H

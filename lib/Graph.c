@@ -1,0 +1,761 @@
+//===- Graph.c - Build the dataflow graph of a training step --------------===//
+//
+// Requires: a func.func on tensors in a context from rematContextCreate.
+// Produces: dense op/value/buffer tables (GraphInternal.h). Does not modify
+// the function: the bufferization analysis and the generalization of named
+// linalg ops (for flop counts) run on a private clone of the parent module,
+// whose top-level ops correspond one to one, by position, to the original's.
+//
+//===----------------------------------------------------------------------===//
+#include "GraphInternal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Pass.h"
+
+//===----------------------------------------------------------------------===//
+// Small helpers
+//===----------------------------------------------------------------------===//
+
+static bool nameIs(MlirStringRef name, const char *s) {
+  size_t n = strlen(s);
+  return name.length == n && memcmp(name.data, s, n) == 0;
+}
+
+static bool nameStartsWith(MlirStringRef name, const char *prefix) {
+  size_t n = strlen(prefix);
+  return name.length >= n && memcmp(name.data, prefix, n) == 0;
+}
+
+static bool nameContains(MlirStringRef name, const char *needle) {
+  size_t n = strlen(needle);
+  for (size_t i = 0; i + n <= name.length; ++i)
+    if (memcmp(name.data + i, needle, n) == 0)
+      return true;
+  return false;
+}
+
+static MlirStringRef opName(MlirOperation op) {
+  return mlirIdentifierStr(mlirOperationGetName(op));
+}
+
+static bool nameInList(MlirStringRef name, const char *const *list) {
+  for (; *list; ++list)
+    if (nameIs(name, *list))
+      return true;
+  return false;
+}
+
+static int64_t alignTo64(int64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+/// Element size in bytes as the LLVM lowering stores it (i1 takes a byte).
+static int64_t elementBytes(MlirType type) {
+  if (mlirTypeIsAFloat(type))
+    return (mlirFloatTypeGetWidth(type) + 7) / 8;
+  if (mlirTypeIsAInteger(type))
+    return (mlirIntegerTypeGetWidth(type) + 7) / 8;
+  if (mlirTypeIsAIndex(type))
+    return 8;
+  if (mlirTypeIsAComplex(type))
+    return 2 * elementBytes(mlirComplexTypeGetElementType(type));
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Op classification: which ops remat may recompute
+//===----------------------------------------------------------------------===//
+
+// Views share their source's buffer after bufferization.
+static const char *const kViewOps[] = {
+    "tensor.extract_slice", "tensor.collapse_shape", "tensor.expand_shape", "tensor.cast",
+    "tensor.reshape",       "tensor.bitcast",        "memref.subview",      "memref.cast",
+    "memref.collapse_shape", "memref.expand_shape",  "memref.reshape",      NULL};
+
+// Pure tensor ops without regions, besides linalg ones.
+static const char *const kPureTensorOps[] = {
+    "tensor.empty",  "tensor.pad",     "tensor.concat",  "tensor.from_elements",
+    "tensor.splat",  "tensor.insert_slice", "tensor.insert", "tensor.extract", "tensor.dim",
+    "tensor.gather", "tensor.rank",    "tensor.generate", NULL};
+
+// Ops that may appear inside a region that we still call pure.
+static bool isPureBodyOp(MlirStringRef name) {
+  if (nameContains(name, "rng") || nameContains(name, "random"))
+    return false;
+  return nameStartsWith(name, "arith.") || nameStartsWith(name, "math.") ||
+         nameIs(name, "linalg.yield") || nameIs(name, "linalg.index") ||
+         nameIs(name, "tensor.extract") || nameIs(name, "tensor.yield") ||
+         nameStartsWith(name, "complex.") || nameStartsWith(name, "index.");
+}
+
+typedef struct BodyCheck {
+  bool pure;
+  MlirOperation root;
+} BodyCheck;
+
+static MlirWalkResult checkBodyOp(MlirOperation op, void *userData) {
+  BodyCheck *check = userData;
+  if (mlirOperationEqual(op, check->root))
+    return MlirWalkResultAdvance;
+  if (!isPureBodyOp(opName(op))) {
+    check->pure = false;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static RematOpClass classifyOp(MlirOperation op) {
+  MlirStringRef name = opName(op);
+  if (nameIs(name, "func.return"))
+    return RematOpClassTerminator;
+  if (nameContains(name, "rng") || nameContains(name, "random"))
+    return RematOpClassSideEffect;
+  if (nameInList(name, kViewOps))
+    return RematOpClassView;
+  if (nameIs(name, "func.call") || nameIs(name, "func.call_indirect") ||
+      nameStartsWith(name, "memref.") || nameStartsWith(name, "bufferization.") ||
+      nameStartsWith(name, "gpu.") || nameStartsWith(name, "ml_program.") ||
+      nameContains(name, "print"))
+    return RematOpClassSideEffect;
+  bool linalg = nameStartsWith(name, "linalg.");
+  if (linalg || nameInList(name, kPureTensorOps) ||
+      (mlirOperationGetNumRegions(op) == 0 &&
+       (nameStartsWith(name, "arith.") || nameStartsWith(name, "math.")))) {
+    if (mlirOperationGetNumRegions(op) == 0)
+      return RematOpClassPure;
+    BodyCheck check = {true, op};
+    mlirOperationWalk(op, checkBodyOp, &check, MlirWalkPreOrder);
+    return check.pure ? RematOpClassPure : RematOpClassRegion;
+  }
+  if (mlirOperationGetNumRegions(op) > 0)
+    return RematOpClassRegion;
+  return RematOpClassUnknown;
+}
+
+//===----------------------------------------------------------------------===//
+// Which operand a result shares its buffer with, when written in place
+//===----------------------------------------------------------------------===//
+
+/// Returns the operand index whose buffer result `resultIdx` reuses when
+/// bufferization decides "in place", or -1 for ops that allocate.
+static intptr_t aliasingOperand(MlirOperation op, intptr_t resultIdx) {
+  MlirStringRef name = opName(op);
+  intptr_t numOperands = mlirOperationGetNumOperands(op);
+  intptr_t numResults = mlirOperationGetNumResults(op);
+  if (nameStartsWith(name, "linalg.")) {
+    // Destination-passing style: inits are the trailing operands, one per
+    // tensor result.
+    intptr_t idx = numOperands - numResults + resultIdx;
+    return idx >= 0 ? idx : -1;
+  }
+  if (nameInList(name, kViewOps))
+    return numOperands > 0 ? 0 : -1;
+  if (nameIs(name, "tensor.insert_slice") || nameIs(name, "tensor.insert") ||
+      nameIs(name, "bufferization.materialize_in_destination"))
+    return numOperands > 1 ? 1 : -1;
+  if (nameIs(name, "scf.for"))
+    return 3 + resultIdx < numOperands ? 3 + resultIdx : -1;
+  return -1;
+}
+
+//===----------------------------------------------------------------------===//
+// Union-find over value ids (buffer classes)
+//===----------------------------------------------------------------------===//
+
+static intptr_t findRoot(intptr_t *parent, intptr_t v) {
+  while (parent[v] != v) {
+    parent[v] = parent[parent[v]];
+    v = parent[v];
+  }
+  return v;
+}
+
+//===----------------------------------------------------------------------===//
+// Analyses on a private clone
+//===----------------------------------------------------------------------===//
+
+static MlirLogicalResult swallowDiagnostic(MlirDiagnostic diag, void *userData) {
+  (void)diag;
+  (void)userData;
+  return mlirLogicalResultSuccess();
+}
+
+/// Runs `pipeline` on `module`, discarding its diagnostics (the caller falls
+/// back to a conservative model when it fails).
+static bool runQuietly(MlirContext ctx, MlirOperation module, const char *pipeline) {
+  MlirDiagnosticHandlerID id = mlirContextAttachDiagnosticHandler(ctx, swallowDiagnostic, NULL, NULL);
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
+  bool ok = mlirLogicalResultIsSuccess(
+                mlirParsePassPipeline(opm, mlirStringRefCreateFromCString(pipeline), NULL, NULL)) &&
+            mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, module));
+  mlirPassManagerDestroy(pm);
+  mlirContextDetachDiagnosticHandler(ctx, id);
+  return ok;
+}
+
+static MlirBlock funcBody(MlirOperation func) {
+  MlirRegion region = mlirOperationGetRegion(func, 0);
+  return mlirRegionGetFirstBlock(region);
+}
+
+/// Position of `op` among its block's ops.
+static intptr_t positionInBlock(MlirOperation op) {
+  intptr_t pos = 0;
+  MlirBlock block = mlirOperationGetBlock(op);
+  for (MlirOperation it = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(it);
+       it = mlirOperationGetNextInBlock(it), ++pos)
+    if (mlirOperationEqual(it, op))
+      return pos;
+  return -1;
+}
+
+static MlirOperation opAtPosition(MlirBlock block, intptr_t pos) {
+  MlirOperation it = mlirBlockGetFirstOperation(block);
+  while (pos-- > 0 && !mlirOperationIsNull(it))
+    it = mlirOperationGetNextInBlock(it);
+  return it;
+}
+
+/// Flops of a linalg.generic: iteration-domain size x arithmetic ops in the
+/// body. Loop ranges are read off operands whose map result is a plain dim.
+static double genericFlops(MlirOperation generic, int64_t dimBound) {
+  MlirAttribute maps = mlirOperationGetAttributeByName(generic, mlirStringRefCreateFromCString("indexing_maps"));
+  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps))
+    return 0;
+  intptr_t numMaps = mlirArrayAttrGetNumElements(maps);
+  if (numMaps == 0 || numMaps > mlirOperationGetNumOperands(generic))
+    return 0;
+  MlirAffineMap first = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, 0));
+  intptr_t numLoops = mlirAffineMapGetNumDims(first);
+  double domain = 1;
+  for (intptr_t loop = 0; loop < numLoops; ++loop) {
+    int64_t range = -1;
+    for (intptr_t m = 0; m < numMaps && range < 0; ++m) {
+      MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, m));
+      MlirType type = mlirValueGetType(mlirOperationGetOperand(generic, m));
+      if (!mlirTypeIsAShaped(type) || !mlirShapedTypeHasRank(type))
+        continue;
+      for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); ++r) {
+        MlirAffineExpr e = mlirAffineMapGetResult(map, r);
+        if (mlirAffineExprIsADim(e) && mlirAffineDimExprGetPosition(e) == loop) {
+          int64_t d = mlirShapedTypeGetDimSize(type, r);
+          range = mlirShapedTypeIsDynamicDim(type, r) ? dimBound : d;
+          break;
+        }
+      }
+    }
+    domain *= range > 0 ? (double)range : 1.0;
+  }
+  // Count the payload's arithmetic: every op but the terminator, index reads
+  // and constants.
+  double bodyOps = 0;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(generic, 0));
+  for (MlirOperation it = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(it);
+       it = mlirOperationGetNextInBlock(it)) {
+    MlirStringRef n = opName(it);
+    if (!nameIs(n, "linalg.yield") && !nameIs(n, "linalg.index") && !nameIs(n, "arith.constant"))
+      bodyOps += 1;
+  }
+  return domain * bodyOps;
+}
+
+//===----------------------------------------------------------------------===//
+// Building the graph
+//===----------------------------------------------------------------------===//
+
+typedef struct UseCollector {
+  RematGraphImpl *g;
+  intptr_t opIdx;
+  intptr_t cap;
+  intptr_t *lastSeenBy; // per value: last op index that recorded it
+  bool oom;
+} UseCollector;
+
+static void recordUse(UseCollector *c, intptr_t value) {
+  if (c->lastSeenBy[value] == c->opIdx)
+    return;
+  c->lastSeenBy[value] = c->opIdx;
+  RematGraphImpl *g = c->g;
+  if (g->numUses == c->cap) {
+    intptr_t newCap = c->cap ? c->cap * 2 : 256;
+    intptr_t *uses = realloc(g->uses, (size_t)newCap * sizeof(*uses));
+    if (!uses) {
+      c->oom = true;
+      return;
+    }
+    g->uses = uses;
+    c->cap = newCap;
+  }
+  g->uses[g->numUses++] = value;
+}
+
+static MlirWalkResult collectUses(MlirOperation op, void *userData) {
+  UseCollector *c = userData;
+  for (intptr_t i = 0, e = mlirOperationGetNumOperands(op); i < e; ++i) {
+    intptr_t v = rematPtrMapGet(&c->g->valueIds, mlirOperationGetOperand(op, i).ptr);
+    if (v >= 0)
+      recordUse(c, v);
+  }
+  return MlirWalkResultAdvance;
+}
+
+/// Computes the byte size of value `v`; emits an error and returns false for
+/// dynamic shapes without a bound and for unranked shaped values.
+static bool sizeValue(RematGraphImpl *g, intptr_t v, MlirLocation loc, int64_t dimBound) {
+  MlirType type = mlirValueGetType(g->values[v].value);
+  g->values[v].bytes = 0;
+  if (!mlirTypeIsAShaped(type) || mlirTypeIsAVector(type))
+    return true;
+  if (!mlirShapedTypeHasRank(type)) {
+    mlirEmitError(loc, "remat: unranked shaped values are not supported (their size is unknown)");
+    return false;
+  }
+  int64_t bytes = elementBytes(mlirShapedTypeGetElementType(type));
+  for (intptr_t d = 0, r = mlirShapedTypeGetRank(type); d < r; ++d) {
+    int64_t dim = mlirShapedTypeGetDimSize(type, d);
+    if (mlirShapedTypeIsDynamicDim(type, d)) {
+      if (dimBound <= 0) {
+        char msg[256];
+        char name[64];
+        rematGraphPrintValueName((RematGraph){g}, v, name, sizeof(name));
+        snprintf(msg, sizeof(msg),
+                 "remat: value %s has a dynamic shape (dimension %ld); give an upper bound "
+                 "with --dim-bound=N",
+                 name, (long)d);
+        mlirEmitError(loc, msg);
+        return false;
+      }
+      dim = dimBound;
+    }
+    bytes *= dim;
+  }
+  g->values[v].bytes = bytes;
+  return true;
+}
+
+static MlirLocation valueLocation(RematGraphImpl *g, intptr_t v) {
+  intptr_t def = g->values[v].defOp;
+  return def >= 0 ? mlirOperationGetLocation(g->ops[def].op) : mlirOperationGetLocation(g->func);
+}
+
+static bool isShaped(MlirValue v) {
+  MlirType t = mlirValueGetType(v);
+  return mlirTypeIsARankedTensor(t) || mlirTypeIsAMemRef(t);
+}
+
+static bool isTensorConstant(MlirOperation op) {
+  MlirStringRef name = opName(op);
+  return (nameIs(name, "arith.constant") || nameStartsWith(name, "ml_program.global_load")) &&
+         mlirOperationGetNumResults(op) == 1 && isShaped(mlirOperationGetResult(op, 0));
+}
+
+/// Reads MLIR's in-place decision for `operand` of the clone op: 1 in place,
+/// 0 out of place, -1 unknown.
+static int inplaceDecision(MlirOperation cloneOp, intptr_t operand) {
+  MlirAttribute attr =
+      mlirOperationGetAttributeByName(cloneOp, mlirStringRefCreateFromCString("__inplace_operands_attr__"));
+  if (mlirAttributeIsNull(attr) || !mlirAttributeIsAArray(attr) ||
+      operand >= mlirArrayAttrGetNumElements(attr))
+    return -1;
+  MlirAttribute s = mlirArrayAttrGetElement(attr, operand);
+  if (!mlirAttributeIsAString(s))
+    return -1;
+  MlirStringRef v = mlirStringAttrGetValue(s);
+  if (nameIs(v, "true"))
+    return 1;
+  if (nameIs(v, "false"))
+    return 0;
+  return -1;
+}
+
+static bool addBuffer(RematGraphImpl *g, intptr_t *cap, RematBufferInfo info) {
+  if (g->numBuffers == *cap) {
+    intptr_t newCap = *cap ? *cap * 2 : 64;
+    RematBufferInfo *b = realloc(g->buffers, (size_t)newCap * sizeof(*b));
+    if (!b)
+      return false;
+    g->buffers = b;
+    *cap = newCap;
+  }
+  g->buffers[g->numBuffers++] = info;
+  return true;
+}
+
+/// Groups values into buffers and computes allocation and last-use points.
+static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
+  intptr_t *parent = malloc((size_t)g->numValues * sizeof(*parent));
+  bool *allocates = calloc((size_t)g->numValues, sizeof(*allocates));
+  bool *global = calloc((size_t)g->numValues, sizeof(*global));
+  intptr_t *bufferOfRoot = malloc((size_t)g->numValues * sizeof(*bufferOfRoot));
+  if (!parent || !allocates || !global || !bufferOfRoot) {
+    free(parent);
+    free(allocates);
+    free(global);
+    free(bufferOfRoot);
+    return false;
+  }
+  for (intptr_t v = 0; v < g->numValues; ++v) {
+    parent[v] = v;
+    bufferOfRoot[v] = -1;
+  }
+
+  MlirOperation cloneOp = mlirBlockIsNull(cloneBody) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(cloneBody);
+  for (intptr_t k = 0; k < g->numOps; ++k) {
+    RematOpInfo *info = &g->ops[k];
+    MlirOperation op = info->op;
+    bool constant = isTensorConstant(op);
+    for (intptr_t r = 0; r < info->numResults; ++r) {
+      intptr_t v = info->firstResult + r;
+      if (!isShaped(g->values[v].value))
+        continue;
+      if (constant) {
+        global[v] = true;
+        continue;
+      }
+      intptr_t operand = aliasingOperand(op, r);
+      intptr_t src = -1;
+      if (operand >= 0 && operand < mlirOperationGetNumOperands(op))
+        src = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op, operand).ptr);
+      if (src >= 0 && !isShaped(g->values[src].value))
+        src = -1;
+      int decision = 0;
+      if (src >= 0) {
+        if (g->bufferizationAnalysis && !mlirOperationIsNull(cloneOp))
+          decision = inplaceDecision(cloneOp, operand);
+        else
+          // Without MLIR's analysis assume views stay views and every write
+          // gets a fresh buffer: an upper bound for writes.
+          decision = info->cls == RematOpClassView ? 1 : 0;
+        if (decision < 0)
+          decision = info->cls == RematOpClassView ? 1 : 0;
+      }
+      if (src >= 0 && decision == 1)
+        parent[v] = findRoot(parent, src);
+      else
+        allocates[v] = true;
+    }
+    if (!mlirOperationIsNull(cloneOp))
+      cloneOp = mlirOperationGetNextInBlock(cloneOp);
+  }
+
+  intptr_t cap = 0;
+  for (intptr_t v = 0; v < g->numValues; ++v) {
+    if (!isShaped(g->values[v].value))
+      continue;
+    intptr_t root = findRoot(parent, v);
+    if (root == v) {
+      bool external = g->values[v].defOp < 0 || global[v];
+      RematBufferInfo b = {.bytes = alignTo64(g->values[v].bytes),
+                           .allocOp = external ? -1 : g->values[v].defOp,
+                           .lastUseOp = g->values[v].defOp,
+                           .rootValue = v,
+                           .external = external,
+                           .result = false};
+      (void)allocates;
+      if (!addBuffer(g, &cap, b))
+        goto oom;
+      bufferOfRoot[v] = g->numBuffers - 1;
+    }
+    g->values[v].buffer = bufferOfRoot[root];
+  }
+
+  // Last uses: any op that reads a value of the buffer, nested uses included.
+  for (intptr_t k = 0; k < g->numOps; ++k) {
+    for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u) {
+      intptr_t b = g->values[g->uses[u]].buffer;
+      if (b >= 0 && g->buffers[b].lastUseOp < k)
+        g->buffers[b].lastUseOp = k;
+    }
+  }
+
+  // Returned values stay resident to the end. A returned value that lives in
+  // an argument or global buffer, or that is returned twice, is copied into a
+  // fresh buffer by the deallocation pipeline (the caller must own results).
+  if (g->numOps > 0 && nameIs(opName(g->ops[g->numOps - 1].op), "func.return")) {
+    intptr_t ret = g->numOps - 1;
+    MlirOperation retOp = g->ops[ret].op;
+    for (intptr_t i = 0, e = mlirOperationGetNumOperands(retOp); i < e; ++i) {
+      intptr_t v = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(retOp, i).ptr);
+      if (v < 0 || g->values[v].buffer < 0)
+        continue;
+      RematBufferInfo *b = &g->buffers[g->values[v].buffer];
+      if (b->external || b->result) {
+        RematBufferInfo copy = {.bytes = alignTo64(g->values[v].bytes),
+                                .allocOp = ret,
+                                .lastUseOp = g->numOps,
+                                .rootValue = -1,
+                                .external = false,
+                                .result = true};
+        if (!addBuffer(g, &cap, copy))
+          goto oom;
+        continue;
+      }
+      b->result = true;
+      b->lastUseOp = g->numOps;
+    }
+  }
+  free(parent);
+  free(allocates);
+  free(global);
+  free(bufferOfRoot);
+  return true;
+oom:
+  free(parent);
+  free(allocates);
+  free(global);
+  free(bufferOfRoot);
+  return false;
+}
+
+static const char *kAnalysisPipeline =
+    "builtin.module(one-shot-bufferize{bufferize-function-boundaries allow-unknown-ops "
+    "test-analysis-only function-boundary-type-conversion=identity-layout-map})";
+static const char *kGeneralizePipeline = "builtin.module(func.func(linalg-generalize-named-ops))";
+
+RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options) {
+  RematGraph none = {NULL};
+  if (mlirOperationGetNumRegions(func) < 1 || mlirRegionIsNull(mlirOperationGetRegion(func, 0)) ||
+      mlirBlockIsNull(funcBody(func))) {
+    mlirEmitError(mlirOperationGetLocation(func), "remat: function has no body");
+    return none;
+  }
+  int64_t dimBound = options ? options->dynamicDimBound : 0;
+  RematGraphImpl *g = calloc(1, sizeof(*g));
+  if (!g)
+    return none;
+  g->func = func;
+  MlirBlock body = funcBody(func);
+
+  // Ops and values.
+  g->numArgs = mlirBlockGetNumArguments(body);
+  intptr_t numOps = 0, numValues = g->numArgs;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    ++numOps;
+    numValues += mlirOperationGetNumResults(op);
+  }
+  g->numOps = numOps;
+  g->numValues = numValues;
+  g->ops = calloc((size_t)(numOps ? numOps : 1), sizeof(*g->ops));
+  g->values = calloc((size_t)(numValues ? numValues : 1), sizeof(*g->values));
+  intptr_t *lastSeenBy = malloc((size_t)(numValues ? numValues : 1) * sizeof(*lastSeenBy));
+  if (!g->ops || !g->values || !lastSeenBy)
+    goto fail;
+  for (intptr_t a = 0; a < g->numArgs; ++a) {
+    g->values[a] = (RematValueInfo){mlirBlockGetArgument(body, a), 0, -1, -1};
+    rematPtrMapPut(&g->valueIds, g->values[a].value.ptr, a);
+  }
+  intptr_t k = 0, v = g->numArgs;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op), ++k) {
+    RematOpInfo *info = &g->ops[k];
+    info->op = op;
+    info->cls = classifyOp(op);
+    info->firstResult = v;
+    info->numResults = mlirOperationGetNumResults(op);
+    for (intptr_t r = 0; r < info->numResults; ++r, ++v) {
+      g->values[v] = (RematValueInfo){mlirOperationGetResult(op, r), 0, k, -1};
+      if (!rematPtrMapPut(&g->valueIds, g->values[v].value.ptr, v))
+        goto fail;
+    }
+  }
+
+  // Sizes.
+  for (intptr_t i = 0; i < g->numValues; ++i) {
+    if (!sizeValue(g, i, valueLocation(g, i), dimBound))
+      goto fail;
+    if (i < g->numArgs)
+      g->argumentBytes += g->values[i].bytes;
+  }
+
+  // Uses, nested ones included, attributed to the top-level op.
+  UseCollector collector = {g, 0, 0, lastSeenBy, false};
+  for (intptr_t i = 0; i < numValues; ++i)
+    lastSeenBy[i] = -1;
+  for (k = 0; k < numOps; ++k) {
+    collector.opIdx = k;
+    g->ops[k].usesBegin = g->numUses;
+    mlirOperationWalk(g->ops[k].op, collectUses, &collector, MlirWalkPreOrder);
+    g->ops[k].usesEnd = g->numUses;
+    if (collector.oom)
+      goto fail;
+  }
+
+  // Bytes moved: every shaped operand and result, once.
+  for (k = 0; k < numOps; ++k) {
+    RematOpInfo *info = &g->ops[k];
+    double bytes = 0;
+    for (intptr_t i = 0, e = mlirOperationGetNumOperands(info->op); i < e; ++i) {
+      intptr_t id = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(info->op, i).ptr);
+      if (id >= 0)
+        bytes += (double)g->values[id].bytes;
+    }
+    for (intptr_t r = 0; r < info->numResults; ++r)
+      bytes += (double)g->values[info->firstResult + r].bytes;
+    info->bytesMoved = info->cls == RematOpClassView ? 0 : bytes;
+  }
+
+  // MLIR's analyses on a clone of the parent module.
+  MlirOperation module = mlirOperationGetParentOperation(func);
+  MlirContext ctx = mlirOperationGetContext(func);
+  MlirBlock cloneBody = {NULL};
+  MlirOperation clone = {NULL};
+  intptr_t funcPos = positionInBlock(func);
+  if (!mlirOperationIsNull(module) && nameIs(opName(module), "builtin.module") && funcPos >= 0) {
+    clone = mlirOperationClone(module);
+    MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(clone, 0));
+    MlirOperation cloneFunc = opAtPosition(moduleBody, funcPos);
+    g->bufferizationAnalysis = runQuietly(ctx, clone, kAnalysisPipeline);
+    cloneBody = funcBody(cloneFunc);
+  }
+  if (!assignBuffers(g, g->bufferizationAnalysis ? cloneBody : (MlirBlock){NULL}))
+    goto failClone;
+
+  // Flops from the generalized clone (named ops become linalg.generic in
+  // place, so positions still match).
+  bool generalized = !mlirOperationIsNull(clone) && runQuietly(ctx, clone, kGeneralizePipeline);
+  MlirOperation cloneOp = generalized ? mlirBlockGetFirstOperation(cloneBody) : (MlirOperation){NULL};
+  for (k = 0; k < numOps; ++k) {
+    RematOpInfo *info = &g->ops[k];
+    if (!mlirOperationIsNull(cloneOp) && nameIs(opName(cloneOp), "linalg.generic")) {
+      info->flops = genericFlops(cloneOp, dimBound);
+    } else if (nameStartsWith(opName(info->op), "linalg.")) {
+      // Linalg ops without a generic form (e.g. softmax): a few flops per
+      // output element.
+      double elems = 0;
+      for (intptr_t r = 0; r < info->numResults; ++r) {
+        MlirType t = mlirValueGetType(g->values[info->firstResult + r].value);
+        int64_t eb = mlirTypeIsAShaped(t) ? elementBytes(mlirShapedTypeGetElementType(t)) : 0;
+        if (eb > 0)
+          elems += (double)g->values[info->firstResult + r].bytes / (double)eb;
+      }
+      info->flops = 5 * elems;
+    }
+    g->totalFlops += info->flops;
+    if (!mlirOperationIsNull(cloneOp))
+      cloneOp = mlirOperationGetNextInBlock(cloneOp);
+  }
+  if (!mlirOperationIsNull(clone))
+    mlirOperationDestroy(clone);
+  free(lastSeenBy);
+  return (RematGraph){g};
+
+failClone:
+  if (!mlirOperationIsNull(clone))
+    mlirOperationDestroy(clone);
+fail:
+  free(lastSeenBy);
+  rematGraphDestroy((RematGraph){g});
+  return none;
+}
+
+void rematGraphDestroy(RematGraph graph) {
+  RematGraphImpl *g = rematGraphImpl(graph);
+  if (!g)
+    return;
+  if (g->asmState.ptr)
+    mlirAsmStateDestroy(g->asmState);
+  rematPtrMapFree(&g->valueIds);
+  free(g->ops);
+  free(g->values);
+  free(g->buffers);
+  free(g->uses);
+  free(g);
+}
+
+//===----------------------------------------------------------------------===//
+// Accessors
+//===----------------------------------------------------------------------===//
+
+MlirOperation rematGraphGetFunction(RematGraph graph) { return rematGraphImpl(graph)->func; }
+intptr_t rematGraphGetNumOps(RematGraph graph) { return rematGraphImpl(graph)->numOps; }
+MlirOperation rematGraphGetOp(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->ops[pos].op; }
+RematOpClass rematGraphGetOpClass(RematGraph graph, intptr_t pos) {
+  return rematGraphImpl(graph)->ops[pos].cls;
+}
+double rematGraphGetOpFlops(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->ops[pos].flops; }
+double rematGraphGetOpBytesMoved(RematGraph graph, intptr_t pos) {
+  return rematGraphImpl(graph)->ops[pos].bytesMoved;
+}
+intptr_t rematGraphGetNumValues(RematGraph graph) { return rematGraphImpl(graph)->numValues; }
+MlirValue rematGraphGetValue(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->values[pos].value; }
+int64_t rematGraphGetValueBytes(RematGraph graph, intptr_t pos) {
+  return rematGraphImpl(graph)->values[pos].bytes;
+}
+intptr_t rematGraphGetValueDefOp(RematGraph graph, intptr_t pos) {
+  return rematGraphImpl(graph)->values[pos].defOp;
+}
+intptr_t rematGraphGetValueBuffer(RematGraph graph, intptr_t pos) {
+  return rematGraphImpl(graph)->values[pos].buffer;
+}
+intptr_t rematGraphGetNumBuffers(RematGraph graph) { return rematGraphImpl(graph)->numBuffers; }
+int64_t rematGraphGetBufferBytes(RematGraph graph, intptr_t b) { return rematGraphImpl(graph)->buffers[b].bytes; }
+intptr_t rematGraphGetBufferAllocOp(RematGraph graph, intptr_t b) {
+  return rematGraphImpl(graph)->buffers[b].allocOp;
+}
+intptr_t rematGraphGetBufferLastUseOp(RematGraph graph, intptr_t b) {
+  return rematGraphImpl(graph)->buffers[b].lastUseOp;
+}
+bool rematGraphIsBufferExternal(RematGraph graph, intptr_t b) {
+  return rematGraphImpl(graph)->buffers[b].external;
+}
+bool rematGraphIsBufferResult(RematGraph graph, intptr_t b) { return rematGraphImpl(graph)->buffers[b].result; }
+intptr_t rematGraphGetBufferRootValue(RematGraph graph, intptr_t b) {
+  return rematGraphImpl(graph)->buffers[b].rootValue;
+}
+int64_t rematGraphGetArgumentBytes(RematGraph graph) { return rematGraphImpl(graph)->argumentBytes; }
+double rematGraphGetTotalFlops(RematGraph graph) { return rematGraphImpl(graph)->totalFlops; }
+bool rematGraphHasBufferizationAnalysis(RematGraph graph) {
+  return rematGraphImpl(graph)->bufferizationAnalysis;
+}
+
+//===----------------------------------------------------------------------===//
+// Printing names and locations
+//===----------------------------------------------------------------------===//
+
+typedef struct StrBuf {
+  char *buf;
+  size_t size;
+  size_t len;
+} StrBuf;
+
+static void appendToBuf(MlirStringRef s, void *userData) {
+  StrBuf *sb = userData;
+  for (size_t i = 0; i < s.length && sb->len + 1 < sb->size; ++i)
+    sb->buf[sb->len++] = s.data[i];
+  sb->buf[sb->len] = '\0';
+}
+
+void rematGraphPrintOpLocation(RematGraph graph, intptr_t pos, char *buf, size_t size) {
+  if (!size)
+    return;
+  buf[0] = '\0';
+  StrBuf sb = {buf, size, 0};
+  mlirLocationPrint(mlirOperationGetLocation(rematGraphImpl(graph)->ops[pos].op), appendToBuf, &sb);
+  // Strip the `loc(...)` wrapper for readability.
+  if (sb.len > 5 && strncmp(buf, "loc(", 4) == 0 && buf[sb.len - 1] == ')') {
+    memmove(buf, buf + 4, sb.len - 5);
+    buf[sb.len - 5] = '\0';
+  }
+}
+
+void rematGraphPrintValueName(RematGraph graph, intptr_t pos, char *buf, size_t size) {
+  RematGraphImpl *g = rematGraphImpl(graph);
+  if (!size)
+    return;
+  buf[0] = '\0';
+  if (!g->asmState.ptr) {
+    MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+    g->asmState = mlirAsmStateCreateForOperation(g->func, flags);
+    mlirOpPrintingFlagsDestroy(flags);
+  }
+  StrBuf sb = {buf, size, 0};
+  mlirValuePrintAsOperand(g->values[pos].value, g->asmState, appendToBuf, &sb);
+}

@@ -1,0 +1,63 @@
+//===- GraphInternal.h - The RematGraph data layout, for lib/ only --------===//
+//
+// Dense ids: values 0..numArgs-1 are function arguments, then op results in
+// program order. Buffers are bufferization alias classes. Planners read these
+// arrays directly; only Graph.c writes them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_LIB_GRAPHINTERNAL_H
+#define REMAT_LIB_GRAPHINTERNAL_H
+
+#include "PtrMap.h"
+#include "remat/Graph.h"
+
+typedef struct RematValueInfo {
+  MlirValue value;
+  int64_t bytes;   // logical bytes; 0 for non-shaped values
+  intptr_t defOp;  // -1 for arguments
+  intptr_t buffer; // -1 when the value owns no memory
+} RematValueInfo;
+
+typedef struct RematBufferInfo {
+  int64_t bytes;      // allocation size, 64-byte aligned
+  intptr_t allocOp;   // -1 for external buffers
+  intptr_t lastUseOp; // numOps for results
+  intptr_t rootValue; // -1 for synthetic buffers (copies at the return)
+  bool external;      // argument or global: not counted in peak_bytes
+  bool result;        // holds a returned value
+} RematBufferInfo;
+
+typedef struct RematOpInfo {
+  MlirOperation op;
+  RematOpClass cls;
+  double flops;
+  double bytesMoved;
+  intptr_t firstResult; // value id of result 0
+  intptr_t numResults;
+  intptr_t usesBegin; // into RematGraphImpl.uses: distinct values read, nested uses included
+  intptr_t usesEnd;
+} RematOpInfo;
+
+typedef struct RematGraphImpl {
+  MlirOperation func;
+  MlirAsmState asmState; // for value names; created lazily
+  intptr_t numArgs;
+  intptr_t numOps;
+  RematOpInfo *ops;
+  intptr_t numValues;
+  RematValueInfo *values;
+  intptr_t numBuffers;
+  RematBufferInfo *buffers;
+  intptr_t *uses;
+  intptr_t numUses;
+  int64_t argumentBytes;
+  double totalFlops;
+  bool bufferizationAnalysis;
+  RematPtrMap valueIds;
+} RematGraphImpl;
+
+static inline RematGraphImpl *rematGraphImpl(RematGraph graph) {
+  return (RematGraphImpl *)graph.ptr;
+}
+
+#endif // REMAT_LIB_GRAPHINTERNAL_H

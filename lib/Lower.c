@@ -1,0 +1,117 @@
+//===- Lower.c - The project's standard lowering pipelines ----------------===//
+//
+// See remat/Lower.h. The CPU pipeline bufferizes (in place where one-shot
+// bufferization's analysis allows), frees each buffer right after its last use
+// (buffer-deallocation-pipeline + optimize-allocation-liveness) and lowers to
+// the LLVM dialect with heap traffic routed through the generic
+// `_mlir_memref_to_llvm_{alloc,aligned_alloc,free}` hooks of runtime/, so that
+// remat-run can measure what the static memory model predicts.
+//
+//===----------------------------------------------------------------------===//
+#include "remat/Lower.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Pass.h"
+
+#include <stdio.h>
+#include <string.h>
+
+// Verified with /usr/lib/llvm-22/bin/mlir-opt --pass-pipeline='...'.
+// convert-math-to-libm runs after convert-math-to-llvm: it only picks up what
+// has no LLVM intrinsic (math.erf -> erff/erf calls resolved from libm).
+// convert-bufferization-to-memref lowers the bufferization.clone ops that the
+// deallocation pipeline inserts for returned values it does not own (function
+// arguments, memref.get_global constants) into memref.alloc + memref.copy.
+static const char kCpuPipeline[] =
+    "builtin.module("
+    "func.func(convert-elementwise-to-linalg),"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-deallocation-pipeline,"
+    "convert-bufferization-to-memref,"
+    "func.func(optimize-allocation-liveness),"
+    "convert-linalg-to-loops,"
+    "convert-scf-to-cf,"
+    "expand-strided-metadata,"
+    "lower-affine,"
+    "finalize-memref-to-llvm{use-generic-functions=1 use-aligned-alloc=1},"
+    "convert-arith-to-llvm,"
+    "convert-math-to-llvm,"
+    "convert-math-to-libm,"
+    "convert-func-to-llvm,"
+    "convert-cf-to-llvm,"
+    "reconcile-unrealized-casts)";
+
+const char *rematLowerGetPipeline(RematLowerTarget target) {
+  switch (target) {
+  case RematLowerTargetCPU:
+    return kCpuPipeline;
+  case RematLowerTargetGPU:
+    return ""; // Not implemented yet.
+  }
+  return "";
+}
+
+static MlirWalkResult markCInterface(MlirOperation op, void *userData) {
+  MlirContext ctx = *(MlirContext *)userData;
+  MlirIdentifier name = mlirOperationGetName(op);
+  MlirStringRef str = mlirIdentifierStr(name);
+  if (str.length == 9 && memcmp(str.data, "func.func", 9) == 0) {
+    // External declarations get no wrapper: a `_mlir_ciface_` wrapper around a
+    // declaration would call an `_mlir_ciface_<name>` symbol nobody defines.
+    MlirRegion body = mlirOperationGetRegion(op, 0);
+    if (!mlirBlockIsNull(mlirRegionGetFirstBlock(body)))
+      mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("llvm.emit_c_interface"),
+                                      mlirUnitAttrGet(ctx));
+    return MlirWalkResultSkip;
+  }
+  return MlirWalkResultAdvance;
+}
+
+typedef struct PipelineError {
+  char message[1024];
+  size_t length;
+} PipelineError;
+
+static void appendPipelineError(MlirStringRef str, void *userData) {
+  PipelineError *err = userData;
+  size_t room = sizeof(err->message) - 1 - err->length;
+  size_t n = str.length < room ? str.length : room;
+  memcpy(err->message + err->length, str.data, n);
+  err->length += n;
+  err->message[err->length] = '\0';
+}
+
+MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirContext ctx = mlirOperationGetContext(moduleOp);
+  MlirLocation loc = mlirOperationGetLocation(moduleOp);
+
+  if (target == RematLowerTargetGPU) {
+    mlirEmitError(loc, "GPU lowering is not implemented yet");
+    return mlirLogicalResultFailure();
+  }
+  if (target != RematLowerTargetCPU) {
+    mlirEmitError(loc, "unknown lowering target");
+    return mlirLogicalResultFailure();
+  }
+
+  mlirOperationWalk(moduleOp, markCInterface, &ctx, MlirWalkPreOrder);
+
+  MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, mlirStringRefCreateFromCString("builtin.module"));
+  PipelineError err = {{0}, 0};
+  MlirLogicalResult parsed =
+      mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                            mlirStringRefCreateFromCString(kCpuPipeline), appendPipelineError, &err);
+  if (mlirLogicalResultIsFailure(parsed)) {
+    char buf[1200];
+    snprintf(buf, sizeof(buf), "internal error: cannot build the CPU lowering pipeline: %s", err.message);
+    mlirEmitError(loc, buf);
+    mlirPassManagerDestroy(pm);
+    return mlirLogicalResultFailure();
+  }
+  MlirLogicalResult result = mlirPassManagerRunOnOp(pm, moduleOp);
+  mlirPassManagerDestroy(pm);
+  return result;
+}

@@ -1,0 +1,311 @@
+//===- Report.c - Human and JSON reports ----------------------------------===//
+//
+// Requires: graphs and trackers. Writes through the caller's callback only.
+//
+//===----------------------------------------------------------------------===//
+#include "remat/Report.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mlir-c/BuiltinAttributes.h"
+
+enum { kLiveAtPeakShown = 8, kNameSize = 256 };
+
+typedef struct Writer {
+  MlirStringCallback callback;
+  void *userData;
+} Writer;
+
+static void emit(Writer *w, const char *fmt, ...) {
+  char buf[1024];
+  va_list args;
+  va_start(args, fmt);
+  int n = vsnprintf(buf, sizeof(buf), fmt, args);
+  va_end(args);
+  if (n < 0)
+    return;
+  size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+  w->callback(mlirStringRefCreate(buf, len), w->userData);
+}
+
+/// Writes `s` as a JSON string literal.
+static void emitJSONString(Writer *w, const char *s) {
+  char buf[2 * kNameSize + 8];
+  size_t n = 0;
+  buf[n++] = '"';
+  for (; *s && n + 8 < sizeof(buf); ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') {
+      buf[n++] = '\\';
+      buf[n++] = (char)c;
+    } else if (c < 0x20) {
+      n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\\u%04x", c);
+    } else {
+      buf[n++] = (char)c;
+    }
+  }
+  buf[n++] = '"';
+  w->callback(mlirStringRefCreate(buf, n), w->userData);
+}
+
+static void functionName(RematGraph graph, char *buf, size_t size) {
+  MlirAttribute name =
+      mlirOperationGetAttributeByName(rematGraphGetFunction(graph), mlirStringRefCreateFromCString("sym_name"));
+  buf[0] = '\0';
+  if (!mlirAttributeIsNull(name) && mlirAttributeIsAString(name)) {
+    MlirStringRef s = mlirStringAttrGetValue(name);
+    size_t n = s.length < size - 1 ? s.length : size - 1;
+    memcpy(buf, s.data, n);
+    buf[n] = '\0';
+  }
+}
+
+static void opName(RematGraph graph, intptr_t op, char *buf, size_t size) {
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(rematGraphGetOp(graph, op)));
+  size_t n = s.length < size - 1 ? s.length : size - 1;
+  memcpy(buf, s.data, n);
+  buf[n] = '\0';
+}
+
+static const char *opClassReason(RematOpClass cls) {
+  switch (cls) {
+  case RematOpClassRegion:
+    return "op with regions not proven pure";
+  case RematOpClassSideEffect:
+    return "side effects, memory effects, random numbers or a call";
+  case RematOpClassUnknown:
+    return "unknown op";
+  default:
+    return "";
+  }
+}
+
+static bool isUnsupported(RematOpClass cls) {
+  return cls == RematOpClassRegion || cls == RematOpClassSideEffect || cls == RematOpClassUnknown;
+}
+
+/// Human-readable byte count: "1.64 MB (1638400 bytes)".
+static void formatBytes(int64_t bytes, char *buf, size_t size) {
+  const char *unit = "B";
+  double v = (double)bytes;
+  if (bytes >= 1000000000) {
+    v /= 1e9;
+    unit = "GB";
+  } else if (bytes >= 1000000) {
+    v /= 1e6;
+    unit = "MB";
+  } else if (bytes >= 1000) {
+    v /= 1e3;
+    unit = "KB";
+  }
+  if (unit[0] == 'B')
+    snprintf(buf, size, "%" PRId64 " bytes", bytes);
+  else
+    snprintf(buf, size, "%.2f %s (%" PRId64 " bytes)", v, unit, bytes);
+}
+
+/// The value that best names a buffer at `point`: the last one written into
+/// it at or before the point (e.g. the matmul, not the tensor.empty it fills).
+static intptr_t bufferValue(RematGraph graph, intptr_t buffer, intptr_t point) {
+  intptr_t best = rematGraphGetBufferRootValue(graph, buffer);
+  intptr_t bestDef = best >= 0 ? rematGraphGetValueDefOp(graph, best) : -2;
+  for (intptr_t v = 0, e = rematGraphGetNumValues(graph); v < e; ++v) {
+    intptr_t def = rematGraphGetValueDefOp(graph, v);
+    if (rematGraphGetValueBuffer(graph, v) == buffer && def <= point && def > bestDef) {
+      best = v;
+      bestDef = def;
+    }
+  }
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Text
+//===----------------------------------------------------------------------===//
+
+static void printTextFunction(Writer *w, const RematFunctionReport *r) {
+  RematGraph g = r->graph;
+  char name[kNameSize], loc[kNameSize], op[kNameSize], bytes[64];
+  functionName(g, name, sizeof(name));
+  emit(w, "function @%s\n", name);
+  if (!rematGraphHasBufferizationAnalysis(g))
+    emit(w, "  note: MLIR's bufferization analysis failed on this function; every write is assumed to "
+            "allocate (an upper bound)\n");
+  int64_t peak = rematMemoryTrackerGetPeakBytes(r->before);
+  intptr_t numOps = rematGraphGetNumOps(g);
+  formatBytes(peak, bytes, sizeof(bytes));
+  if (numOps > 0) {
+    intptr_t peakOp = rematMemoryTrackerGetPeakOp(r->before);
+    opName(g, peakOp, op, sizeof(op));
+    rematGraphPrintOpLocation(g, peakOp, loc, sizeof(loc));
+    emit(w, "  peak memory:     %s at op #%ld %s (%s)\n", bytes, (long)peakOp, op, loc);
+  } else {
+    emit(w, "  peak memory:     %s\n", bytes);
+  }
+  if (r->budgetBytes >= 0) {
+    char after[64], budget[64];
+    formatBytes(r->peakBytesAfter, after, sizeof(after));
+    formatBytes(r->budgetBytes, budget, sizeof(budget));
+    emit(w, "  peak after plan: %s (budget %s, planner %s)\n", after, budget, r->planner);
+  }
+  formatBytes(rematGraphGetArgumentBytes(g), bytes, sizeof(bytes));
+  emit(w, "  arguments:       %s (owned by the caller, not in the peak)\n", bytes);
+  intptr_t lbOp = -1;
+  int64_t lb = rematGraphGetLowerBoundBytes(g, &lbOp);
+  formatBytes(lb, bytes, sizeof(bytes));
+  if (lbOp >= 0 && numOps > 0) {
+    opName(g, lbOp, op, sizeof(op));
+    rematGraphPrintOpLocation(g, lbOp, loc, sizeof(loc));
+    emit(w, "  lower bound:     %s, forced by op #%ld %s (%s)\n", bytes, (long)lbOp, op, loc);
+  }
+  emit(w, "  total flops:     %.4g (roofline time %.4g s on %s)\n", rematGraphGetTotalFlops(g),
+       rematCostGetGraphTime(r->profile, g), r->profile->name);
+  if (r->recomputeFlops > 0)
+    emit(w, "  recompute:       %.4g flops, %.4g s\n", r->recomputeFlops, r->recomputeTimeSeconds);
+
+  if (numOps > 0) {
+    intptr_t peakOp = rematMemoryTrackerGetPeakOp(r->before);
+    intptr_t live[kLiveAtPeakShown];
+    intptr_t n = rematMemoryTrackerGetLiveBuffers(r->before, peakOp, live, kLiveAtPeakShown);
+    emit(w, "  live at the peak: %ld buffers, largest first:\n", (long)n);
+    for (intptr_t i = 0; i < n && i < kLiveAtPeakShown; ++i) {
+      intptr_t v = bufferValue(g, live[i], peakOp);
+      char value[64] = "(copy of a result)";
+      intptr_t def = v >= 0 ? rematGraphGetValueDefOp(g, v) : rematGraphGetBufferAllocOp(g, live[i]);
+      if (v >= 0)
+        rematGraphPrintValueName(g, v, value, sizeof(value));
+      formatBytes(rematGraphGetBufferBytes(g, live[i]), bytes, sizeof(bytes));
+      if (def >= 0) {
+        opName(g, def, op, sizeof(op));
+        rematGraphPrintOpLocation(g, def, loc, sizeof(loc));
+      } else {
+        snprintf(op, sizeof(op), "-");
+        snprintf(loc, sizeof(loc), "-");
+      }
+      emit(w, "    %-8s %-28s from %s (%s)%s\n", value, bytes, op, loc,
+           rematGraphIsBufferResult(g, live[i]) ? " [result]" : "");
+    }
+  }
+  intptr_t unsupported = 0;
+  for (intptr_t k = 0; k < numOps; ++k) {
+    RematOpClass cls = rematGraphGetOpClass(g, k);
+    if (!isUnsupported(cls))
+      continue;
+    if (unsupported++ == 0)
+      emit(w, "  never recomputed (counted conservatively):\n");
+    opName(g, k, op, sizeof(op));
+    rematGraphPrintOpLocation(g, k, loc, sizeof(loc));
+    emit(w, "    op #%ld %s (%s): %s\n", (long)k, op, loc, opClassReason(cls));
+  }
+}
+
+void rematReportPrintText(const RematFunctionReport *reports, intptr_t count, MlirStringCallback callback,
+                          void *userData) {
+  Writer w = {callback, userData};
+  if (count == 0)
+    emit(&w, "no functions with a body: nothing to analyse\n");
+  for (intptr_t i = 0; i < count; ++i)
+    printTextFunction(&w, &reports[i]);
+}
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
+  RematGraph g = r->graph;
+  char name[kNameSize], loc[kNameSize], op[kNameSize];
+  intptr_t numOps = rematGraphGetNumOps(g);
+  functionName(g, name, sizeof(name));
+  emit(w, "{\"name\": ");
+  emitJSONString(w, name);
+  int64_t peak = rematMemoryTrackerGetPeakBytes(r->before);
+  emit(w, ", \"peak_bytes_before\": %" PRId64 ", \"peak_bytes_after\": %" PRId64, peak, r->peakBytesAfter);
+  if (r->budgetBytes >= 0)
+    emit(w, ", \"budget_bytes\": %" PRId64, r->budgetBytes);
+  else
+    emit(w, ", \"budget_bytes\": null");
+  intptr_t lbOp = -1;
+  int64_t lb = rematGraphGetLowerBoundBytes(g, &lbOp);
+  emit(w, ", \"lower_bound_bytes\": %" PRId64, lb);
+  if (lbOp >= 0 && numOps > 0) {
+    opName(g, lbOp, op, sizeof(op));
+    rematGraphPrintOpLocation(g, lbOp, loc, sizeof(loc));
+    emit(w, ", \"lower_bound_op\": ");
+    emitJSONString(w, op);
+    emit(w, ", \"lower_bound_loc\": ");
+    emitJSONString(w, loc);
+  }
+  emit(w, ", \"argument_bytes\": %" PRId64, rematGraphGetArgumentBytes(g));
+  emit(w, ", \"baseline_flops\": %.17g, \"recompute_flops\": %.17g", rematGraphGetTotalFlops(g),
+       r->recomputeFlops);
+  emit(w, ", \"baseline_time_s\": %.6g, \"recompute_time_s\": %.6g", rematCostGetGraphTime(r->profile, g),
+       r->recomputeTimeSeconds);
+  emit(w, ", \"profile\": ");
+  emitJSONString(w, r->profile->name);
+  emit(w, ", \"planner\": ");
+  emitJSONString(w, r->planner);
+  emit(w, ", \"bufferization_analysis\": %s", rematGraphHasBufferizationAnalysis(g) ? "true" : "false");
+  emit(w, ", \"num_ops\": %ld", (long)numOps);
+  if (numOps > 0) {
+    intptr_t peakOp = rematMemoryTrackerGetPeakOp(r->before);
+    opName(g, peakOp, op, sizeof(op));
+    rematGraphPrintOpLocation(g, peakOp, loc, sizeof(loc));
+    emit(w, ", \"peak_op_index\": %ld, \"peak_op\": ", (long)peakOp);
+    emitJSONString(w, op);
+    emit(w, ", \"peak_loc\": ");
+    emitJSONString(w, loc);
+    intptr_t live[kLiveAtPeakShown];
+    intptr_t n = rematMemoryTrackerGetLiveBuffers(r->before, peakOp, live, kLiveAtPeakShown);
+    emit(w, ", \"live_at_peak\": [");
+    for (intptr_t i = 0; i < n && i < kLiveAtPeakShown; ++i) {
+      intptr_t v = bufferValue(g, live[i], peakOp);
+      char value[64] = "";
+      if (v >= 0)
+        rematGraphPrintValueName(g, v, value, sizeof(value));
+      intptr_t def = v >= 0 ? rematGraphGetValueDefOp(g, v) : rematGraphGetBufferAllocOp(g, live[i]);
+      if (def >= 0)
+        rematGraphPrintOpLocation(g, def, loc, sizeof(loc));
+      else
+        loc[0] = '\0';
+      emit(w, "%s{\"value\": ", i ? ", " : "");
+      emitJSONString(w, value);
+      emit(w, ", \"bytes\": %" PRId64 ", \"producer_loc\": ", rematGraphGetBufferBytes(g, live[i]));
+      emitJSONString(w, loc);
+      emit(w, ", \"result\": %s}", rematGraphIsBufferResult(g, live[i]) ? "true" : "false");
+    }
+    emit(w, "]");
+  }
+  emit(w, ", \"unsupported_ops\": [");
+  intptr_t unsupported = 0;
+  for (intptr_t k = 0; k < numOps; ++k) {
+    RematOpClass cls = rematGraphGetOpClass(g, k);
+    if (!isUnsupported(cls))
+      continue;
+    opName(g, k, op, sizeof(op));
+    rematGraphPrintOpLocation(g, k, loc, sizeof(loc));
+    emit(w, "%s{\"op\": ", unsupported++ ? ", " : "");
+    emitJSONString(w, op);
+    emit(w, ", \"loc\": ");
+    emitJSONString(w, loc);
+    emit(w, ", \"reason\": ");
+    emitJSONString(w, opClassReason(cls));
+    emit(w, "}");
+  }
+  emit(w, "], \"decisions\": []}");
+}
+
+void rematReportPrintJSON(const RematFunctionReport *reports, intptr_t count, MlirStringCallback callback,
+                          void *userData) {
+  Writer w = {callback, userData};
+  emit(&w, "{\"functions\": [");
+  for (intptr_t i = 0; i < count; ++i) {
+    if (i)
+      emit(&w, ",\n  ");
+    printJSONFunction(&w, &reports[i]);
+  }
+  emit(&w, "]}\n");
+}

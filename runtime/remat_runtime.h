@@ -1,0 +1,91 @@
+//===- remat_runtime.h - Allocation tracker and helpers for remat-run -*- C -*-===//
+//
+// The CPU lowering pipeline (remat/Lower.h) routes every heap allocation of the
+// lowered code through three hooks, which this library defines:
+//
+//   void *_mlir_memref_to_llvm_alloc(size_t size);
+//   void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+//   void  _mlir_memref_to_llvm_free(void *ptr);
+//
+// The tracker counts each live allocation at the size requested from the hook
+// (the lowering already rounds `size` up to a multiple of the alignment, 64),
+// and records the peak of live bytes since the last reset. Pointers are kept in
+// a growing hash table (no fixed limits).
+//
+// A cap (bytes; 0 = none) can be set. An allocation that would push live bytes
+// past the cap is refused: the registered cap-exceeded handler is called with
+// (requested, live, cap, user data). The handler is expected not to return:
+// remat-run longjmps out of the step from it, so the step fails cleanly with a
+// message. If no handler is set, or the handler returns, the hook returns NULL
+// (which lowered code does not check: set a handler that does not return).
+//
+// The library never prints and never exits. It is not thread-safe (the lowered
+// code of remat-run is single-threaded).
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_RUNTIME_H
+#define REMAT_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//===--- Allocation hooks called by lowered code -------------------------===//
+void *_mlir_memref_to_llvm_alloc(size_t size);
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+void _mlir_memref_to_llvm_free(void *ptr);
+
+//===--- Allocation tracker ----------------------------------------------===//
+/// Called when an allocation of `requested` bytes would push live bytes past
+/// the cap. Not expected to return (longjmp out of the step).
+typedef void (*RematCapExceededHandler)(size_t requested, size_t live, size_t cap, void *userData);
+
+/// Resets the peak to the current live bytes and the allocation counters to
+/// zero. Live allocations stay tracked (so freeing them later is still
+/// accounted correctly).
+void rematAllocTrackerReset(void);
+/// Frees every allocation still tracked and clears all counters (not the cap).
+void rematAllocTrackerReleaseAll(void);
+size_t rematAllocTrackerGetLiveBytes(void);
+size_t rematAllocTrackerGetPeakBytes(void);
+size_t rematAllocTrackerGetNumLiveAllocations(void);
+/// Number of allocations (successful) and frees since the last reset.
+size_t rematAllocTrackerGetNumAllocations(void);
+size_t rematAllocTrackerGetNumFrees(void);
+/// Frees of pointers the tracker did not allocate (ignored, not freed).
+size_t rematAllocTrackerGetNumUnknownFrees(void);
+/// Whether `ptr` is a live allocation made through the hooks.
+int rematAllocTrackerIsTracked(const void *ptr);
+/// Size recorded for a live tracked pointer, or 0 if untracked.
+size_t rematAllocTrackerGetSize(const void *ptr);
+/// Sets the cap in bytes (0 = no cap).
+void rematAllocTrackerSetCap(size_t capBytes);
+size_t rematAllocTrackerGetCap(void);
+void rematAllocTrackerSetCapExceededHandler(RematCapExceededHandler handler, void *userData);
+
+//===--- Helpers ----------------------------------------------------------===//
+/// FNV-1a 64-bit hash of `size` bytes.
+uint64_t rematChecksum64(const void *data, size_t size);
+
+/// Seeded PRNG (splitmix64). Floats are uniform in [-1, 1); integers are in
+/// [-8, 8). The state advances across calls, so successive buffers differ.
+typedef struct RematRng {
+  uint64_t state;
+} RematRng;
+void rematRngInit(RematRng *rng, uint64_t seed);
+uint64_t rematRngNext(RematRng *rng);
+void rematRngFillF32(RematRng *rng, float *data, size_t count);
+void rematRngFillF64(RematRng *rng, double *data, size_t count);
+void rematRngFillI32(RematRng *rng, int32_t *data, size_t count);
+void rematRngFillI64(RematRng *rng, int64_t *data, size_t count);
+/// Fills bytes with 0 or 1 (i1 stored as one byte per element).
+void rematRngFillI1(RematRng *rng, uint8_t *data, size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // REMAT_RUNTIME_H

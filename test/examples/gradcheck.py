@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Finite-difference gradient check of the generated training steps (scripts/gen_examples.py).
+
+Generates MODEL at a tiny size in f64, runs @step with remat-run (--inputs-dir / --outputs-dir, raw
+little-endian row-major arguments arg<i>.bin and results out<i>.bin) and compares, for every parameter,
+the returned gradient with central finite differences of the returned loss (eps 1e-6):
+  * a directional derivative along a random direction over the whole parameter tensor, and
+  * --samples randomly chosen single elements.
+|fd - grad| <= atol + rtol * max(|fd|, |grad|) must hold. Prints PASS/FAIL per parameter and exits 1 on
+any failure. --corrupt PARAM adds a small error to that parameter's returned gradient (self-test: the
+check must then fail).
+
+The runner is $REMAT_RUN, else remat-run on PATH, else build-run/bin/remat-run or build/bin/remat-run in
+the source tree.
+"""
+
+import argparse
+import array
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import gen_examples  # noqa: E402
+
+TINY = {
+    "mlp": {"batch": 3, "input": 4, "width": 5, "out": 3, "depth": 4},
+    "cnn": {"batch": 2, "image": 8, "channels": 2, "width": 2, "out": 3},
+    "transformer": {"batch": 2, "seq": 3, "width": 4, "heads": 2, "ffn": 6},
+    "resnet": {"batch": 3, "width": 4, "depth": 4, "out": 2},
+}
+
+
+def find_runner():
+    env = os.environ.get("REMAT_RUN")
+    if env:
+        return env
+    found = shutil.which("remat-run")
+    if found:
+        return found
+    for sub in ("build-run", "build"):
+        cand = os.path.join(ROOT, sub, "bin", "remat-run")
+        if os.access(cand, os.X_OK):
+            return cand
+    sys.exit("gradcheck: remat-run not found (set REMAT_RUN or put it on PATH)")
+
+
+def init_args(model, args, rng):
+    """Deterministic inputs: weights ~ N(0, 1/fan_in), layernorm gamma ~ 1, data ~ N(0, 1)."""
+    vals = []
+    for name, shape in args:
+        n = math.prod(shape)
+        if name.endswith(".gamma"):
+            v = [1.0 + 0.2 * rng.gauss(0, 1) for _ in range(n)]
+        elif name.endswith(".beta") or name.endswith(".b"):
+            v = [0.2 * rng.gauss(0, 1) for _ in range(n)]
+        elif name in ("x", "target"):
+            v = [rng.gauss(0, 1) for _ in range(n)]
+        else:
+            fan_in = math.prod(shape[:-1])
+            v = [rng.gauss(0, 1) / math.sqrt(fan_in) for _ in range(n)]
+        vals.append(v)
+    return vals
+
+
+class Runner:
+    def __init__(self, runner, mlir, work, nargs, nouts):
+        self.runner, self.mlir, self.work = runner, mlir, work
+        self.nargs, self.nouts = nargs, nouts
+        self.calls = 0
+
+    def __call__(self, vals):
+        self.calls += 1
+        ind = os.path.join(self.work, "in")
+        outd = os.path.join(self.work, "out")
+        for d in (ind, outd):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+        for i, v in enumerate(vals):
+            a = array.array("d", v)
+            if sys.byteorder != "little":
+                a.byteswap()
+            with open(os.path.join(ind, "arg%d.bin" % i), "wb") as f:
+                a.tofile(f)
+        cmd = [self.runner, self.mlir, "--inputs-dir=" + ind, "--outputs-dir=" + outd]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        if p.returncode != 0:
+            sys.stderr.write(p.stdout + p.stderr)
+            sys.exit("gradcheck: FAIL: %s exited with %d" % (" ".join(cmd), p.returncode))
+        outs = []
+        for i in range(self.nouts):
+            path = os.path.join(outd, "out%d.bin" % i)
+            if not os.path.exists(path):
+                sys.exit("gradcheck: FAIL: runner wrote no %s" % path)
+            a = array.array("d")
+            with open(path, "rb") as f:
+                a.frombytes(f.read())
+            if sys.byteorder != "little":
+                a.byteswap()
+            outs.append(list(a))
+        return outs
+
+
+def close(fd, an, rtol, atol):
+    return abs(fd - an) <= atol + rtol * max(abs(fd), abs(an))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", required=True, choices=sorted(TINY))
+    ap.add_argument("--samples", type=int, default=3, help="single elements checked per parameter")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--eps", type=float, default=1e-6)
+    ap.add_argument("--rtol", type=float, default=1e-5)
+    ap.add_argument("--atol", type=float, default=1e-8)
+    ap.add_argument("--corrupt", metavar="PARAM", help="self-test: perturb this parameter's gradient")
+    ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep the files")
+    a = ap.parse_args()
+
+    text, args, info = gen_examples.generate(a.model, TINY[a.model], "f64")
+    params = info["params"]
+    if a.corrupt and a.corrupt not in [n for n, _ in params]:
+        sys.exit("gradcheck: unknown parameter %s" % a.corrupt)
+    work = a.keep or tempfile.mkdtemp(prefix="gradcheck-")
+    os.makedirs(work, exist_ok=True)
+    mlir = os.path.join(work, a.model + ".mlir")
+    with open(mlir, "w") as f:
+        f.write(text)
+    rng = random.Random(a.seed)
+    vals = init_args(a.model, args, rng)
+    run = Runner(find_runner(), mlir, work, len(args), 1 + len(params))
+
+    outs = run(vals)
+    loss0 = outs[0][0]
+    for i, (name, shape) in enumerate(params):
+        if len(outs[1 + i]) != math.prod(shape):
+            sys.exit("gradcheck: FAIL: gradient %s has %d elements, expected %d"
+                     % (name, len(outs[1 + i]), math.prod(shape)))
+    print("gradcheck %s: %d parameters, loss %.10g, runner %s" % (a.model, len(params), loss0, run.runner))
+    if not math.isfinite(loss0):
+        print("FAIL loss is not finite")
+        return 1
+
+    def loss_at(pi, delta):
+        """Loss with parameter pi shifted by delta (a list over its elements)."""
+        v = list(vals)
+        v[pi] = [x + d for x, d in zip(vals[pi], delta)]
+        return run(v)[0][0]
+
+    failures = 0
+    eps = a.eps
+    for pi, (name, shape) in enumerate(params):
+        grad = list(outs[1 + pi])
+        n = len(grad)
+        if name == a.corrupt:
+            k = rng.randrange(n)
+            grad[k] += 1e-3 * (abs(grad[k]) + 1e-3)
+        problems = []
+        # Directional derivative over the whole tensor.
+        d = [rng.gauss(0, 1) for _ in range(n)]
+        fd = (loss_at(pi, [eps * x for x in d]) - loss_at(pi, [-eps * x for x in d])) / (2 * eps)
+        an = sum(g * x for g, x in zip(grad, d))
+        worst = abs(fd - an) / max(abs(fd), abs(an), 1e-30)
+        if not close(fd, an, a.rtol, a.atol):
+            problems.append("direction: fd %.12g vs grad %.12g" % (fd, an))
+        # Single elements.
+        idx = list(range(n)) if n <= a.samples else rng.sample(range(n), a.samples)
+        for k in idx:
+            e = [0.0] * n
+            e[k] = eps
+            fd = (loss_at(pi, e) - loss_at(pi, [-x for x in e])) / (2 * eps)
+            worst = max(worst, abs(fd - grad[k]) / max(abs(fd), abs(grad[k]), 1e-30))
+            if not close(fd, grad[k], a.rtol, a.atol):
+                problems.append("element %d: fd %.12g vs grad %.12g" % (k, fd, grad[k]))
+        status = "FAIL" if problems else "PASS"
+        print("%s %-14s %-10s direction + %d elements, max rel err %.2e%s"
+              % (status, name, "x".join(map(str, shape)), len(idx), worst,
+                 "".join("\n     " + p for p in problems)))
+        failures += bool(problems)
+    print("gradcheck %s: %s (%d of %d parameters failed, %d runs)"
+          % (a.model, "FAIL" if failures else "PASS", failures, len(params), run.calls))
+    if not a.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

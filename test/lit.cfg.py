@@ -1,0 +1,34 @@
+# -*- Python -*-
+import os
+import shutil
+
+import lit.formats
+
+config.name = "remat"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test", ".py"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt", "unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.remat_obj_root, "test")
+
+bin_dir = os.path.join(config.remat_obj_root, "bin")
+config.environment["PATH"] = os.pathsep.join(
+    [bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var in ("HOME", "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONPATH"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+if config.remat_sanitize in ("ON", "1", "TRUE", "True"):
+    config.available_features.add("sanitize")
+    # MLIR's own code leaks a little at exit in ways we cannot fix (global registries).
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+
+config.substitutions.append(("%remat_src", config.remat_src_root))
+config.substitutions.append(("%examples", os.path.join(config.remat_src_root, "examples")))
+config.substitutions.append(("%shared", config.shared_dir))
+config.substitutions.append(("%bin", bin_dir))
+config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+
+# GPU tests need a device: nvidia-smi answering means the driver sees one.
+if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 0:
+    config.available_features.add("cuda")

@@ -1,0 +1,495 @@
+//===- remat-opt.c - The remat command-line driver ------------------------===//
+//
+// Reads tensor IR, reports its memory timeline, and writes IR (optionally
+// lowered). Flags, streams and exit codes are fixed by CONTRACTS.md:
+// 0 success, 1 user error, 2 internal failure.
+//
+//===----------------------------------------------------------------------===//
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/IR.h"
+#include "remat/Context.h"
+#include "remat/Cost.h"
+#include "remat/Graph.h"
+#include "remat/Lower.h"
+#include "remat/Memory.h"
+#include "remat/Parse.h"
+#include "remat/Report.h"
+
+#define REMAT_VERSION "0.1.0"
+
+enum { kExitOk = 0, kExitUser = 1, kExitInternal = 2 };
+
+typedef enum ReportFormat { ReportNone, ReportText, ReportJSON } ReportFormat;
+
+typedef struct Options {
+  const char *input;      // NULL or "-" for stdin
+  const char *output;     // NULL for stdout
+  const char *reportFile; // NULL: stdout with --estimate, else stderr
+  ReportFormat report;
+  bool estimate;
+  bool splitInputFile;
+  const char *lower; // none|cpu|gpu
+  const char *profile;
+  int64_t dimBound;
+} Options;
+
+static const char *kUsage =
+    "usage: remat-opt [options] [FILE|-]\n"
+    "\n"
+    "Reads a training step (func.func on tensors: linalg, tensor, arith, math),\n"
+    "reports its memory timeline and writes the IR.\n"
+    "\n"
+    "  -o FILE               write IR to FILE (default: stdout)\n"
+    "  --estimate            report only; IR is not written\n"
+    "  --report=text|json    report format (default text)\n"
+    "  --report-file=FILE    write the report to FILE (default: stdout with\n"
+    "                        --estimate, else stderr)\n"
+    "  --profile=h200|cpu    roofline cost profile (default h200)\n"
+    "  --lower=none|cpu      lower the output (cpu: LLVM dialect, the pipeline\n"
+    "                        remat-run uses; gpu: not in this build)\n"
+    "  --dim-bound=N         upper bound for dynamic dimensions\n"
+    "  --split-input-file    treat '// -----' lines as boundaries of separate\n"
+    "                        inputs\n"
+    "  --budget=SIZE, --budgets=..., --planner=NAME, --gpu-chip=CHIP\n"
+    "                        reserved by the contract; rejected until the\n"
+    "                        planner and GPU path are built\n"
+    "  --help, --version\n";
+
+//===----------------------------------------------------------------------===//
+// Diagnostics: "FILE:LINE:COL: error: message"
+//===----------------------------------------------------------------------===//
+
+typedef struct DiagState {
+  int errors;
+} DiagState;
+
+static void printToFile(MlirStringRef s, void *userData) { fwrite(s.data, 1, s.length, (FILE *)userData); }
+
+static const char *severityName(MlirDiagnosticSeverity severity) {
+  switch (severity) {
+  case MlirDiagnosticError:
+    return "error";
+  case MlirDiagnosticWarning:
+    return "warning";
+  case MlirDiagnosticNote:
+    return "note";
+  default:
+    return "remark";
+  }
+}
+
+/// Prints a location as FILE:LINE:COL when it is (or wraps) one.
+static void printLocation(MlirLocation loc) {
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    MlirIdentifier file = mlirLocationFileLineColRangeGetFilename(loc);
+    MlirStringRef f = mlirIdentifierStr(file);
+    fprintf(stderr, "%.*s:%d:%d", (int)f.length, f.data, mlirLocationFileLineColRangeGetStartLine(loc),
+            mlirLocationFileLineColRangeGetStartColumn(loc));
+    return;
+  }
+  if (mlirLocationIsAName(loc)) {
+    MlirLocation child = mlirLocationNameGetChildLoc(loc);
+    if (mlirLocationIsAFileLineColRange(child)) {
+      printLocation(child);
+      MlirStringRef n = mlirIdentifierStr(mlirLocationNameGetName(loc));
+      fprintf(stderr, " (%.*s)", (int)n.length, n.data);
+      return;
+    }
+  }
+  mlirLocationPrint(loc, printToFile, stderr);
+}
+
+static MlirLogicalResult handleDiagnostic(MlirDiagnostic diag, void *userData) {
+  DiagState *state = userData;
+  MlirDiagnosticSeverity severity = mlirDiagnosticGetSeverity(diag);
+  if (severity == MlirDiagnosticError)
+    ++state->errors;
+  printLocation(mlirDiagnosticGetLocation(diag));
+  fprintf(stderr, ": %s: ", severityName(severity));
+  mlirDiagnosticPrint(diag, printToFile, stderr);
+  fputc('\n', stderr);
+  for (intptr_t i = 0, e = mlirDiagnosticGetNumNotes(diag); i < e; ++i) {
+    MlirDiagnostic note = mlirDiagnosticGetNote(diag, i);
+    printLocation(mlirDiagnosticGetLocation(note));
+    fprintf(stderr, ": note: ");
+    mlirDiagnosticPrint(note, printToFile, stderr);
+    fputc('\n', stderr);
+  }
+  return mlirLogicalResultSuccess();
+}
+
+//===----------------------------------------------------------------------===//
+// Flags
+//===----------------------------------------------------------------------===//
+
+static int usageError(const char *fmt, const char *arg) {
+  fprintf(stderr, "remat-opt: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n(run 'remat-opt --help' for usage)\n");
+  return kExitUser;
+}
+
+static bool startsWith(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+/// Parses the command line; returns -1 to continue, else an exit code.
+static int parseFlags(int argc, char **argv, Options *opts) {
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(kUsage, stdout);
+      return kExitOk;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("remat-opt %s (MLIR 22 C API)\n", REMAT_VERSION);
+      return kExitOk;
+    } else if (strcmp(a, "-o") == 0) {
+      if (i + 1 >= argc)
+        return usageError("%s needs a file name", a);
+      opts->output = argv[++i];
+    } else if (startsWith(a, "--output=")) {
+      opts->output = a + strlen("--output=");
+    } else if (strcmp(a, "--estimate") == 0) {
+      opts->estimate = true;
+    } else if (strcmp(a, "--split-input-file") == 0) {
+      opts->splitInputFile = true;
+    } else if (startsWith(a, "--report=")) {
+      const char *f = a + strlen("--report=");
+      if (strcmp(f, "text") == 0)
+        opts->report = ReportText;
+      else if (strcmp(f, "json") == 0)
+        opts->report = ReportJSON;
+      else
+        return usageError("unknown report format '%s' (expected text or json)", f);
+    } else if (startsWith(a, "--report-file=")) {
+      opts->reportFile = a + strlen("--report-file=");
+      if (!*opts->reportFile)
+        return usageError("%s needs a file name", a);
+    } else if (startsWith(a, "--profile=")) {
+      opts->profile = a + strlen("--profile=");
+      if (!rematCostProfileGet(opts->profile))
+        return usageError("unknown profile '%s' (expected h200 or cpu)", opts->profile);
+    } else if (startsWith(a, "--lower=")) {
+      opts->lower = a + strlen("--lower=");
+      if (strcmp(opts->lower, "none") && strcmp(opts->lower, "cpu") && strcmp(opts->lower, "gpu"))
+        return usageError("unknown lowering '%s' (expected none, cpu or gpu)", opts->lower);
+      if (strcmp(opts->lower, "gpu") == 0)
+        return usageError("%s: the GPU lowering is not part of this build yet", a);
+    } else if (startsWith(a, "--dim-bound=")) {
+      const char *n = a + strlen("--dim-bound=");
+      char *end = NULL;
+      errno = 0;
+      long long v = strtoll(n, &end, 10);
+      if (!*n || *end || errno || v <= 0)
+        return usageError("--dim-bound needs a positive integer, got '%s'", n);
+      opts->dimBound = v;
+    } else if (startsWith(a, "--budget=") || startsWith(a, "--budgets=") || startsWith(a, "--planner=") ||
+               startsWith(a, "--gpu-chip=")) {
+      return usageError("%s: rematerialization planning and the GPU path are not part of this build yet", a);
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return usageError("unknown option '%s'", a);
+    } else {
+      if (opts->input)
+        return usageError("more than one input file given ('%s')", a);
+      opts->input = a;
+    }
+  }
+  return -1;
+}
+
+//===----------------------------------------------------------------------===//
+// Input
+//===----------------------------------------------------------------------===//
+
+/// Reads all of `path` (or stdin for NULL / "-"); NULL on failure.
+static char *readAll(const char *path, size_t *len) {
+  FILE *f = (!path || strcmp(path, "-") == 0) ? stdin : fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  while (buf) {
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (n < cap)
+      break;
+    cap *= 2;
+    char *bigger = realloc(buf, cap + 1);
+    if (!bigger) {
+      free(buf);
+      buf = NULL;
+    }
+    buf = bigger;
+  }
+  bool failed = ferror(f);
+  if (f != stdin)
+    fclose(f);
+  if (!buf || failed) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/// A chunk of the input; `startLine` is 1-based.
+typedef struct Chunk {
+  const char *text;
+  size_t len;
+  int startLine;
+} Chunk;
+
+static bool isSplitMarker(const char *line, size_t len) {
+  // A line holding only "// -----" (mlir-opt's marker), surrounding spaces allowed.
+  size_t i = 0;
+  while (i < len && (line[i] == ' ' || line[i] == '\t'))
+    ++i;
+  if (len - i < 8 || strncmp(line + i, "// -----", 8) != 0)
+    return false;
+  for (i += 8; i < len; ++i)
+    if (line[i] != '-' && line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+      return false;
+  return true;
+}
+
+/// Splits `buf` at marker lines; returns the number of chunks (caller frees).
+static Chunk *splitInput(const char *buf, size_t len, bool split, intptr_t *count) {
+  intptr_t cap = 8, n = 0;
+  Chunk *chunks = malloc((size_t)cap * sizeof(*chunks));
+  if (!chunks)
+    return NULL;
+  size_t start = 0;
+  int line = 1, startLine = 1;
+  for (size_t pos = 0; split && pos < len;) {
+    size_t eol = pos;
+    while (eol < len && buf[eol] != '\n')
+      ++eol;
+    if (isSplitMarker(buf + pos, eol - pos)) {
+      if (n == cap) {
+        cap *= 2;
+        Chunk *bigger = realloc(chunks, (size_t)cap * sizeof(*chunks));
+        if (!bigger) {
+          free(chunks);
+          return NULL;
+        }
+        chunks = bigger;
+      }
+      chunks[n++] = (Chunk){buf + start, pos - start, startLine};
+      start = eol < len ? eol + 1 : len;
+      startLine = line + 1;
+    }
+    pos = eol + 1;
+    ++line;
+  }
+  if (n == cap) {
+    Chunk *bigger = realloc(chunks, (size_t)(cap + 1) * sizeof(*chunks));
+    if (!bigger) {
+      free(chunks);
+      return NULL;
+    }
+    chunks = bigger;
+  }
+  chunks[n++] = (Chunk){buf + start, len - start, startLine};
+  *count = n;
+  return chunks;
+}
+
+//===----------------------------------------------------------------------===//
+// Processing one module
+//===----------------------------------------------------------------------===//
+
+typedef struct Outputs {
+  FILE *ir;
+  FILE *report;
+  bool firstIR;
+  bool firstJSON;
+} Outputs;
+
+static void writeToFile(MlirStringRef s, void *userData) { fwrite(s.data, 1, s.length, (FILE *)userData); }
+
+/// Function ops with a body, in module order.
+static intptr_t collectFunctions(MlirModule module, MlirOperation **funcs) {
+  intptr_t n = 0, cap = 8;
+  *funcs = malloc((size_t)cap * sizeof(**funcs));
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); *funcs && !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+    if (!(name.length == 9 && memcmp(name.data, "func.func", 9) == 0))
+      continue;
+    MlirRegion body = mlirOperationGetRegion(op, 0);
+    if (mlirBlockIsNull(mlirRegionGetFirstBlock(body)))
+      continue; // declaration
+    if (n == cap) {
+      cap *= 2;
+      MlirOperation *bigger = realloc(*funcs, (size_t)cap * sizeof(**funcs));
+      if (!bigger) {
+        free(*funcs);
+        *funcs = NULL;
+        return 0;
+      }
+      *funcs = bigger;
+    }
+    (*funcs)[n++] = op;
+  }
+  return n;
+}
+
+static int processModule(MlirModule module, const Options *opts, Outputs *out, DiagState *diags) {
+  if (mlirLogicalResultIsFailure(rematModuleNormalize(module)))
+    return kExitUser;
+  MlirOperation *funcs = NULL;
+  intptr_t numFuncs = collectFunctions(module, &funcs);
+  if (!funcs)
+    return kExitInternal;
+  const RematCostProfile *profile =
+      opts->profile ? rematCostProfileGet(opts->profile) : rematCostProfileGetDefault();
+  RematFunctionReport *reports = calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(*reports));
+  int rc = reports ? kExitOk : kExitInternal;
+  intptr_t built = 0;
+  RematGraphOptions graphOptions = {opts->dimBound};
+  for (; rc == kExitOk && built < numFuncs; ++built) {
+    RematGraph g = rematGraphCreate(funcs[built], &graphOptions);
+    if (rematGraphIsNull(g)) {
+      rc = diags->errors ? kExitUser : kExitInternal;
+      break;
+    }
+    RematMemoryTracker t = rematMemoryTrackerCreate(g);
+    if (rematMemoryTrackerIsNull(t)) {
+      rematGraphDestroy(g);
+      rc = kExitInternal;
+      break;
+    }
+    reports[built] = (RematFunctionReport){.graph = g,
+                                           .before = t,
+                                           .peakBytesAfter = rematMemoryTrackerGetPeakBytes(t),
+                                           .budgetBytes = -1,
+                                           .planner = "none",
+                                           .profile = profile};
+  }
+  if (rc == kExitOk && opts->report != ReportNone) {
+    if (opts->report == ReportJSON)
+      rematReportPrintJSON(reports, built, writeToFile, out->report);
+    else
+      rematReportPrintText(reports, built, writeToFile, out->report);
+  }
+  for (intptr_t i = 0; i < built; ++i) {
+    if (!rematGraphIsNull(reports[i].graph)) {
+      rematMemoryTrackerDestroy(reports[i].before);
+      rematGraphDestroy(reports[i].graph);
+    }
+  }
+  free(reports);
+  free(funcs);
+  if (rc != kExitOk || opts->estimate)
+    return rc;
+
+  if (opts->lower && strcmp(opts->lower, "cpu") == 0 &&
+      mlirLogicalResultIsFailure(rematLowerModule(module, RematLowerTargetCPU)))
+    return diags->errors ? kExitUser : kExitInternal;
+  if (!out->firstIR)
+    fputs("// -----\n", out->ir);
+  out->firstIR = false;
+  mlirOperationPrint(mlirModuleGetOperation(module), writeToFile, out->ir);
+  fputc('\n', out->ir);
+  return kExitOk;
+}
+
+int main(int argc, char **argv) {
+  Options opts = {0};
+  int rc = parseFlags(argc, argv, &opts);
+  if (rc >= 0)
+    return rc;
+  if (opts.report == ReportNone && (opts.estimate || opts.reportFile))
+    opts.report = ReportText;
+
+  size_t len = 0;
+  const char *inputName = opts.input && strcmp(opts.input, "-") ? opts.input : "<stdin>";
+  char *buf = readAll(opts.input, &len);
+  if (!buf) {
+    fprintf(stderr, "remat-opt: cannot read '%s': %s\n", inputName, strerror(errno ? errno : EIO));
+    return kExitUser;
+  }
+
+  Outputs out = {stdout, NULL, true, true};
+  if (opts.output && !opts.estimate) {
+    out.ir = fopen(opts.output, "w");
+    if (!out.ir) {
+      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.output, strerror(errno));
+      free(buf);
+      return kExitUser;
+    }
+  }
+  if (opts.reportFile) {
+    out.report = fopen(opts.reportFile, "w");
+    if (!out.report) {
+      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.reportFile, strerror(errno));
+      if (out.ir != stdout)
+        fclose(out.ir);
+      free(buf);
+      return kExitUser;
+    }
+  } else {
+    out.report = opts.estimate ? stdout : stderr;
+  }
+
+  intptr_t numChunks = 0;
+  Chunk *chunks = splitInput(buf, len, opts.splitInputFile, &numChunks);
+  if (!chunks) {
+    free(buf);
+    return kExitInternal;
+  }
+
+  DiagState diags = {0};
+  MlirContext validation = rematContextCreateForValidation();
+  MlirContext working = rematContextCreate();
+  mlirContextAttachDiagnosticHandler(validation, handleDiagnostic, &diags, NULL);
+  mlirContextAttachDiagnosticHandler(working, handleDiagnostic, &diags, NULL);
+
+  int worst = kExitOk;
+  for (intptr_t c = 0; c < numChunks; ++c) {
+    // Pad with newlines so that locations carry the line numbers of the file.
+    size_t pad = (size_t)chunks[c].startLine - 1;
+    char *text = malloc(pad + chunks[c].len + 1);
+    if (!text) {
+      worst = kExitInternal;
+      break;
+    }
+    memset(text, '\n', pad);
+    memcpy(text + pad, chunks[c].text, chunks[c].len);
+    text[pad + chunks[c].len] = '\0';
+    int errorsBefore = diags.errors;
+    MlirModule module = rematModuleParse(validation, working, mlirStringRefCreate(text, pad + chunks[c].len),
+                                         mlirStringRefCreateFromCString(inputName));
+    int chunkRc;
+    if (mlirModuleIsNull(module)) {
+      chunkRc = diags.errors > errorsBefore ? kExitUser : kExitInternal;
+      if (chunkRc == kExitInternal)
+        fprintf(stderr, "remat-opt: internal error: parsing failed without a diagnostic\n");
+    } else {
+      if (opts.report == ReportJSON && numChunks > 1 && c > 0)
+        fputs("// -----\n", out.report);
+      chunkRc = processModule(module, &opts, &out, &diags);
+      mlirModuleDestroy(module);
+    }
+    free(text);
+    if (chunkRc > worst)
+      worst = chunkRc;
+  }
+  if (worst == kExitInternal)
+    fprintf(stderr, "remat-opt: internal error (this is a bug in remat; please report it)\n");
+
+  mlirContextDestroy(working);
+  mlirContextDestroy(validation);
+  free(chunks);
+  free(buf);
+  if (out.ir != stdout)
+    fclose(out.ir);
+  if (out.report != stdout && out.report != stderr)
+    fclose(out.report);
+  return worst;
+}

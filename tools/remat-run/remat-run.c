@@ -1,0 +1,1021 @@
+//===- remat-run.c - Lower, JIT and measure one training step -------------===//
+//
+// remat-run [--target=cpu|gpu] [--steps=N] [--seed=S] [--entry=NAME]
+//           [--mem-cap=SIZE] [--json] [--inputs-dir=DIR] [--outputs-dir=DIR]
+//           FILE|-
+//
+// Reads tensor IR, lowers it with the project's CPU pipeline (remat/Lower.h),
+// JIT-compiles it with the MLIR ExecutionEngine and calls the entry function
+// through its C interface with seeded random inputs. The allocation hooks of
+// runtime/ measure the peak of live heap bytes during each step. See
+// docs/runner.md.
+//
+// Exit codes: 0 success, 1 user error, 2 internal error.
+//
+//===----------------------------------------------------------------------===//
+#define _POSIX_C_SOURCE 200809L
+
+#include "remat/Context.h"
+#include "remat/Lower.h"
+#include "remat_runtime.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/ExecutionEngine.h"
+#include "mlir-c/IR.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef REMAT_C_RUNNER_UTILS
+#define REMAT_C_RUNNER_UTILS ""
+#endif
+
+enum { EXIT_OK = 0, EXIT_USER = 1, EXIT_INTERNAL = 2 };
+
+static const char *kUsage =
+    "usage: remat-run [--target=cpu|gpu] [--steps=N] [--seed=S] [--entry=NAME]\n"
+    "                 [--mem-cap=SIZE] [--json] [--inputs-dir=DIR] [--outputs-dir=DIR] FILE|-\n"
+    "  Lowers the tensor IR in FILE (or stdin for -) with the CPU pipeline, runs the\n"
+    "  entry function on seeded random inputs and reports peak heap bytes, step time\n"
+    "  and output checksums. SIZE: bytes, or with KiB/MiB/GiB or KB/MB/GB.\n"
+    "  REMAT_MEM_CAP sets the cap when --mem-cap is absent.\n";
+
+static void errorf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("remat-run: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+typedef struct Options {
+  int gpu;
+  long steps;
+  uint64_t seed;
+  const char *entry;
+  size_t memCap;
+  int json;
+  const char *inputsDir;
+  const char *outputsDir;
+  const char *file;
+} Options;
+
+/// Parses SIZE: an integer with an optional KiB/MiB/GiB/KB/MB/GB/B suffix.
+static int parseSize(const char *text, size_t *out) {
+  if (!text || !*text || *text == '-' || *text == '+')
+    return 0;
+  errno = 0;
+  char *end = NULL;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (end == text || errno)
+    return 0;
+  unsigned long long mult = 1;
+  if (!strcmp(end, "") || !strcmp(end, "B"))
+    mult = 1;
+  else if (!strcmp(end, "KiB"))
+    mult = 1ULL << 10;
+  else if (!strcmp(end, "MiB"))
+    mult = 1ULL << 20;
+  else if (!strcmp(end, "GiB"))
+    mult = 1ULL << 30;
+  else if (!strcmp(end, "KB"))
+    mult = 1000ULL;
+  else if (!strcmp(end, "MB"))
+    mult = 1000000ULL;
+  else if (!strcmp(end, "GB"))
+    mult = 1000000000ULL;
+  else
+    return 0;
+  if (value > SIZE_MAX / mult)
+    return 0;
+  *out = (size_t)(value * mult);
+  return 1;
+}
+
+static int parseUnsigned(const char *text, unsigned long long *out) {
+  if (!text || !*text || *text == '-' || *text == '+')
+    return 0;
+  errno = 0;
+  char *end = NULL;
+  unsigned long long value = strtoull(text, &end, 0);
+  if (end == text || *end || errno)
+    return 0;
+  *out = value;
+  return 1;
+}
+
+static const char *flagValue(const char *arg, const char *name) {
+  size_t n = strlen(name);
+  if (strncmp(arg, name, n) == 0 && arg[n] == '=')
+    return arg + n + 1;
+  return NULL;
+}
+
+/// Returns -1 to continue, else an exit code.
+static int parseOptions(int argc, char **argv, Options *opts) {
+  memset(opts, 0, sizeof(*opts));
+  opts->steps = 1;
+  int haveCap = 0;
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i];
+    const char *v;
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+      fputs(kUsage, stdout);
+      return EXIT_OK;
+    } else if (!strcmp(arg, "--version")) {
+      puts("remat-run 0.1.0");
+      return EXIT_OK;
+    } else if (!strcmp(arg, "--json")) {
+      opts->json = 1;
+    } else if ((v = flagValue(arg, "--target"))) {
+      if (!strcmp(v, "cpu"))
+        opts->gpu = 0;
+      else if (!strcmp(v, "gpu"))
+        opts->gpu = 1;
+      else {
+        errorf("unknown target '%s' (expected cpu or gpu)", v);
+        return EXIT_USER;
+      }
+    } else if ((v = flagValue(arg, "--steps"))) {
+      unsigned long long n;
+      if (!parseUnsigned(v, &n) || n < 1 || n > 1000000) {
+        errorf("invalid --steps value '%s' (expected an integer in [1, 1000000])", v);
+        return EXIT_USER;
+      }
+      opts->steps = (long)n;
+    } else if ((v = flagValue(arg, "--seed"))) {
+      unsigned long long n;
+      if (!parseUnsigned(v, &n)) {
+        errorf("invalid --seed value '%s' (expected a non-negative integer)", v);
+        return EXIT_USER;
+      }
+      opts->seed = (uint64_t)n;
+    } else if ((v = flagValue(arg, "--entry"))) {
+      if (!*v) {
+        errorf("--entry needs a function name");
+        return EXIT_USER;
+      }
+      opts->entry = v;
+    } else if ((v = flagValue(arg, "--mem-cap"))) {
+      if (!parseSize(v, &opts->memCap) || opts->memCap == 0) {
+        errorf("invalid --mem-cap value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", v);
+        return EXIT_USER;
+      }
+      haveCap = 1;
+    } else if ((v = flagValue(arg, "--inputs-dir"))) {
+      opts->inputsDir = v;
+    } else if ((v = flagValue(arg, "--outputs-dir"))) {
+      opts->outputsDir = v;
+    } else if (arg[0] == '-' && arg[1] != '\0') {
+      errorf("unknown option '%s'", arg);
+      fputs(kUsage, stderr);
+      return EXIT_USER;
+    } else {
+      if (opts->file) {
+        errorf("more than one input file ('%s' and '%s')", opts->file, arg);
+        return EXIT_USER;
+      }
+      opts->file = arg;
+    }
+  }
+  if (!opts->file) {
+    errorf("no input file (use - for stdin)");
+    fputs(kUsage, stderr);
+    return EXIT_USER;
+  }
+  if (!haveCap) {
+    const char *env = getenv("REMAT_MEM_CAP");
+    if (env && *env) {
+      if (!parseSize(env, &opts->memCap) || opts->memCap == 0) {
+        errorf("invalid REMAT_MEM_CAP value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", env);
+        return EXIT_USER;
+      }
+    }
+  }
+  return -1;
+}
+
+//===----------------------------------------------------------------------===//
+// Input and diagnostics
+//===----------------------------------------------------------------------===//
+
+static char *readAll(FILE *f, size_t *size) {
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap + 1);
+  if (!buf)
+    return NULL;
+  for (;;) {
+    size_t n = fread(buf + len, 1, cap - len, f);
+    len += n;
+    if (n == 0)
+      break;
+    if (len == cap) {
+      char *grown = realloc(buf, cap * 2 + 1);
+      if (!grown) {
+        free(buf);
+        return NULL;
+      }
+      buf = grown;
+      cap *= 2;
+    }
+  }
+  if (ferror(f)) {
+    free(buf);
+    return NULL;
+  }
+  buf[len] = '\0';
+  *size = len;
+  return buf;
+}
+
+typedef struct DiagState {
+  const char *displayName;
+  int numErrors;
+} DiagState;
+
+static void printToStderr(MlirStringRef str, void *userData) {
+  (void)userData;
+  fwrite(str.data, 1, str.length, stderr);
+}
+
+static void printLocation(MlirLocation loc, const char *displayName) {
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    MlirStringRef file = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+    if (file.length == 0 || (file.length == 1 && file.data[0] == '-'))
+      fputs(displayName, stderr);
+    else
+      fwrite(file.data, 1, file.length, stderr);
+    fprintf(stderr, ":%d:%d: ", mlirLocationFileLineColRangeGetStartLine(loc),
+            mlirLocationFileLineColRangeGetStartColumn(loc));
+    return;
+  }
+  fprintf(stderr, "%s: ", displayName);
+  if (!mlirLocationEqual(loc, mlirLocationUnknownGet(mlirLocationGetContext(loc)))) {
+    mlirLocationPrint(loc, printToStderr, NULL);
+    fputs(": ", stderr);
+  }
+}
+
+static void printDiagnostic(MlirDiagnostic diag, const char *displayName, int isNote) {
+  printLocation(mlirDiagnosticGetLocation(diag), displayName);
+  const char *sev = "error";
+  switch (mlirDiagnosticGetSeverity(diag)) {
+  case MlirDiagnosticError:
+    sev = "error";
+    break;
+  case MlirDiagnosticWarning:
+    sev = "warning";
+    break;
+  case MlirDiagnosticNote:
+    sev = "note";
+    break;
+  case MlirDiagnosticRemark:
+    sev = "remark";
+    break;
+  }
+  fprintf(stderr, "%s: ", isNote ? "note" : sev);
+  mlirDiagnosticPrint(diag, printToStderr, NULL);
+  fputc('\n', stderr);
+  for (intptr_t i = 0, e = mlirDiagnosticGetNumNotes(diag); i < e; ++i)
+    printDiagnostic(mlirDiagnosticGetNote(diag, i), displayName, 1);
+}
+
+static MlirLogicalResult handleDiagnostic(MlirDiagnostic diag, void *userData) {
+  DiagState *state = userData;
+  if (mlirDiagnosticGetSeverity(diag) == MlirDiagnosticError)
+    state->numErrors++;
+  printDiagnostic(diag, state->displayName, 0);
+  return mlirLogicalResultSuccess();
+}
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+typedef enum ElemKind { ElemF32, ElemF64, ElemI32, ElemI64, ElemI1 } ElemKind;
+
+typedef struct ValueInfo {
+  int isMemref; // ranked tensor (memref at the C interface) vs. scalar
+  ElemKind elem;
+  size_t elemSize;
+  intptr_t rank;
+  int64_t *shape; // rank entries; negative = dynamic (results only)
+  size_t bytes;   // static byte size (inputs)
+  char typeText[256];
+} ValueInfo;
+
+typedef struct TextBuf {
+  char *buf;
+  size_t size, len;
+} TextBuf;
+
+static void appendText(MlirStringRef str, void *userData) {
+  TextBuf *t = userData;
+  for (size_t i = 0; i < str.length && t->len + 1 < t->size; ++i)
+    t->buf[t->len++] = str.data[i];
+  t->buf[t->len] = '\0';
+}
+
+static void printTypeTo(MlirType type, char *buf, size_t size) {
+  TextBuf t = {buf, size, 0};
+  buf[0] = '\0';
+  mlirTypePrint(type, appendText, &t);
+}
+
+/// Fills `info` from `type`; returns 0 with a message in `why` if unsupported.
+static int describeType(MlirType type, int allowDynamic, ValueInfo *info, char *why, size_t whySize) {
+  memset(info, 0, sizeof(*info));
+  printTypeTo(type, info->typeText, sizeof(info->typeText));
+  MlirType elem = type;
+  if (mlirTypeIsARankedTensor(type)) {
+    info->isMemref = 1;
+    elem = mlirShapedTypeGetElementType(type);
+  } else if (mlirTypeIsATensor(type)) {
+    snprintf(why, whySize, "unranked tensor type %s is not supported", info->typeText);
+    return 0;
+  } else if (mlirTypeIsAShaped(type)) {
+    snprintf(why, whySize, "type %s is not supported (expected a ranked tensor or a scalar)", info->typeText);
+    return 0;
+  }
+  if (mlirTypeIsAF32(elem)) {
+    info->elem = ElemF32;
+    info->elemSize = 4;
+  } else if (mlirTypeIsAF64(elem)) {
+    info->elem = ElemF64;
+    info->elemSize = 8;
+  } else if (mlirTypeIsAInteger(elem) && mlirIntegerTypeGetWidth(elem) == 32) {
+    info->elem = ElemI32;
+    info->elemSize = 4;
+  } else if (mlirTypeIsAInteger(elem) && mlirIntegerTypeGetWidth(elem) == 64) {
+    info->elem = ElemI64;
+    info->elemSize = 8;
+  } else if (mlirTypeIsAInteger(elem) && mlirIntegerTypeGetWidth(elem) == 1) {
+    info->elem = ElemI1;
+    info->elemSize = 1;
+  } else {
+    char elemText[128];
+    printTypeTo(elem, elemText, sizeof(elemText));
+    snprintf(why, whySize, "element type %s of %s is not supported (expected f32, f64, i32, i64 or i1)", elemText,
+             info->typeText);
+    return 0;
+  }
+  info->bytes = info->elemSize;
+  if (!info->isMemref)
+    return 1;
+  info->rank = mlirShapedTypeGetRank(type);
+  info->shape = calloc((size_t)info->rank + 1, sizeof(int64_t));
+  if (!info->shape) {
+    snprintf(why, whySize, "out of memory");
+    return 0;
+  }
+  for (intptr_t d = 0; d < info->rank; ++d) {
+    int64_t dim = mlirShapedTypeGetDimSize(type, d);
+    if (mlirShapedTypeIsDynamicSize(dim)) {
+      if (!allowDynamic) {
+        snprintf(why, whySize, "dynamic shape %s is not supported (remat-run needs static argument shapes)",
+                 info->typeText);
+        return 0;
+      }
+      info->shape[d] = -1;
+      continue;
+    }
+    info->shape[d] = dim;
+    if (dim != 0 && info->bytes > SIZE_MAX / (size_t)dim) {
+      snprintf(why, whySize, "type %s is too large", info->typeText);
+      return 0;
+    }
+    info->bytes *= (size_t)dim;
+  }
+  return 1;
+}
+
+/// A memref descriptor as the LLVM lowering lays it out:
+/// { T *allocated; T *aligned; int64_t offset; int64_t sizes[rank]; int64_t strides[rank]; }
+static size_t descriptorSize(intptr_t rank) { return 8 * (3 + 2 * (size_t)rank); }
+
+static void *descAllocated(const unsigned char *desc) {
+  void *p;
+  memcpy(&p, desc, sizeof(p));
+  return p;
+}
+static void *descAligned(const unsigned char *desc) {
+  void *p;
+  memcpy(&p, desc + 8, sizeof(p));
+  return p;
+}
+static int64_t descField(const unsigned char *desc, size_t index) {
+  int64_t v;
+  memcpy(&v, desc + 8 * index, sizeof(v));
+  return v;
+}
+
+static size_t valueSlotSize(const ValueInfo *v) { return v->isMemref ? descriptorSize(v->rank) : v->elemSize; }
+static size_t valueSlotAlign(const ValueInfo *v) { return v->isMemref ? 8 : v->elemSize; }
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+static jmp_buf capJump;
+static int capJumpArmed;
+static size_t capRequested, capLive, capCap;
+
+static void onCapExceeded(size_t requested, size_t live, size_t cap, void *userData) {
+  (void)userData;
+  capRequested = requested;
+  capLive = live;
+  capCap = cap;
+  if (capJumpArmed)
+    longjmp(capJump, 1);
+}
+
+static double nowSeconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/// Calls the packed entry point; returns 0 if an allocation was refused by the
+/// cap (the handler longjmps back here, out of the JIT-compiled frames, which
+/// hold no resources but the buffers the tracker still knows about).
+static int invokeGuarded(void (*packed)(void **), void **args, double *seconds) {
+  if (setjmp(capJump) != 0) {
+    capJumpArmed = 0;
+    return 0;
+  }
+  capJumpArmed = 1;
+  double t0 = nowSeconds();
+  packed(args);
+  *seconds = nowSeconds() - t0;
+  capJumpArmed = 0;
+  return 1;
+}
+
+static int stringRefEquals(MlirStringRef a, const char *b) {
+  size_t n = strlen(b);
+  return a.length == n && memcmp(a.data, b, n) == 0;
+}
+
+static int isFuncWithBody(MlirOperation op) {
+  if (!stringRefEquals(mlirIdentifierStr(mlirOperationGetName(op)), "func.func"))
+    return 0;
+  return !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+}
+
+static int isPublic(MlirOperation op) {
+  MlirAttribute vis = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_visibility"));
+  if (mlirAttributeIsNull(vis) || !mlirAttributeIsAString(vis))
+    return 1;
+  return stringRefEquals(mlirStringAttrGetValue(vis), "public");
+}
+
+static MlirStringRef symName(MlirOperation op) {
+  MlirAttribute name = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
+  if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name))
+    return mlirStringRefCreate("", 0);
+  return mlirStringAttrGetValue(name);
+}
+
+/// Finds the entry function in the module body. Returns 0 (and prints) if none.
+static int findEntry(MlirModule module, const char *wanted, MlirOperation *out) {
+  MlirBlock body = mlirModuleGetBody(module);
+  MlirOperation firstPublic = {NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!stringRefEquals(mlirIdentifierStr(mlirOperationGetName(op)), "func.func"))
+      continue;
+    if (wanted) {
+      if (stringRefEquals(symName(op), wanted)) {
+        if (!isFuncWithBody(op)) {
+          errorf("entry function '%s' is a declaration (it has no body)", wanted);
+          return 0;
+        }
+        *out = op;
+        return 1;
+      }
+      continue;
+    }
+    if (isFuncWithBody(op) && isPublic(op) && mlirOperationIsNull(firstPublic))
+      firstPublic = op;
+  }
+  if (wanted) {
+    errorf("no func.func named '%s' in the input", wanted);
+    return 0;
+  }
+  if (mlirOperationIsNull(firstPublic)) {
+    errorf("no public func.func with a body in the input (use --entry=NAME)");
+    return 0;
+  }
+  *out = firstPublic;
+  return 1;
+}
+
+static int readInputFile(const char *dir, size_t index, void *data, size_t bytes) {
+  size_t len = strlen(dir) + 64;
+  char *path = malloc(len);
+  if (!path)
+    return 0;
+  snprintf(path, len, "%s/arg%zu.bin", dir, index);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    errorf("cannot open input file '%s': %s", path, strerror(errno));
+    free(path);
+    return 0;
+  }
+  size_t n = bytes ? fread(data, 1, bytes, f) : 0;
+  int extra = fgetc(f) != EOF;
+  fclose(f);
+  if (n != bytes || extra) {
+    errorf("input file '%s' does not hold exactly %zu bytes (the byte size of argument %zu)", path, bytes, index);
+    free(path);
+    return 0;
+  }
+  free(path);
+  return 1;
+}
+
+static int writeOutputFile(const char *dir, size_t index, const void *data, size_t bytes) {
+  size_t len = strlen(dir) + 64;
+  char *path = malloc(len);
+  if (!path)
+    return 0;
+  snprintf(path, len, "%s/out%zu.bin", dir, index);
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    errorf("cannot write output file '%s': %s", path, strerror(errno));
+    free(path);
+    return 0;
+  }
+  size_t n = bytes ? fwrite(data, 1, bytes, f) : 0;
+  int closed = fclose(f) == 0;
+  if (n != bytes || !closed) {
+    errorf("cannot write output file '%s'", path);
+    free(path);
+    return 0;
+  }
+  free(path);
+  return 1;
+}
+
+static void fillRandom(RematRng *rng, const ValueInfo *v, void *data) {
+  size_t count = v->bytes / v->elemSize;
+  switch (v->elem) {
+  case ElemF32:
+    rematRngFillF32(rng, data, count);
+    break;
+  case ElemF64:
+    rematRngFillF64(rng, data, count);
+    break;
+  case ElemI32:
+    rematRngFillI32(rng, data, count);
+    break;
+  case ElemI64:
+    rematRngFillI64(rng, data, count);
+    break;
+  case ElemI1:
+    rematRngFillI1(rng, data, count);
+    break;
+  }
+}
+
+typedef struct Program {
+  MlirContext ctx;
+  MlirModule module;
+  MlirExecutionEngine jit;
+  char *entryName;
+  size_t numArgs, numResults;
+  ValueInfo *args, *results;
+} Program;
+
+static void destroyProgram(Program *p) {
+  if (!mlirExecutionEngineIsNull(p->jit))
+    mlirExecutionEngineDestroy(p->jit);
+  if (!mlirModuleIsNull(p->module))
+    mlirModuleDestroy(p->module);
+  if (!mlirContextIsNull(p->ctx))
+    mlirContextDestroy(p->ctx);
+  for (size_t i = 0; i < p->numArgs; ++i)
+    free(p->args[i].shape);
+  for (size_t i = 0; i < p->numResults; ++i)
+    free(p->results[i].shape);
+  free(p->args);
+  free(p->results);
+  free(p->entryName);
+}
+
+typedef struct Output {
+  uint64_t checksum;
+  size_t bytes;
+} Output;
+
+static void humanBytes(size_t bytes, char *buf, size_t size) {
+  if (bytes >= (1u << 30))
+    snprintf(buf, size, "%.2f GiB", (double)bytes / (double)(1u << 30));
+  else if (bytes >= (1u << 20))
+    snprintf(buf, size, "%.2f MiB", (double)bytes / (double)(1u << 20));
+  else if (bytes >= (1u << 10))
+    snprintf(buf, size, "%.2f KiB", (double)bytes / (double)(1u << 10));
+  else
+    snprintf(buf, size, "%zu B", bytes);
+}
+
+static void printJsonString(const char *s) {
+  putchar('"');
+  for (; *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      printf("\\%c", c);
+    else if (c < 0x20)
+      printf("\\u%04x", c);
+    else
+      putchar(c);
+  }
+  putchar('"');
+}
+
+static int run(const Options *opts) {
+  if (opts->gpu) {
+    errorf("GPU target not available in this build");
+    return EXIT_USER;
+  }
+
+  // Read the input.
+  const char *displayName = strcmp(opts->file, "-") == 0 ? "<stdin>" : opts->file;
+  size_t sourceSize = 0;
+  char *source = NULL;
+  if (strcmp(opts->file, "-") == 0) {
+    source = readAll(stdin, &sourceSize);
+  } else {
+    FILE *f = fopen(opts->file, "rb");
+    if (!f) {
+      errorf("cannot open '%s': %s", opts->file, strerror(errno));
+      return EXIT_USER;
+    }
+    source = readAll(f, &sourceSize);
+    fclose(f);
+  }
+  if (!source) {
+    errorf("cannot read '%s'", displayName);
+    return EXIT_USER;
+  }
+  MlirStringRef sourceRef = mlirStringRefCreate(source, sourceSize);
+  DiagState diag = {displayName, 0};
+
+  // Validate in the restricted context (clean errors on malformed input).
+  {
+    MlirContext vctx = rematContextCreateForValidation();
+    mlirContextAttachDiagnosticHandler(vctx, handleDiagnostic, &diag, NULL);
+    MlirModule vmod = mlirModuleCreateParse(vctx, sourceRef);
+    int ok = !mlirModuleIsNull(vmod);
+    if (ok)
+      mlirModuleDestroy(vmod);
+    mlirContextDestroy(vctx);
+    if (!ok) {
+      if (diag.numErrors == 0)
+        errorf("cannot parse '%s'", displayName);
+      free(source);
+      return EXIT_USER;
+    }
+  }
+
+  Program prog;
+  memset(&prog, 0, sizeof(prog));
+  int rc = EXIT_INTERNAL;
+  prog.ctx = rematContextCreate();
+  mlirContextAttachDiagnosticHandler(prog.ctx, handleDiagnostic, &diag, NULL);
+  prog.module = mlirModuleCreateParse(prog.ctx, sourceRef);
+  free(source);
+  if (mlirModuleIsNull(prog.module)) {
+    errorf("internal error: the input parsed in the validation context but not in the working context");
+    rc = EXIT_INTERNAL;
+    goto done;
+  }
+
+  // Entry function and its signature.
+  MlirOperation entry;
+  if (!findEntry(prog.module, opts->entry, &entry)) {
+    rc = EXIT_USER;
+    goto done;
+  }
+  MlirStringRef nameRef = symName(entry);
+  prog.entryName = malloc(nameRef.length + 1);
+  if (!prog.entryName)
+    goto done;
+  memcpy(prog.entryName, nameRef.data, nameRef.length);
+  prog.entryName[nameRef.length] = '\0';
+
+  MlirAttribute fnTypeAttr = mlirOperationGetAttributeByName(entry, mlirStringRefCreateFromCString("function_type"));
+  if (mlirAttributeIsNull(fnTypeAttr) || !mlirAttributeIsAType(fnTypeAttr)) {
+    errorf("internal error: func.func without function_type");
+    goto done;
+  }
+  MlirType fnType = mlirTypeAttrGetValue(fnTypeAttr);
+  prog.numArgs = (size_t)mlirFunctionTypeGetNumInputs(fnType);
+  prog.numResults = (size_t)mlirFunctionTypeGetNumResults(fnType);
+  prog.args = calloc(prog.numArgs + 1, sizeof(ValueInfo));
+  prog.results = calloc(prog.numResults + 1, sizeof(ValueInfo));
+  if (!prog.args || !prog.results)
+    goto done;
+  char why[512];
+  for (size_t i = 0; i < prog.numArgs; ++i) {
+    if (!describeType(mlirFunctionTypeGetInput(fnType, (intptr_t)i), 0, &prog.args[i], why, sizeof(why))) {
+      errorf("@%s argument %zu: %s", prog.entryName, i, why);
+      rc = EXIT_USER;
+      goto done;
+    }
+  }
+  for (size_t i = 0; i < prog.numResults; ++i) {
+    if (!describeType(mlirFunctionTypeGetResult(fnType, (intptr_t)i), 1, &prog.results[i], why, sizeof(why))) {
+      errorf("@%s result %zu: %s", prog.entryName, i, why);
+      rc = EXIT_USER;
+      goto done;
+    }
+  }
+
+  // Lower and JIT.
+  diag.numErrors = 0;
+  if (mlirLogicalResultIsFailure(rematLowerModule(prog.module, RematLowerTargetCPU))) {
+    errorf("lowering @%s with the CPU pipeline failed (see the diagnostics above)", prog.entryName);
+    rc = EXIT_USER;
+    goto done;
+  }
+  MlirStringRef libs[1];
+  int numLibs = 0;
+  if (REMAT_C_RUNNER_UTILS[0]) {
+    FILE *probe = fopen(REMAT_C_RUNNER_UTILS, "rb");
+    if (probe) {
+      fclose(probe);
+      libs[numLibs++] = mlirStringRefCreateFromCString(REMAT_C_RUNNER_UTILS);
+    }
+  }
+  prog.jit = mlirExecutionEngineCreate(prog.module, /*optLevel=*/2, numLibs, libs, /*enableObjectDump=*/false,
+                                       /*enablePIC=*/false);
+  if (mlirExecutionEngineIsNull(prog.jit)) {
+    errorf("internal error: cannot create the execution engine for @%s", prog.entryName);
+    goto done;
+  }
+  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("_mlir_memref_to_llvm_alloc"),
+                                    (void *)(uintptr_t)&_mlir_memref_to_llvm_alloc);
+  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("_mlir_memref_to_llvm_aligned_alloc"),
+                                    (void *)(uintptr_t)&_mlir_memref_to_llvm_aligned_alloc);
+  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("_mlir_memref_to_llvm_free"),
+                                    (void *)(uintptr_t)&_mlir_memref_to_llvm_free);
+  mlirExecutionEngineInitialize(prog.jit);
+
+  size_t cifaceLen = strlen(prog.entryName) + 16;
+  char *cifaceName = malloc(cifaceLen);
+  if (!cifaceName)
+    goto done;
+  snprintf(cifaceName, cifaceLen, "_mlir_ciface_%s", prog.entryName);
+  void *packedSym = mlirExecutionEngineLookupPacked(prog.jit, mlirStringRefCreateFromCString(cifaceName));
+  free(cifaceName);
+  if (!packedSym) {
+    errorf("internal error: cannot find the C interface of @%s in the JIT", prog.entryName);
+    goto done;
+  }
+  void (*packed)(void **);
+  memcpy(&packed, &packedSym, sizeof(packed));
+
+  // Inputs: plain malloc, not tracked.
+  size_t numArgs = prog.numArgs, numResults = prog.numResults;
+  void **argData = calloc(numArgs + 1, sizeof(void *));
+  // One-shot bufferization treats function arguments as writable: the lowered
+  // step may update its inputs in place. Each step starts from a pristine copy.
+  void **argPristine = calloc(numArgs + 1, sizeof(void *));
+  unsigned char **argDesc = calloc(numArgs + 1, sizeof(unsigned char *));
+  void **argDescPtr = calloc(numArgs + 1, sizeof(void *));
+  // Results: with several results or a memref result, the C interface takes a
+  // pointer to the result struct as its first argument; a single scalar result
+  // is returned and the packed wrapper stores it through the last pointer.
+  int resultByPointer = numResults > 1 || (numResults == 1 && prog.results[0].isMemref);
+  size_t *resultOffset = calloc(numResults + 1, sizeof(size_t));
+  size_t resultSize = 0, resultAlign = 1;
+  for (size_t i = 0; i < numResults; ++i) {
+    size_t a = valueSlotAlign(&prog.results[i]);
+    resultSize = (resultSize + a - 1) / a * a;
+    resultOffset[i] = resultSize;
+    resultSize += valueSlotSize(&prog.results[i]);
+    if (a > resultAlign)
+      resultAlign = a;
+  }
+  resultSize = (resultSize + resultAlign - 1) / resultAlign * resultAlign;
+  unsigned char *resultBuf = calloc(resultSize + 16, 1);
+  void *resultBufPtr = resultBuf;
+  void **packedArgs = calloc(numArgs + 2, sizeof(void *));
+  Output *firstOutputs = calloc(numResults + 1, sizeof(Output));
+  void **freed = calloc(numResults + 1, sizeof(void *));
+  if (!argData || !argPristine || !argDesc || !argDescPtr || !resultOffset || !resultBuf || !packedArgs || !firstOutputs || !freed) {
+    errorf("out of memory");
+    rc = EXIT_INTERNAL;
+    goto cleanup;
+  }
+
+  size_t argumentBytes = 0;
+  RematRng rng;
+  rematRngInit(&rng, opts->seed);
+  for (size_t i = 0; i < numArgs; ++i) {
+    ValueInfo *v = &prog.args[i];
+    argData[i] = aligned_alloc(64, (v->bytes + 64) / 64 * 64);
+    if (!argData[i]) {
+      errorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
+      rc = EXIT_USER;
+      goto cleanup;
+    }
+    if (opts->inputsDir) {
+      if (!readInputFile(opts->inputsDir, i, argData[i], v->bytes)) {
+        rc = EXIT_USER;
+        goto cleanup;
+      }
+    } else {
+      fillRandom(&rng, v, argData[i]);
+    }
+    argumentBytes += v->bytes;
+    argPristine[i] = malloc(v->bytes ? v->bytes : 1);
+    if (!argPristine[i]) {
+      errorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
+      rc = EXIT_USER;
+      goto cleanup;
+    }
+    memcpy(argPristine[i], argData[i], v->bytes);
+    if (v->isMemref) {
+      argDesc[i] = calloc(descriptorSize(v->rank), 1);
+      if (!argDesc[i]) {
+        errorf("out of memory");
+        goto cleanup;
+      }
+      memcpy(argDesc[i], &argData[i], sizeof(void *));
+      memcpy(argDesc[i] + 8, &argData[i], sizeof(void *));
+      int64_t stride = 1;
+      for (intptr_t d = v->rank - 1; d >= 0; --d) {
+        int64_t size = v->shape[d];
+        memcpy(argDesc[i] + 8 * (3 + (size_t)d), &size, 8);
+        memcpy(argDesc[i] + 8 * (3 + (size_t)v->rank + (size_t)d), &stride, 8);
+        stride *= size;
+      }
+      argDescPtr[i] = argDesc[i];
+    }
+  }
+  size_t k = 0;
+  if (resultByPointer)
+    packedArgs[k++] = &resultBufPtr;
+  for (size_t i = 0; i < numArgs; ++i)
+    packedArgs[k++] = prog.args[i].isMemref ? (void *)&argDescPtr[i] : argData[i];
+  if (!resultByPointer && numResults == 1)
+    packedArgs[k++] = resultBuf;
+
+  // Steps.
+  rematAllocTrackerReleaseAll();
+  rematAllocTrackerSetCap(opts->memCap);
+  rematAllocTrackerSetCapExceededHandler(onCapExceeded, NULL);
+  size_t peakBytes = 0, leakedBytes = 0;
+  double minTime = 0, totalTime = 0;
+  for (long step = 0; step < opts->steps; ++step) {
+    memset(resultBuf, 0, resultSize + 16);
+    for (size_t i = 0; i < numArgs; ++i)
+      memcpy(argData[i], argPristine[i], prog.args[i].bytes);
+    rematAllocTrackerReleaseAll();
+    rematAllocTrackerReset();
+    size_t baseLive = rematAllocTrackerGetLiveBytes();
+    double dt = 0;
+    if (!invokeGuarded(packed, packedArgs, &dt)) {
+      rematAllocTrackerReleaseAll();
+      rematAllocTrackerSetCap(0);
+      errorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive, capRequested,
+             capCap);
+      rc = EXIT_USER;
+      goto cleanup;
+    }
+    size_t stepPeak = rematAllocTrackerGetPeakBytes() - baseLive;
+    if (stepPeak > peakBytes)
+      peakBytes = stepPeak;
+    totalTime += dt;
+    if (step == 0 || dt < minTime)
+      minTime = dt;
+
+    // Outputs: checksum, optionally write, free (unless aliasing an input).
+    size_t numFreed = 0;
+    for (size_t i = 0; i < numResults; ++i) {
+      ValueInfo *v = &prog.results[i];
+      const unsigned char *slot = resultBuf + resultOffset[i];
+      const void *data = slot;
+      size_t bytes = v->elemSize;
+      if (v->isMemref) {
+        bytes = v->elemSize;
+        for (intptr_t d = 0; d < v->rank; ++d) {
+          int64_t size = descField(slot, 3 + (size_t)d);
+          bytes *= size > 0 ? (size_t)size : 0;
+        }
+        data = (const unsigned char *)descAligned(slot) + (size_t)descField(slot, 2) * v->elemSize;
+        if (bytes == 0)
+          data = slot;
+      }
+      uint64_t sum = rematChecksum64(data, bytes);
+      if (step == 0) {
+        firstOutputs[i].checksum = sum;
+        firstOutputs[i].bytes = bytes;
+        if (opts->outputsDir && !writeOutputFile(opts->outputsDir, i, data, bytes)) {
+          rc = EXIT_USER;
+          goto cleanup;
+        }
+      } else if (firstOutputs[i].checksum != sum) {
+        errorf("output %zu of @%s differs between step 1 and step %ld (checksums %016" PRIx64 " and %016" PRIx64
+               "): the program is not deterministic (does it read uninitialized memory?)",
+               i, prog.entryName, step + 1, firstOutputs[i].checksum, sum);
+        rc = EXIT_USER;
+        goto cleanup;
+      }
+    }
+    for (size_t i = 0; i < numResults; ++i) {
+      if (!prog.results[i].isMemref)
+        continue;
+      void *allocated = descAllocated(resultBuf + resultOffset[i]);
+      int skip = allocated == NULL;
+      for (size_t j = 0; j < numArgs && !skip; ++j)
+        skip = allocated == argData[j];
+      for (size_t j = 0; j < numFreed && !skip; ++j)
+        skip = allocated == freed[j];
+      if (skip || !rematAllocTrackerIsTracked(allocated))
+        continue; // aliases an input, a global, or was freed already
+      _mlir_memref_to_llvm_free(allocated);
+      freed[numFreed++] = allocated;
+    }
+    size_t leftover = rematAllocTrackerGetLiveBytes();
+    if (leftover > leakedBytes)
+      leakedBytes = leftover;
+    rematAllocTrackerReleaseAll();
+  }
+
+  // Report.
+  if (opts->json) {
+    printf("{\"peak_bytes\": %zu, \"argument_bytes\": %zu, \"step_time_s\": %.9f, \"outputs\": [", peakBytes,
+           argumentBytes, minTime);
+    for (size_t i = 0; i < numResults; ++i)
+      printf("%s{\"index\": %zu, \"checksum\": \"%016" PRIx64 "\"}", i ? ", " : "", i, firstOutputs[i].checksum);
+    printf("], \"variant\": ");
+    printJsonString(prog.entryName);
+    printf("}\n");
+  } else {
+    char h[64];
+    printf("variant: %s\n", prog.entryName);
+    humanBytes(peakBytes, h, sizeof(h));
+    printf("peak_bytes: %zu (%s)\n", peakBytes, h);
+    humanBytes(argumentBytes, h, sizeof(h));
+    printf("argument_bytes: %zu (%s)\n", argumentBytes, h);
+    printf("step_time_s: %.9f (min over %ld step%s, mean %.9f)\n", minTime, opts->steps, opts->steps == 1 ? "" : "s",
+           totalTime / (double)opts->steps);
+    for (size_t i = 0; i < numResults; ++i)
+      printf("output %zu: %s, %zu bytes, checksum %016" PRIx64 "\n", i, prog.results[i].typeText,
+             firstOutputs[i].bytes, firstOutputs[i].checksum);
+  }
+  if (leakedBytes)
+    fprintf(stderr, "remat-run: warning: %zu bytes allocated during a step were never freed\n", leakedBytes);
+  fflush(stdout);
+  rc = EXIT_OK;
+
+cleanup:
+  capJumpArmed = 0;
+  rematAllocTrackerReleaseAll();
+  rematAllocTrackerSetCapExceededHandler(NULL, NULL);
+  for (size_t i = 0; argData && i < numArgs; ++i)
+    free(argData[i]);
+  for (size_t i = 0; argDesc && i < numArgs; ++i)
+    free(argDesc[i]);
+  for (size_t i = 0; argPristine && i < numArgs; ++i)
+    free(argPristine[i]);
+  free(argPristine);
+  free(argData);
+  free(argDesc);
+  free(argDescPtr);
+  free(resultOffset);
+  free(resultBuf);
+  free(packedArgs);
+  free(firstOutputs);
+  free(freed);
+done:
+  destroyProgram(&prog);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  Options opts;
+  int rc = parseOptions(argc, argv, &opts);
+  if (rc >= 0)
+    return rc;
+  rc = run(&opts);
+  fflush(stdout);
+  return rc;
+}
