@@ -739,11 +739,17 @@ void rematGraphPrintOpLocation(RematGraph graph, intptr_t pos, char *buf, size_t
   buf[0] = '\0';
   StrBuf sb = {buf, size, 0};
   mlirLocationPrint(mlirOperationGetLocation(rematGraphImpl(graph)->ops[pos].op), appendToBuf, &sb);
-  // Strip the `loc(...)` wrapper for readability.
+  // Strip the `loc(...)` wrapper for readability, and the empty file name
+  // of IR parsed from memory.
   if (sb.len > 5 && strncmp(buf, "loc(", 4) == 0 && buf[sb.len - 1] == ')') {
     memmove(buf, buf + 4, sb.len - 5);
-    buf[sb.len - 5] = '\0';
+    sb.len -= 5;
+    buf[sb.len] = '\0';
   }
+  if (sb.len > 3 && strncmp(buf, "\"\":", 3) == 0)
+    memmove(buf, buf + 3, sb.len - 2);
+  else if (sb.len > 4 && strncmp(buf, "\"-\":", 4) == 0)
+    memmove(buf, buf + 4, sb.len - 3);
 }
 
 void rematGraphPrintValueName(RematGraph graph, intptr_t pos, char *buf, size_t size) {

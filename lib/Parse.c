@@ -1,31 +1,97 @@
 //===- Parse.c - Reading user IR safely -----------------------------------===//
 #include "remat/Parse.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "mlir-c/Diagnostics.h"
 
 #include "mlir-c/Pass.h"
 
-/// Parses in one context; wraps several top-level ops in a module.
-static MlirModule parseIn(MlirContext ctx, MlirStringRef source, MlirStringRef sourceName) {
-  MlirOperation op = mlirOperationCreateParse(ctx, source, sourceName);
-  if (mlirOperationIsNull(op))
-    return (MlirModule){NULL};
-  MlirModule module = mlirModuleFromOperation(op);
-  if (mlirModuleIsNull(module)) {
-    // A single top-level op that is not a module: put it in one.
-    module = mlirModuleCreateEmpty(mlirOperationGetLocation(op));
-    mlirBlockAppendOwnedOperation(mlirModuleGetBody(module), op);
+/// Parses in one context. Several top-level ops get an implicit module, as
+/// in mlir-opt. MLIR's C API names the buffer only when it reads the file
+/// itself, so text from memory carries an empty file name in its locations
+/// (the tools print the input's name for it).
+static MlirModule parseIn(MlirContext ctx, MlirStringRef source, MlirStringRef fileName) {
+  if (fileName.length)
+    return mlirModuleCreateParseFromFile(ctx, fileName);
+  return mlirModuleCreateParse(ctx, source);
+}
+
+// Dialects the validation context registers (see Context.c); an opaque type
+// of any other dialect is a type MLIR only keeps as text.
+static const char *const kKnownDialects[] = {"func",  "arith",  "math",   "linalg", "tensor", "bufferization",
+                                             "memref", "scf",   "cf",     "affine", "gpu",    "index",
+                                             "complex", "ml_program", NULL};
+
+static bool isIdentChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/// MLIR 22's parser crashes (a null function_ref in the named-op region
+/// builder) when a named linalg op has operands of an unregistered dialect's
+/// opaque type, e.g. `linalg.batch_matmul` over `!amx.tile`. Such a line is
+/// refused before parsing, with its location. Returns false after emitting.
+static bool rejectCrashingLinalgTypes(MlirContext ctx, MlirStringRef source, MlirStringRef fileName) {
+  const char *s = source.data;
+  size_t n = source.length;
+  unsigned line = 1;
+  for (size_t start = 0; start < n; ++line) {
+    size_t end = start;
+    while (end < n && s[end] != '\n')
+      ++end;
+    // Is a named linalg op on this line (not inside a string or comment)?
+    size_t opPos = 0;
+    bool named = false;
+    for (size_t i = start; i + 7 <= end; ++i) {
+      if (s[i] == '/' && i + 1 < end && s[i + 1] == '/')
+        break;
+      if (s[i] == '"')
+        break;
+      if (memcmp(s + i, "linalg.", 7) == 0 && (i == start || !isIdentChar(s[i - 1])) &&
+          memcmp(s + i, "linalg.generic", 14) != 0) {
+        named = true;
+        opPos = i;
+        break;
+      }
+    }
+    for (size_t i = opPos; named && i + 1 < end; ++i) {
+      if (s[i] != '!' || !isIdentChar(s[i + 1]))
+        continue;
+      size_t j = i + 1;
+      while (j < end && isIdentChar(s[j]))
+        ++j;
+      if (j >= end || s[j] != '.')
+        continue;
+      bool known = false;
+      for (const char *const *d = kKnownDialects; *d; ++d)
+        if (strlen(*d) == j - i - 1 && memcmp(*d, s + i + 1, j - i - 1) == 0)
+          known = true;
+      if (known)
+        continue;
+      char msg[256];
+      snprintf(msg, sizeof(msg),
+               "remat: named linalg op over a type of dialect '%.*s', which remat does not register "
+               "(MLIR 22's parser crashes on such input, so it is refused)",
+               (int)(j - i - 1), s + i + 1);
+      MlirStringRef name = fileName.length ? fileName : mlirStringRefCreateFromCString("-");
+      mlirEmitError(mlirLocationFileLineColGet(ctx, name, line, (unsigned)(i - start + 1)), msg);
+      return false;
+    }
+    start = end + 1;
   }
-  return module;
+  return true;
 }
 
 MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStringRef source,
-                            MlirStringRef sourceName) {
-  MlirModule checked = parseIn(validation, source, sourceName);
+                            MlirStringRef fileName) {
+  if (!rejectCrashingLinalgTypes(validation, source, fileName))
+    return (MlirModule){NULL};
+  MlirModule checked = parseIn(validation, source, fileName);
   if (mlirModuleIsNull(checked))
     return checked;
   mlirModuleDestroy(checked);
-  return parseIn(working, source, sourceName);
+  return parseIn(working, source, fileName);
 }
 
 MlirLogicalResult rematModuleNormalize(MlirModule module) {

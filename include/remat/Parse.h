@@ -8,14 +8,15 @@
 extern "C" {
 #endif
 
-/// Parses `source` (named `sourceName` in locations) as a module: first in
-/// `validation` (a context from rematContextCreateForValidation; diagnostics
-/// go to its handlers), then, only if that succeeded, in `working` (from
-/// rematContextCreate). Top-level ops that are not a single builtin.module
-/// are wrapped in one, as mlir-opt does. Returns a null module on failure.
-/// The caller owns the module.
+/// Parses a module: first in `validation` (a context from
+/// rematContextCreateForValidation; diagnostics go to its handlers), then,
+/// only if that succeeded, in `working` (from rematContextCreate). With a
+/// non-empty `fileName` the file is read (locations name it; `source` must
+/// hold the same text, for a pre-check); otherwise `source` is parsed and locations carry an empty file
+/// name. Several top-level ops get an implicit module, as in mlir-opt.
+/// Returns a null module on failure. The caller owns the module.
 MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStringRef source,
-                            MlirStringRef sourceName);
+                            MlirStringRef fileName);
 
 /// Runs the normalization remat expects before analysis and lowering
 /// (elementwise arith/math on tensors become linalg.generic). Diagnostics go

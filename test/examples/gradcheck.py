@@ -70,12 +70,14 @@ def init_args(model, args, rng):
 
 
 class Runner:
-    def __init__(self, runner, mlir, work, nargs, nouts):
-        self.runner, self.mlir, self.work = runner, mlir, work
-        self.nargs, self.nouts = nargs, nouts
+    """Runs @step (or the @fd wrapper below) with remat-run through argument/result files."""
+
+    def __init__(self, runner, work, text, args, nouts):
+        self.runner, self.work, self.text = runner, work, text
+        self.args, self.nouts = args, nouts
         self.calls = 0
 
-    def __call__(self, vals):
+    def _run(self, mlir, entry, vals, nouts):
         self.calls += 1
         ind = os.path.join(self.work, "in")
         outd = os.path.join(self.work, "out")
@@ -88,13 +90,13 @@ class Runner:
                 a.byteswap()
             with open(os.path.join(ind, "arg%d.bin" % i), "wb") as f:
                 a.tofile(f)
-        cmd = [self.runner, self.mlir, "--inputs-dir=" + ind, "--outputs-dir=" + outd]
+        cmd = [self.runner, "--entry=" + entry, "--inputs-dir=" + ind, "--outputs-dir=" + outd, mlir]
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
         if p.returncode != 0:
             sys.stderr.write(p.stdout + p.stderr)
             sys.exit("gradcheck: FAIL: %s exited with %d" % (" ".join(cmd), p.returncode))
         outs = []
-        for i in range(self.nouts):
+        for i in range(nouts):
             path = os.path.join(outd, "out%d.bin" % i)
             if not os.path.exists(path):
                 sys.exit("gradcheck: FAIL: runner wrote no %s" % path)
@@ -105,6 +107,47 @@ class Runner:
                 a.byteswap()
             outs.append(list(a))
         return outs
+
+    def step(self, vals):
+        """All results of @step at vals."""
+        mlir = os.path.join(self.work, "step.mlir")
+        with open(mlir, "w") as f:
+            f.write(self.text)
+        return self._run(mlir, "step", vals, self.nouts)
+
+    def losses(self, points, chunk):
+        """Losses at many argument lists: one remat-run call per `chunk` points, through a wrapper
+        @fd(args of point 0, args of point 1, ...) -> (loss 0, loss 1, ...) that calls @step."""
+        if chunk <= 1:
+            return [self.step(v)[0][0] for v in points]
+        res = []
+        for start in range(0, len(points), chunk):
+            part = points[start:start + chunk]
+            res.extend(self._losses(part))
+        return res
+
+    def _losses(self, part):
+        tys = [_ty(s) for _, s in self.args]
+        rts = ", ".join(["tensor<f64>"] + [_ty(s) for s in self.result_shapes])
+        k = len(part)
+        sig = ", ".join("%%e%d_%d: %s" % (j, i, t) for j in range(k) for i, t in enumerate(tys))
+        lines = ["func.func @fd(%s) -> (%s) {" % (sig, ", ".join(["tensor<f64>"] * k))]
+        for j in range(k):
+            lines.append("  %%r%d:%d = func.call @step(%s) : (%s) -> (%s)"
+                         % (j, self.nouts, ", ".join("%%e%d_%d" % (j, i) for i in range(len(tys))),
+                            ", ".join(tys), rts))
+        lines.append("  return %s : %s" % (", ".join("%%r%d#0" % j for j in range(k)),
+                                           ", ".join(["tensor<f64>"] * k)))
+        lines.append("}")
+        mlir = os.path.join(self.work, "fd.mlir")
+        with open(mlir, "w") as f:
+            f.write(self.text + "\n".join(lines) + "\n")
+        outs = self._run(mlir, "fd", [x for v in part for x in v], k)
+        return [o[0] for o in outs]
+
+
+def _ty(shape):
+    return "tensor<%sxf64>" % "x".join(map(str, shape)) if shape else "tensor<f64>"
 
 
 def close(fd, an, rtol, atol):

@@ -65,6 +65,9 @@ static const char *kUsage =
 // Diagnostics: "FILE:LINE:COL: error: message"
 //===----------------------------------------------------------------------===//
 
+// Name printed for locations parsed from memory (stdin, split chunks).
+static const char *inputDisplayName = "<stdin>";
+
 typedef struct DiagState {
   int errors;
 } DiagState;
@@ -89,6 +92,8 @@ static void printLocation(MlirLocation loc) {
   if (mlirLocationIsAFileLineColRange(loc)) {
     MlirIdentifier file = mlirLocationFileLineColRangeGetFilename(loc);
     MlirStringRef f = mlirIdentifierStr(file);
+    if (f.length == 0 || (f.length == 1 && f.data[0] == '-'))
+      f = mlirStringRefCreateFromCString(inputDisplayName);
     fprintf(stderr, "%.*s:%d:%d", (int)f.length, f.data, mlirLocationFileLineColRangeGetStartLine(loc),
             mlirLocationFileLineColRangeGetStartColumn(loc));
     return;
@@ -409,6 +414,7 @@ int main(int argc, char **argv) {
 
   size_t len = 0;
   const char *inputName = opts.input && strcmp(opts.input, "-") ? opts.input : "<stdin>";
+  inputDisplayName = inputName;
   char *buf = readAll(opts.input, &len);
   if (!buf) {
     fprintf(stderr, "remat-opt: cannot read '%s': %s\n", inputName, strerror(errno ? errno : EIO));
@@ -463,8 +469,10 @@ int main(int argc, char **argv) {
     memcpy(text + pad, chunks[c].text, chunks[c].len);
     text[pad + chunks[c].len] = '\0';
     int errorsBefore = diags.errors;
+    // A whole file is read by MLIR itself so that locations name it.
+    bool wholeFile = numChunks == 1 && opts.input && strcmp(opts.input, "-") != 0;
     MlirModule module = rematModuleParse(validation, working, mlirStringRefCreate(text, pad + chunks[c].len),
-                                         mlirStringRefCreateFromCString(inputName));
+                                         mlirStringRefCreateFromCString(wholeFile ? opts.input : ""));
     int chunkRc;
     if (mlirModuleIsNull(module)) {
       chunkRc = diags.errors > errorsBefore ? kExitUser : kExitInternal;
