@@ -157,11 +157,13 @@ def close(fd, an, rtol, atol):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True, choices=sorted(TINY))
-    ap.add_argument("--samples", type=int, default=3, help="single elements checked per parameter")
+    ap.add_argument("--samples", type=int, default=20, help="single elements checked per parameter (max)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--eps", type=float, default=1e-6)
     ap.add_argument("--rtol", type=float, default=1e-5)
     ap.add_argument("--atol", type=float, default=1e-8)
+    ap.add_argument("--batch", type=int, default=64,
+                    help="loss evaluations per remat-run call (through an @fd wrapper); 1: call @step each time")
     ap.add_argument("--corrupt", metavar="PARAM", help="self-test: perturb this parameter's gradient")
     ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep the files")
     a = ap.parse_args()
@@ -172,15 +174,15 @@ def main():
         sys.exit("gradcheck: unknown parameter %s" % a.corrupt)
     work = a.keep or tempfile.mkdtemp(prefix="gradcheck-")
     os.makedirs(work, exist_ok=True)
-    mlir = os.path.join(work, a.model + ".mlir")
-    with open(mlir, "w") as f:
-        f.write(text)
     rng = random.Random(a.seed)
     vals = init_args(a.model, args, rng)
-    run = Runner(find_runner(), mlir, work, len(args), 1 + len(params))
+    run = Runner(find_runner(), work, text, args, 1 + len(params))
+    run.result_shapes = [s for _, s in params]
 
-    outs = run(vals)
+    outs = run.step(vals)
     loss0 = outs[0][0]
+    if len(outs[0]) != 1:
+        sys.exit("gradcheck: FAIL: loss has %d elements" % len(outs[0]))
     for i, (name, shape) in enumerate(params):
         if len(outs[1 + i]) != math.prod(shape):
             sys.exit("gradcheck: FAIL: gradient %s has %d elements, expected %d"
@@ -190,44 +192,52 @@ def main():
         print("FAIL loss is not finite")
         return 1
 
-    def loss_at(pi, delta):
-        """Loss with parameter pi shifted by delta (a list over its elements)."""
+    # Plan every check: (param index, analytic value, description, direction as a sparse/dense delta).
+    eps = a.eps
+    checks, points = [], []
+
+    def shifted(pi, delta):
         v = list(vals)
         v[pi] = [x + d for x, d in zip(vals[pi], delta)]
-        return run(v)[0][0]
+        return v
 
-    failures = 0
-    eps = a.eps
+    grads = []
     for pi, (name, shape) in enumerate(params):
         grad = list(outs[1 + pi])
         n = len(grad)
         if name == a.corrupt:
             k = rng.randrange(n)
             grad[k] += 1e-3 * (abs(grad[k]) + 1e-3)
-        problems = []
-        # Directional derivative over the whole tensor.
+        grads.append(grad)
         d = [rng.gauss(0, 1) for _ in range(n)]
-        fd = (loss_at(pi, [eps * x for x in d]) - loss_at(pi, [-eps * x for x in d])) / (2 * eps)
-        an = sum(g * x for g, x in zip(grad, d))
-        worst = abs(fd - an) / max(abs(fd), abs(an), 1e-30)
-        if not close(fd, an, a.rtol, a.atol):
-            problems.append("direction: fd %.12g vs grad %.12g" % (fd, an))
-        # Single elements.
-        idx = list(range(n)) if n <= a.samples else rng.sample(range(n), a.samples)
+        checks.append((pi, sum(g * x for g, x in zip(grad, d)), "direction"))
+        points += [shifted(pi, [eps * x for x in d]), shifted(pi, [-eps * x for x in d])]
+        idx = list(range(n)) if n <= a.samples else sorted(rng.sample(range(n), a.samples))
         for k in idx:
             e = [0.0] * n
             e[k] = eps
-            fd = (loss_at(pi, e) - loss_at(pi, [-x for x in e])) / (2 * eps)
-            worst = max(worst, abs(fd - grad[k]) / max(abs(fd), abs(grad[k]), 1e-30))
-            if not close(fd, grad[k], a.rtol, a.atol):
-                problems.append("element %d: fd %.12g vs grad %.12g" % (k, fd, grad[k]))
+            checks.append((pi, grad[k], "element %d" % k))
+            points += [shifted(pi, e), shifted(pi, [-x for x in e])]
+    losses = run.losses(points, a.batch)
+
+    failures = 0
+    for pi, (name, shape) in enumerate(params):
+        problems, worst, count = [], 0.0, 0
+        for ci, (cpi, an, what) in enumerate(checks):
+            if cpi != pi:
+                continue
+            fd = (losses[2 * ci] - losses[2 * ci + 1]) / (2 * eps)
+            count += 1
+            worst = max(worst, abs(fd - an) / max(abs(fd), abs(an), 1e-30))
+            if not close(fd, an, a.rtol, a.atol):
+                problems.append("%s: finite difference %.12g vs gradient %.12g" % (what, fd, an))
         status = "FAIL" if problems else "PASS"
-        print("%s %-14s %-10s direction + %d elements, max rel err %.2e%s"
-              % (status, name, "x".join(map(str, shape)), len(idx), worst,
+        print("%s %-14s %-10s %2d checks (1 direction + elements), max rel err %.2e%s"
+              % (status, name, "x".join(map(str, shape)), count, worst,
                  "".join("\n     " + p for p in problems)))
         failures += bool(problems)
-    print("gradcheck %s: %s (%d of %d parameters failed, %d runs)"
-          % (a.model, "FAIL" if failures else "PASS", failures, len(params), run.calls))
+    print("gradcheck %s: %s (%d of %d parameters failed, %d loss evaluations in %d remat-run calls)"
+          % (a.model, "FAIL" if failures else "PASS", failures, len(params), len(points) + 1, run.calls))
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failures else 0
