@@ -55,6 +55,11 @@ static bool nameInList(MlirStringRef name, const char *const *list) {
 
 static int64_t alignTo64(int64_t bytes) { return (bytes + 63) / 64 * 64; }
 
+/// Copies made by the deallocation pipeline (bufferization.clone) carry no
+/// alignment attribute; the LLVM lowering then aligns to 16 bytes, the
+/// minimum it uses for aligned_alloc.
+static int64_t alignTo16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+
 /// Element size in bytes as the LLVM lowering stores it (i1 takes a byte).
 static int64_t elementBytes(MlirType type) {
   if (mlirTypeIsAFloat(type))
@@ -487,7 +492,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
         continue;
       RematBufferInfo *b = &g->buffers[g->values[v].buffer];
       if (b->external || b->result) {
-        RematBufferInfo copy = {.bytes = alignTo64(g->values[v].bytes),
+        RematBufferInfo copy = {.bytes = alignTo16(g->values[v].bytes),
                                 .allocOp = ret,
                                 .lastUseOp = g->numOps,
                                 .rootValue = -1,

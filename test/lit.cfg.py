@@ -19,8 +19,8 @@ for var in ("HOME", "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONPATH"):
         config.environment[var] = os.environ[var]
 if config.remat_sanitize in ("ON", "1", "TRUE", "True"):
     config.available_features.add("sanitize")
-    # MLIR's own code leaks a little at exit in ways we cannot fix (global registries).
-    config.environment["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
+    # LeakSanitizer included: the tools free everything they create.
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 
 config.substitutions.append(("%remat_src", config.remat_src_root))
