@@ -149,7 +149,7 @@ static RematOpClass classifyOp(MlirOperation op) {
 
 /// Returns the operand index whose buffer result `resultIdx` reuses when
 /// bufferization decides "in place", or -1 for ops that allocate.
-static intptr_t aliasingOperand(MlirOperation op, intptr_t resultIdx) {
+intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx) {
   MlirStringRef name = opName(op);
   intptr_t numOperands = mlirOperationGetNumOperands(op);
   intptr_t numResults = mlirOperationGetNumResults(op);
@@ -424,7 +424,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
         global[v] = true;
         continue;
       }
-      intptr_t operand = aliasingOperand(op, r);
+      intptr_t operand = rematAliasingOperand(op, r);
       intptr_t src = -1;
       if (operand >= 0 && operand < mlirOperationGetNumOperands(op))
         src = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op, operand).ptr);
@@ -563,6 +563,8 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     RematOpInfo *info = &g->ops[k];
     info->op = op;
     info->cls = classifyOp(op);
+    if (!rematPtrMapPut(&g->opIds, op.ptr, k))
+      goto fail;
     info->firstResult = v;
     info->numResults = mlirOperationGetNumResults(op);
     for (intptr_t r = 0; r < info->numResults; ++r, ++v) {
@@ -661,6 +663,18 @@ fail:
   return none;
 }
 
+intptr_t rematGraphTopLevelIndex(const RematGraphImpl *g, MlirOperation op) {
+  while (!mlirOperationIsNull(op)) {
+    intptr_t k = rematPtrMapGet(&g->opIds, op.ptr);
+    if (k >= 0)
+      return k;
+    if (mlirOperationEqual(op, g->func))
+      return -1;
+    op = mlirOperationGetParentOperation(op);
+  }
+  return -1;
+}
+
 void rematGraphDestroy(RematGraph graph) {
   RematGraphImpl *g = rematGraphImpl(graph);
   if (!g)
@@ -668,6 +682,7 @@ void rematGraphDestroy(RematGraph graph) {
   if (g->asmState.ptr)
     mlirAsmStateDestroy(g->asmState);
   rematPtrMapFree(&g->valueIds);
+  rematPtrMapFree(&g->opIds);
   free(g->ops);
   free(g->values);
   free(g->buffers);

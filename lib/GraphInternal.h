@@ -54,7 +54,14 @@ typedef struct RematGraphImpl {
   double totalFlops;
   bool bufferizationAnalysis;
   RematPtrMap valueIds;
+  RematPtrMap opIds; // top-level ops only
 } RematGraphImpl;
+
+/// Index of the top-level op that is `op` or contains it; -1 if none.
+intptr_t rematGraphTopLevelIndex(const RematGraphImpl *g, MlirOperation op);
+/// Operand index whose buffer result `resultIdx` of `op` reuses when written
+/// in place, or -1 for ops that allocate.
+intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx);
 
 static inline RematGraphImpl *rematGraphImpl(RematGraph graph) {
   return (RematGraphImpl *)graph.ptr;

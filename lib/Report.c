@@ -137,6 +137,13 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
   int64_t peak = rematMemoryTrackerGetPeakBytes(r->before);
   intptr_t numOps = rematGraphGetNumOps(g);
   formatBytes(peak, bytes, sizeof(bytes));
+  if (r->budgetBytes >= 0) {
+    char before[64], budget[64];
+    formatBytes(r->peakBytesBefore, before, sizeof(before));
+    formatBytes(r->budgetBytes, budget, sizeof(budget));
+    emit(w, "  peak before:     %s; budget %s; planner %s: %s\n", before, budget, r->planner,
+         r->budgetMet ? "budget met" : "BUDGET NOT MET");
+  }
   if (numOps > 0) {
     intptr_t peakOp = rematMemoryTrackerGetPeakOp(r->before);
     opName(g, peakOp, op, sizeof(op));
@@ -144,12 +151,6 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
     emit(w, "  peak memory:     %s at op #%ld %s (%s)\n", bytes, (long)peakOp, op, loc);
   } else {
     emit(w, "  peak memory:     %s\n", bytes);
-  }
-  if (r->budgetBytes >= 0) {
-    char after[64], budget[64];
-    formatBytes(r->peakBytesAfter, after, sizeof(after));
-    formatBytes(r->budgetBytes, budget, sizeof(budget));
-    emit(w, "  peak after plan: %s (budget %s, planner %s)\n", after, budget, r->planner);
   }
   formatBytes(rematGraphGetArgumentBytes(g), bytes, sizeof(bytes));
   emit(w, "  arguments:       %s (owned by the caller, not in the peak)\n", bytes);
@@ -163,8 +164,17 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
   }
   emit(w, "  total flops:     %.4g (roofline time %.4g s on %s)\n", rematGraphGetTotalFlops(g),
        rematCostGetGraphTime(r->profile, g), r->profile->name);
-  if (r->recomputeFlops > 0)
-    emit(w, "  recompute:       %.4g flops, %.4g s\n", r->recomputeFlops, r->recomputeTimeSeconds);
+  if (r->budgetBytes >= 0) {
+    double base = rematGraphGetTotalFlops(g) - r->recomputeFlops;
+    emit(w, "  recompute:       %.4g flops (%.2f%% of the step), %.4g s on %s\n", r->recomputeFlops,
+         base > 0 ? 100.0 * r->recomputeFlops / base : 0.0, r->recomputeTimeSeconds, r->profile->name);
+    for (intptr_t i = 0; i < r->numDecisions; ++i) {
+      const RematDecision *d = &r->decisions[i];
+      formatBytes(d->bytes, bytes, sizeof(bytes));
+      emit(w, "    recompute %s (%s) from %s before %s: %ld op(s), %.4g s\n", d->value, bytes, d->producerLoc,
+           d->insertedBeforeLoc, (long)d->numClonedOps, d->costSeconds);
+    }
+  }
 
   if (numOps > 0) {
     intptr_t peakOp = rematMemoryTrackerGetPeakOp(r->before);
@@ -222,10 +232,10 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
   functionName(g, name, sizeof(name));
   emit(w, "{\"name\": ");
   emitJSONString(w, name);
-  int64_t peak = rematMemoryTrackerGetPeakBytes(r->before);
-  emit(w, ", \"peak_bytes_before\": %" PRId64 ", \"peak_bytes_after\": %" PRId64, peak, r->peakBytesAfter);
+  emit(w, ", \"peak_bytes_before\": %" PRId64 ", \"peak_bytes_after\": %" PRId64, r->peakBytesBefore,
+       r->peakBytesAfter);
   if (r->budgetBytes >= 0)
-    emit(w, ", \"budget_bytes\": %" PRId64, r->budgetBytes);
+    emit(w, ", \"budget_bytes\": %" PRId64 ", \"budget_met\": %s", r->budgetBytes, r->budgetMet ? "true" : "false");
   else
     emit(w, ", \"budget_bytes\": null");
   intptr_t lbOp = -1;
@@ -295,7 +305,19 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
     emitJSONString(w, opClassReason(cls));
     emit(w, "}");
   }
-  emit(w, "], \"decisions\": []}");
+  emit(w, "], \"decisions\": [");
+  for (intptr_t i = 0; i < r->numDecisions; ++i) {
+    const RematDecision *d = &r->decisions[i];
+    emit(w, "%s{\"value\": ", i ? ", " : "");
+    emitJSONString(w, d->value);
+    emit(w, ", \"bytes\": %" PRId64 ", \"producer_loc\": ", d->bytes);
+    emitJSONString(w, d->producerLoc);
+    emit(w, ", \"cost_s\": %.6g, \"flops\": %.17g, \"cloned_ops\": %ld, \"inserted_before_loc\": ", d->costSeconds,
+         d->flops, (long)d->numClonedOps);
+    emitJSONString(w, d->insertedBeforeLoc);
+    emit(w, "}");
+  }
+  emit(w, "]}");
 }
 
 void rematReportPrintJSON(const RematFunctionReport *reports, intptr_t count, MlirStringCallback callback,

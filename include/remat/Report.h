@@ -11,6 +11,7 @@
 #include "remat/Cost.h"
 #include "remat/Graph.h"
 #include "remat/Memory.h"
+#include "remat/Plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,14 +19,18 @@ extern "C" {
 
 /// Everything reported about one function. All handles are borrowed.
 typedef struct RematFunctionReport {
-  RematGraph graph;
-  RematMemoryTracker before;        ///< timeline of the input
+  RematGraph graph;                 ///< the function as written out
+  RematMemoryTracker before;        ///< timeline of `graph`
+  int64_t peakBytesBefore;          ///< peak of the input function
   int64_t peakBytesAfter;           ///< equals the peak before without a plan
   int64_t budgetBytes;              ///< -1: no budget given
   const char *planner;              ///< "none" without a plan
   const RematCostProfile *profile;
   double recomputeFlops;
   double recomputeTimeSeconds;
+  bool budgetMet;
+  const RematDecision *decisions;   ///< borrowed
+  intptr_t numDecisions;
 } RematFunctionReport;
 
 /// Writes a readable report of `count` functions.

@@ -19,6 +19,7 @@
 #include "remat/Lower.h"
 #include "remat/Memory.h"
 #include "remat/Parse.h"
+#include "remat/Plan.h"
 #include "remat/Report.h"
 
 #define REMAT_VERSION "0.1.0"
@@ -37,6 +38,11 @@ typedef struct Options {
   const char *lower; // none|cpu|gpu
   const char *profile;
   int64_t dimBound;
+  bool hasBudget;
+  int64_t budgetBytes;   // when budgetPercent < 0
+  double budgetPercent;  // N of "N%", else -1
+  RematPlannerKind planner;
+  const char *plannerName;
 } Options;
 
 static const char *kUsage =
@@ -56,9 +62,11 @@ static const char *kUsage =
     "  --dim-bound=N         upper bound for dynamic dimensions\n"
     "  --split-input-file    treat '// -----' lines as boundaries of separate\n"
     "                        inputs\n"
-    "  --budget=SIZE, --budgets=..., --planner=NAME, --gpu-chip=CHIP\n"
-    "                        reserved by the contract; rejected until the\n"
-    "                        planner and GPU path are built\n"
+    "  --budget=SIZE         fit each function's peak under SIZE: bytes,\n"
+    "                        KiB/MiB/GiB, KB/MB/GB, or N% of its own peak\n"
+    "  --planner=none|greedy planner (default greedy when a budget is given)\n"
+    "  --budgets=..., --planner=sqrt|default, --gpu-chip=CHIP\n"
+    "                        reserved by the contract; rejected until built\n"
     "  --help, --version\n";
 
 //===----------------------------------------------------------------------===//
@@ -192,8 +200,17 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       if (!*n || *end || errno || v <= 0)
         return usageError("--dim-bound needs a positive integer, got '%s'", n);
       opts->dimBound = v;
-    } else if (startsWith(a, "--budget=") || startsWith(a, "--budgets=") || startsWith(a, "--planner=") ||
-               startsWith(a, "--gpu-chip=")) {
+    } else if (startsWith(a, "--budget=")) {
+      const char *size = a + strlen("--budget=");
+      if (!rematParseSize(size, &opts->budgetBytes, &opts->budgetPercent))
+        return usageError("--budget needs bytes, KiB/MiB/GiB, KB/MB/GB or N%%, got '%s'", size);
+      opts->hasBudget = true;
+    } else if (startsWith(a, "--planner=") && rematPlannerKindParse(a + strlen("--planner="), &opts->planner)) {
+      opts->plannerName = a + strlen("--planner=");
+    } else if (startsWith(a, "--planner=") && strcmp(a, "--planner=sqrt") && strcmp(a, "--planner=default")) {
+      return usageError("unknown planner '%s' (expected none or greedy; sqrt and default are not built yet)",
+                        a + strlen("--planner="));
+    } else if (startsWith(a, "--budgets=") || startsWith(a, "--planner=") || startsWith(a, "--gpu-chip=")) {
       return usageError("%s: rematerialization planning and the GPU path are not part of this build yet", a);
     } else if (a[0] == '-' && a[1] != '\0') {
       return usageError("unknown option '%s'", a);
@@ -203,6 +220,10 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       opts->input = a;
     }
   }
+  if (opts->hasBudget && !opts->plannerName)
+    opts->planner = RematPlannerGreedy;
+  if (opts->plannerName && opts->planner != RematPlannerNone && !opts->hasBudget)
+    return usageError("--planner=%s needs a --budget", opts->plannerName);
   return -1;
 }
 
@@ -357,7 +378,33 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
   int rc = reports ? kExitOk : kExitInternal;
   intptr_t built = 0;
   RematGraphOptions graphOptions = {opts->dimBound};
+  RematPlanResult *plans = calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(*plans));
+  if (!plans)
+    rc = kExitInternal;
   for (; rc == kExitOk && built < numFuncs; ++built) {
+    int64_t budget = -1;
+    if (opts->hasBudget) {
+      budget = opts->budgetBytes;
+      if (opts->budgetPercent >= 0) {
+        // N% of this function's own unconstrained peak.
+        RematGraph g0 = rematGraphCreate(funcs[built], &graphOptions);
+        if (rematGraphIsNull(g0)) {
+          rc = diags->errors ? kExitUser : kExitInternal;
+          break;
+        }
+        RematMemoryTracker t0 = rematMemoryTrackerCreate(g0);
+        budget = rematMemoryTrackerIsNull(t0)
+                     ? 0
+                     : (int64_t)((double)rematMemoryTrackerGetPeakBytes(t0) * opts->budgetPercent / 100.0);
+        rematMemoryTrackerDestroy(t0);
+        rematGraphDestroy(g0);
+      }
+      if (mlirLogicalResultIsFailure(rematPlanAndRewrite(funcs[built], &graphOptions, budget, opts->planner,
+                                                         profile, &plans[built]))) {
+        rc = diags->errors ? kExitUser : kExitInternal;
+        break;
+      }
+    }
     RematGraph g = rematGraphCreate(funcs[built], &graphOptions);
     if (rematGraphIsNull(g)) {
       rc = diags->errors ? kExitUser : kExitInternal;
@@ -369,12 +416,19 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
       rc = kExitInternal;
       break;
     }
+    int64_t peak = rematMemoryTrackerGetPeakBytes(t);
     reports[built] = (RematFunctionReport){.graph = g,
                                            .before = t,
-                                           .peakBytesAfter = rematMemoryTrackerGetPeakBytes(t),
-                                           .budgetBytes = -1,
-                                           .planner = "none",
-                                           .profile = profile};
+                                           .peakBytesBefore = opts->hasBudget ? plans[built].peakBytesBefore : peak,
+                                           .peakBytesAfter = peak,
+                                           .budgetBytes = budget,
+                                           .planner = rematPlannerKindGetName(opts->planner),
+                                           .profile = profile,
+                                           .recomputeFlops = plans[built].recomputeFlops,
+                                           .recomputeTimeSeconds = plans[built].recomputeTimeSeconds,
+                                           .budgetMet = plans[built].budgetMet,
+                                           .decisions = plans[built].decisions,
+                                           .numDecisions = plans[built].numDecisions};
   }
   if (rc == kExitOk && opts->report != ReportNone) {
     if (opts->report == ReportJSON)
@@ -388,8 +442,24 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
       rematGraphDestroy(reports[i].graph);
     }
   }
+  bool unmet = false;
+  for (intptr_t i = 0; i < built; ++i) {
+    if (opts->hasBudget && !plans[i].budgetMet) {
+      unmet = true;
+      fprintf(stderr,
+              "remat-opt: error: planner %s could not fit function #%ld under its budget (peak %lld bytes "
+              "after %ld recomputations); no IR written\n",
+              rematPlannerKindGetName(opts->planner), (long)i, (long long)plans[i].peakBytesAfter,
+              (long)plans[i].numDecisions);
+    }
+  }
+  for (intptr_t i = 0; plans && i < numFuncs; ++i)
+    rematPlanResultFree(&plans[i]);
+  free(plans);
   free(reports);
   free(funcs);
+  if (rc == kExitOk && unmet)
+    rc = kExitUser;
   if (rc != kExitOk || opts->estimate)
     return rc;
 

@@ -1,0 +1,73 @@
+//===- remat/Passes.h - remat as MLIR passes ----------------------*- C -*-===//
+//
+// The estimate and the remat pass as functions over one func.func, shared by
+// the C external pass (rematCreateEstimatePass, for pass managers built with
+// the C API) and the mlir-opt plugin (passes/Plugin.cpp, docs/plugin.md).
+//
+// The estimate never modifies the function's body: it works on a private
+// scratch module (the function alone, or a clone of its enclosing module when
+// the function references other symbols), normalised the way remat-opt
+// normalises its input, so the numbers equal remat-opt's report.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_PASSES_H
+#define REMAT_PASSES_H
+
+#include <stdbool.h>
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+#include "mlir-c/Support.h"
+#include "remat/Graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Discardable attributes the estimate attaches to the func.func.
+#define REMAT_ATTR_PEAK_BYTES "remat.peak_bytes"               ///< i64: peak_bytes_before
+#define REMAT_ATTR_LOWER_BOUND_BYTES "remat.lower_bound_bytes" ///< i64: lower_bound_bytes
+#define REMAT_ATTR_ARGUMENT_BYTES "remat.argument_bytes"       ///< i64: argument_bytes
+#define REMAT_ATTR_FLOPS "remat.flops"                         ///< f64: baseline_flops
+
+/// Estimates the memory timeline of `func` (a func.func) and attaches the
+/// REMAT_ATTR_* attributes to it. Declarations are left alone (success).
+/// Dynamic shapes are an error (no dimension bound). On failure a diagnostic
+/// has been emitted in the function's context.
+///
+/// When rematEstimateReadsModule(func) is true, the enclosing module is cloned:
+/// nothing else may modify the module meanwhile (in a pass manager: run
+/// without multithreading, e.g. mlir-opt --mlir-disable-threading).
+MlirLogicalResult rematAnnotateEstimate(MlirOperation func);
+
+/// rematAnnotateEstimate with graph options (e.g. a bound for dynamic
+/// dimensions, as remat-opt --dim-bound). `options` may be NULL.
+MlirLogicalResult rematAnnotateEstimateWithOptions(MlirOperation func, const RematGraphOptions *options);
+
+/// True when the estimate of `func` needs its enclosing module because the
+/// function references other symbols (calls, globals) and the module holds
+/// other ops. Otherwise the function is analysed on its own.
+bool rematEstimateReadsModule(MlirOperation func);
+
+/// The body of the `remat` pass: validates `profile` ("h200", "cpu") and
+/// `planner` ("none", "sqrt", "greedy", "default"); with an empty `budget` or
+/// planner "none" it only annotates the estimate. Planning is not part of this
+/// build: any other combination emits an error and fails. NULL strings read
+/// as the defaults (budget "", planner "default", profile "h200").
+MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const char *planner,
+                               const char *profile);
+
+/// Creates the `remat-estimate` external pass on func.func (runs
+/// rematAnnotateEstimate). The caller owns the pass until it is added to a
+/// pass manager. External passes cannot be named in textual pipelines: add it
+/// with mlirOpPassManagerAddOwnedPass on a nested func.func pass manager.
+MlirPass rematCreateEstimatePass(void);
+
+/// rematCreateEstimatePass with graph options (copied into the pass).
+MlirPass rematCreateEstimatePassWithOptions(const RematGraphOptions *options);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // REMAT_PASSES_H

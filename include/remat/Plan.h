@@ -1,0 +1,78 @@
+//===- remat/Plan.h - Fitting a memory budget by recomputation ----*- C -*-===//
+//
+// A planner picks values to drop after their early uses and recompute (by
+// cloning their producers) right before their late uses; the rewriter is the
+// only code that mutates IR. After each rewrite the graph and its timeline are
+// rebuilt from the IR, so the reported peak is the model's exact figure for
+// the rewritten function, not an incremental guess.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_PLAN_H
+#define REMAT_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mlir-c/IR.h"
+#include "remat/Cost.h"
+#include "remat/Graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum RematPlannerKind {
+  RematPlannerNone,   ///< no rewriting
+  RematPlannerGreedy, ///< the cheap-producer rule: at the peak, clone the
+                      ///< producer chain with the lowest recompute time per
+                      ///< byte freed next to its late consumer; repeat
+} RematPlannerKind;
+
+/// Parses a planner name ("none", "greedy"); false for unknown names.
+bool rematPlannerKindParse(const char *name, RematPlannerKind *kind);
+const char *rematPlannerKindGetName(RematPlannerKind kind);
+
+/// Parses SIZE: integer bytes, or with KiB/MiB/GiB or KB/MB/GB, or N%
+/// (then `*percent` receives N and `*bytes` 0; else `*percent` = -1).
+/// Returns false for anything else (negative, empty, trailing junk).
+bool rematParseSize(const char *text, int64_t *bytes, double *percent);
+
+/// One recomputation: the value, the op producing it, where its clone goes.
+typedef struct RematDecision {
+  char value[64];
+  int64_t bytes;
+  char producerLoc[256];
+  char insertedBeforeLoc[256];
+  double costSeconds;
+  double flops;
+  intptr_t numClonedOps;
+} RematDecision;
+
+typedef struct RematPlanResult {
+  bool budgetMet;
+  int64_t peakBytesBefore;
+  int64_t peakBytesAfter;
+  double recomputeFlops;
+  double recomputeTimeSeconds;
+  intptr_t numDecisions;
+  RematDecision *decisions; ///< owned; free with rematPlanResultFree
+} RematPlanResult;
+
+/// Rewrites `func` so that its peak fits `budgetBytes`, using `kind`.
+/// A budget under the lower bound is an error (a diagnostic names the bound
+/// and the op forcing it) and leaves `func` untouched. A budget at or above
+/// the peak changes nothing. Otherwise clones are inserted (marked with a
+/// `remat.clone` attribute so that CSE does not merge them back) until the
+/// budget holds or no candidate remains (`budgetMet` false; the function then
+/// holds the partial rewrite). Returns failure only on errors.
+MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
+                                      RematPlannerKind kind, const RematCostProfile *profile,
+                                      RematPlanResult *result);
+
+void rematPlanResultFree(RematPlanResult *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // REMAT_PLAN_H
