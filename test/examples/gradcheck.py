@@ -5,10 +5,12 @@ Generates MODEL at a tiny size in f64, runs @step with remat-run (--inputs-dir /
 little-endian row-major arguments arg<i>.bin and results out<i>.bin) and compares, for every parameter,
 the returned gradient with central finite differences of the returned loss (eps 1e-6):
   * a directional derivative along a random direction over the whole parameter tensor, and
-  * --samples randomly chosen single elements.
+  * --samples randomly chosen single elements (every element of smaller parameters).
 |fd - grad| <= atol + rtol * max(|fd|, |grad|) must hold. Prints PASS/FAIL per parameter and exits 1 on
 any failure. --corrupt PARAM adds a small error to that parameter's returned gradient (self-test: the
-check must then fail).
+check must then fail). The loss evaluations for the finite differences run in one remat-run call
+(--batch points at a time) through a wrapper @fd that loops over stacked arguments and calls @step, so
+the module is compiled once rather than once per evaluation.
 
 The runner is $REMAT_RUN, else remat-run on PATH, else build-run/bin/remat-run or build/bin/remat-run in
 the source tree.
@@ -26,6 +28,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import gen_examples  # noqa: E402
 
