@@ -185,22 +185,28 @@ static intptr_t findRoot(intptr_t *parent, intptr_t v) {
 // Analyses on a private clone
 //===----------------------------------------------------------------------===//
 
+// Set while this thread runs an analysis whose diagnostics must not reach
+// the user; other threads sharing the context keep theirs.
+static _Thread_local int quietDepth;
+
 static MlirLogicalResult swallowDiagnostic(MlirDiagnostic diag, void *userData) {
   (void)diag;
   (void)userData;
-  return mlirLogicalResultSuccess();
+  return quietDepth > 0 ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }
 
 /// Runs `pipeline` on `module`, discarding its diagnostics (the caller falls
 /// back to a conservative model when it fails).
 static bool runQuietly(MlirContext ctx, MlirOperation module, const char *pipeline) {
   MlirDiagnosticHandlerID id = mlirContextAttachDiagnosticHandler(ctx, swallowDiagnostic, NULL, NULL);
+  ++quietDepth;
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
   bool ok = mlirLogicalResultIsSuccess(
                 mlirParsePassPipeline(opm, mlirStringRefCreateFromCString(pipeline), NULL, NULL)) &&
             mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, module));
   mlirPassManagerDestroy(pm);
+  --quietDepth;
   mlirContextDetachDiagnosticHandler(ctx, id);
   return ok;
 }

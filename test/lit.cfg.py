@@ -27,6 +27,8 @@ config.substitutions.append(("%remat_src", config.remat_src_root))
 config.substitutions.append(("%examples", os.path.join(config.remat_src_root, "examples")))
 config.substitutions.append(("%shared", config.shared_dir))
 config.substitutions.append(("%bin", bin_dir))
+# The mlir-opt pass plugin (passes/, docs/plugin.md).
+config.substitutions.append(("%plugin", os.path.join(config.remat_obj_root, "lib", "libRematPlugin.so")))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
 
 # GPU tests need a device: nvidia-smi answering means the driver sees one.

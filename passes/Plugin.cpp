@@ -1,0 +1,124 @@
+//===- Plugin.cpp - remat as an mlir-opt pass plugin ----------------------===//
+//
+// mlir-opt --load-pass-plugin=libRematPlugin.so registers, on func.func,
+//   remat-estimate{dim-bound=N}                    (rematAnnotateEstimate)
+//   remat{budget=SIZE planner=NAME profile=NAME}   (rematRunPass)
+// Options need C++ (Pass::Option), so this shim is C++; the work is done by
+// the C functions of remat/Passes.h. See docs/plugin.md.
+//
+//===----------------------------------------------------------------------===//
+#include <mutex>
+#include <string>
+
+#ifndef REMAT_PLUGIN_VERSION
+#define REMAT_PLUGIN_VERSION "0.1.0"
+#endif
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Tools/Plugins/PassPlugin.h"
+#include "remat/Passes.h"
+
+namespace {
+
+/// rematGraphCreate silences the context's diagnostics while it runs MLIR's
+/// analyses on its scratch clone; with threads, another function's error
+/// emitted meanwhile would be lost. Both passes run one function at a time
+/// (recursive: a thread waiting on a nested pass manager may pick up
+/// another function's pass).
+std::recursive_mutex &serial() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+
+/// Shared by both passes: the dialects the nested pipelines create ops of must
+/// be loaded before the (multithreaded) pass manager starts, and cloning the
+/// enclosing module is only safe when no other thread is rewriting it.
+template <typename Derived>
+struct RematPassBase : mlir::PassWrapper<Derived, mlir::OperationPass<mlir::func::FuncOp>> {
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::arith::ArithDialect, mlir::bufferization::BufferizationDialect, mlir::func::FuncDialect,
+                    mlir::linalg::LinalgDialect, mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
+                    mlir::tensor::TensorDialect>();
+  }
+  /// The estimate of a function that references other symbols clones the
+  /// enclosing module; with multithreading, other functions' bodies may be
+  /// rewritten meanwhile. Declarations have no body to rewrite.
+  bool mayRun(mlir::func::FuncOp func) {
+    if (!func.getContext()->isMultithreadingEnabled() || !rematEstimateReadsModule(wrap(func.getOperation())))
+      return true;
+    bool otherBodies = llvm::any_of(func->getBlock()->getOperations(), [&](mlir::Operation &op) {
+      return &op != func.getOperation() &&
+             llvm::any_of(op.getRegions(), [](mlir::Region &region) { return !region.empty(); });
+    });
+    if (!otherBodies)
+      return true;
+    func.emitError() << this->getArgument() << ": @" << func.getSymName()
+                     << " references other symbols, so its estimate reads the whole module; run mlir-opt with "
+                        "--mlir-disable-threading";
+    return false;
+  }
+};
+
+struct EstimatePass : RematPassBase<EstimatePass> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(EstimatePass)
+  llvm::StringRef getArgument() const override { return "remat-estimate"; }
+  llvm::StringRef getDescription() const override {
+    return "Annotate each function with remat's memory estimate (remat.peak_bytes, ...)";
+  }
+  EstimatePass() = default;
+  EstimatePass(const EstimatePass &other) : RematPassBase<EstimatePass>(other) {}
+  void runOnOperation() override {
+    std::lock_guard<std::recursive_mutex> guard(serial());
+    if (dimBound < 0) {
+      getOperation().emitError() << "remat-estimate: dim-bound must not be negative, got "
+                                 << static_cast<int64_t>(dimBound.getValue());
+      return signalPassFailure();
+    }
+    RematGraphOptions options = {dimBound.getValue()};
+    if (!mayRun(getOperation()) ||
+        mlirLogicalResultIsFailure(rematAnnotateEstimateWithOptions(wrap(getOperation()), &options)))
+      signalPassFailure();
+  }
+  Option<int64_t> dimBound{*this, "dim-bound",
+                           llvm::cl::desc("Upper bound for dynamic dimensions (0: dynamic shapes are an error)"),
+                           llvm::cl::init(0)};
+};
+
+struct RematPass : RematPassBase<RematPass> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RematPass)
+  RematPass() = default;
+  RematPass(const RematPass &other) : RematPassBase<RematPass>(other) {}
+  llvm::StringRef getArgument() const override { return "remat"; }
+  llvm::StringRef getDescription() const override { return "Rematerialize activations to fit a memory budget"; }
+  void runOnOperation() override {
+    std::lock_guard<std::recursive_mutex> guard(serial());
+    if (!mayRun(getOperation()) ||
+        mlirLogicalResultIsFailure(
+            rematRunPass(wrap(getOperation()), budget.getValue().c_str(), planner.getValue().c_str(),
+                         profile.getValue().c_str())))
+      signalPassFailure();
+  }
+  Option<std::string> budget{*this, "budget", llvm::cl::desc("Memory budget: bytes, KiB/MiB/GiB, KB/MB/GB or N%"),
+                             llvm::cl::init("")};
+  Option<std::string> planner{*this, "planner", llvm::cl::desc("none, sqrt, greedy or default"),
+                              llvm::cl::init("default")};
+  Option<std::string> profile{*this, "profile", llvm::cl::desc("Cost profile: h200 or cpu"), llvm::cl::init("h200")};
+};
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT ::mlir::PassPluginLibraryInfo
+mlirGetPassPluginInfo() {
+  return {MLIR_PLUGIN_API_VERSION, "remat", REMAT_PLUGIN_VERSION, []() {
+            mlir::PassRegistration<EstimatePass>();
+            mlir::PassRegistration<RematPass>();
+          }};
+}

@@ -1,0 +1,81 @@
+//===- RematPass.c - The body of the remat pass ---------------------------===//
+//
+// remat{budget=SIZE planner=NAME profile=NAME} on one func.func: with a
+// budget and planner greedy (the default here until `default` is built) it
+// rewrites the function through rematPlanAndRewrite, as remat-opt --budget
+// does; without a budget or with planner=none it annotates the estimate.
+// The planner analyses a clone of the parent module: run mlir-opt with
+// --mlir-disable-threading when other passes share the pipeline.
+//
+//===----------------------------------------------------------------------===//
+#include "remat/Passes.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "mlir-c/Diagnostics.h"
+#include "remat/Cost.h"
+#include "remat/Memory.h"
+#include "remat/Plan.h"
+
+MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const char *planner,
+                               const char *profile) {
+  MlirLocation loc = mlirOperationGetLocation(func);
+  char message[256];
+  if (!profile || !*profile)
+    profile = "h200";
+  if (!planner || !*planner)
+    planner = "greedy";
+  if (!rematCostProfileGet(profile)) {
+    snprintf(message, sizeof(message), "remat: unknown profile '%s' (expected h200 or cpu)", profile);
+    mlirEmitError(loc, message);
+    return mlirLogicalResultFailure();
+  }
+  if (strcmp(planner, "none") && strcmp(planner, "sqrt") && strcmp(planner, "greedy") &&
+      strcmp(planner, "default")) {
+    snprintf(message, sizeof(message), "remat: unknown planner '%s' (expected none, sqrt, greedy or default)",
+             planner);
+    mlirEmitError(loc, message);
+    return mlirLogicalResultFailure();
+  }
+  if (!budget || !*budget || strcmp(planner, "none") == 0)
+    return rematAnnotateEstimate(func);
+  RematPlannerKind kind;
+  if (!rematPlannerKindParse(planner, &kind)) {
+    snprintf(message, sizeof(message), "remat: planner '%s' is not part of this build yet (use greedy)", planner);
+    mlirEmitError(loc, message);
+    return mlirLogicalResultFailure();
+  }
+  int64_t bytes = 0;
+  double percent = -1;
+  if (!rematParseSize(budget, &bytes, &percent)) {
+    snprintf(message, sizeof(message), "remat: budget needs bytes, KiB/MiB/GiB, KB/MB/GB or N%%, got '%s'",
+             budget);
+    mlirEmitError(loc, message);
+    return mlirLogicalResultFailure();
+  }
+  RematGraphOptions options = {0};
+  if (percent >= 0) {
+    RematGraph g = rematGraphCreate(func, &options);
+    if (rematGraphIsNull(g))
+      return mlirLogicalResultFailure();
+    RematMemoryTracker t = rematMemoryTrackerCreate(g);
+    bytes = rematMemoryTrackerIsNull(t) ? 0
+                                        : (int64_t)((double)rematMemoryTrackerGetPeakBytes(t) * percent / 100.0);
+    rematMemoryTrackerDestroy(t);
+    rematGraphDestroy(g);
+  }
+  RematPlanResult result;
+  MlirLogicalResult status =
+      rematPlanAndRewrite(func, &options, bytes, kind, rematCostProfileGet(profile), &result);
+  if (mlirLogicalResultIsSuccess(status) && !result.budgetMet) {
+    snprintf(message, sizeof(message),
+             "remat: planner %s could not fit the budget of %lld bytes (peak %lld bytes after %ld "
+             "recomputations)",
+             planner, (long long)bytes, (long long)result.peakBytesAfter, (long)result.numDecisions);
+    mlirEmitError(loc, message);
+    status = mlirLogicalResultFailure();
+  }
+  rematPlanResultFree(&result);
+  return status;
+}
