@@ -9,7 +9,7 @@
 
 // PROFILE: errors.mlir:[[@LINE+9]]:1: error: remat: unknown profile 'tpu' (expected h200 or cpu)
 // PLANNER: errors.mlir:[[@LINE+8]]:1: error: remat: planner 'sqrt' is not part of this build yet (use greedy)
-// INFEASIBLE: error: remat: budget of 64 bytes is under the lower bound of 128 bytes, forced by op #1 linalg.copy
+// INFEASIBLE: error: remat: budget of 64 bytes is under the lower bound of 128 bytes, forced by op #0 tensor.empty
 // UNKNOWN: errors.mlir:[[@LINE+6]]:1: error: remat: unknown planner 'magic' (expected none, sqrt, greedy or default)
 // DYNAMIC: dynamic.mlir:1:1: error: remat: value %arg0 has a dynamic shape (dimension 0)
 // BOUND: errors.mlir:[[@LINE+4]]:1: error: remat-estimate: dim-bound must not be negative, got -1
