@@ -7,7 +7,7 @@ import lit.formats
 config.name = "remat"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt", "unit"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt", "unit", "corpus"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.remat_obj_root, "test")
 
