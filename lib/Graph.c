@@ -402,12 +402,10 @@ static bool addBuffer(RematGraphImpl *g, intptr_t *cap, RematBufferInfo info) {
 /// Groups values into buffers and computes allocation and last-use points.
 static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
   intptr_t *parent = malloc((size_t)g->numValues * sizeof(*parent));
-  bool *allocates = calloc((size_t)g->numValues, sizeof(*allocates));
   bool *global = calloc((size_t)g->numValues, sizeof(*global));
   intptr_t *bufferOfRoot = malloc((size_t)g->numValues * sizeof(*bufferOfRoot));
-  if (!parent || !allocates || !global || !bufferOfRoot) {
+  if (!parent || !global || !bufferOfRoot) {
     free(parent);
-    free(allocates);
     free(global);
     free(bufferOfRoot);
     return false;
@@ -447,10 +445,10 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
         if (decision < 0)
           decision = info->cls == RematOpClassView ? 1 : 0;
       }
+      // In place: the result joins the operand's buffer; otherwise it stays
+      // the root of a new one.
       if (src >= 0 && decision == 1)
         parent[v] = findRoot(parent, src);
-      else
-        allocates[v] = true;
     }
     if (!mlirOperationIsNull(cloneOp))
       cloneOp = mlirOperationGetNextInBlock(cloneOp);
@@ -469,7 +467,6 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
                            .rootValue = v,
                            .external = external,
                            .result = false};
-      (void)allocates;
       if (!addBuffer(g, &cap, b))
         goto oom;
       bufferOfRoot[v] = g->numBuffers - 1;
@@ -513,13 +510,11 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
     }
   }
   free(parent);
-  free(allocates);
   free(global);
   free(bufferOfRoot);
   return true;
 oom:
   free(parent);
-  free(allocates);
   free(global);
   free(bufferOfRoot);
   return false;
