@@ -413,6 +413,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
   for (intptr_t v = 0; v < g->numValues; ++v) {
     parent[v] = v;
     bufferOfRoot[v] = -1;
+    g->values[v].aliasSource = -1;
   }
 
   MlirOperation cloneOp = mlirBlockIsNull(cloneBody) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(cloneBody);
@@ -447,8 +448,10 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
       }
       // In place: the result joins the operand's buffer; otherwise it stays
       // the root of a new one.
-      if (src >= 0 && decision == 1)
+      if (src >= 0 && decision == 1) {
         parent[v] = findRoot(parent, src);
+        g->values[v].aliasSource = src;
+      }
     }
     if (!mlirOperationIsNull(cloneOp))
       cloneOp = mlirOperationGetNextInBlock(cloneOp);
@@ -555,7 +558,7 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
   if (!g->ops || !g->values || !lastSeenBy)
     goto fail;
   for (intptr_t a = 0; a < g->numArgs; ++a) {
-    g->values[a] = (RematValueInfo){mlirBlockGetArgument(body, a), 0, -1, -1};
+    g->values[a] = (RematValueInfo){mlirBlockGetArgument(body, a), 0, -1, -1, -1};
     rematPtrMapPut(&g->valueIds, g->values[a].value.ptr, a);
   }
   intptr_t k = 0, v = g->numArgs;
@@ -569,7 +572,7 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     info->firstResult = v;
     info->numResults = mlirOperationGetNumResults(op);
     for (intptr_t r = 0; r < info->numResults; ++r, ++v) {
-      g->values[v] = (RematValueInfo){mlirOperationGetResult(op, r), 0, k, -1};
+      g->values[v] = (RematValueInfo){mlirOperationGetResult(op, r), 0, k, -1, -1};
       if (!rematPtrMapPut(&g->valueIds, g->values[v].value.ptr, v))
         goto fail;
     }

@@ -16,6 +16,9 @@ typedef struct RematValueInfo {
   int64_t bytes;   // logical bytes; 0 for non-shaped values
   intptr_t defOp;  // -1 for arguments
   intptr_t buffer; // -1 when the value owns no memory
+  // The operand value whose buffer this result reuses (MLIR decided "in
+  // place", or a view), or -1 when the result gets a fresh buffer.
+  intptr_t aliasSource;
 } RematValueInfo;
 
 typedef struct RematBufferInfo {

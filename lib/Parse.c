@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "mlir-c/Diagnostics.h"
 
@@ -83,15 +84,25 @@ static bool rejectCrashingLinalgTypes(MlirContext ctx, MlirStringRef source, Mli
   return true;
 }
 
+static double nowSeconds(void) {
+  struct timespec ts;
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStringRef source,
-                            MlirStringRef fileName) {
+                            MlirStringRef fileName, double *parseSeconds) {
   if (!rejectCrashingLinalgTypes(validation, source, fileName))
     return (MlirModule){NULL};
   MlirModule checked = parseIn(validation, source, fileName);
   if (mlirModuleIsNull(checked))
     return checked;
   mlirModuleDestroy(checked);
-  return parseIn(working, source, fileName);
+  double t0 = nowSeconds();
+  MlirModule module = parseIn(working, source, fileName);
+  if (parseSeconds)
+    *parseSeconds = nowSeconds() - t0;
+  return module;
 }
 
 MlirLogicalResult rematModuleNormalize(MlirModule module) {

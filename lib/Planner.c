@@ -1,14 +1,15 @@
-//===- Planner.c - Greedy rematerialization and the IR rewrite ------------===//
+//===- Planner.c - Planners that fit a memory budget by recomputation -----===//
 //
-// Requires: a func.func on tensors (normalized). Mutates it: clones producer
-// chains before late consumers and rewires only those uses. Each step reads a
-// fresh RematGraph, so buffer classes always come from MLIR's bufferization
-// analysis of the IR as it now is.
+// Planners search over recompute schedules (Schedule.h) and check each step
+// on the exact simulated timeline; only the final schedule is written to IR
+// (Rewrite.c), and the rewritten function is measured again from scratch.
 //
-// A recompute chain for value w is w's producer plus the producers of its
-// in-place destination operands back to the op that allocates the buffer
-// (e.g. tensor.empty -> linalg.fill -> linalg.matmul): cloning only the
-// matmul would write into the original buffer and free nothing.
+// A recompute chain for value w is w's producer plus the producers of every
+// operand that is not usable where the clone goes: overwritten in place
+// (e.g. tensor.empty -> linalg.fill -> linalg.matmul: cloning only the
+// matmul would write into the original buffer and free nothing), and for
+// the default planner also operands already freed there, when recomputing
+// them costs less than keeping them.
 //
 //===----------------------------------------------------------------------===//
 #include "remat/Plan.h"
@@ -20,26 +21,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "GraphInternal.h"
-#include "mlir-c/BuiltinAttributes.h"
-#include "mlir-c/BuiltinTypes.h"
+#include "Rewrite.h"
+#include "Schedule.h"
 #include "mlir-c/Diagnostics.h"
 #include "remat/Memory.h"
 
-enum { kMaxChain = 16, kMaxIterations = 4096 };
+static const char *const kPlannerNames[] = {"none", "sqrt", "greedy", "default"};
 
 bool rematPlannerKindParse(const char *name, RematPlannerKind *kind) {
-  if (strcmp(name, "none") == 0)
-    *kind = RematPlannerNone;
-  else if (strcmp(name, "greedy") == 0)
-    *kind = RematPlannerGreedy;
-  else
-    return false;
-  return true;
+  for (int i = 0; i < (int)(sizeof(kPlannerNames) / sizeof(kPlannerNames[0])); ++i)
+    if (strcmp(name, kPlannerNames[i]) == 0) {
+      *kind = (RematPlannerKind)i;
+      return true;
+    }
+  return false;
 }
 
 const char *rematPlannerKindGetName(RematPlannerKind kind) {
-  return kind == RematPlannerGreedy ? "greedy" : "none";
+  return (unsigned)kind < sizeof(kPlannerNames) / sizeof(kPlannerNames[0]) ? kPlannerNames[kind] : "?";
 }
 
 bool rematParseSize(const char *text, int64_t *bytes, double *percent) {
@@ -79,219 +81,570 @@ bool rematParseSize(const char *text, int64_t *bytes, double *percent) {
 }
 
 //===----------------------------------------------------------------------===//
-// Candidates
+// Planner state
 //===----------------------------------------------------------------------===//
 
-typedef struct Candidate {
-  intptr_t value;            // w: the value to recompute
-  intptr_t usePos;           // first top-level use of w after the peak
-  intptr_t chain[kMaxChain]; // top-level op indices, program order
-  intptr_t chainLen;
+enum { kMaxChain = 64, kMaxIterations = 20000 };
+
+typedef enum ChainMode {
+  ChainForced, // recompute only inputs that are gone (overwritten in place)
+  ChainFull,   // also recompute inputs already freed, instead of extending them
+} ChainMode;
+
+/// One recomputation of value `value` before op `anchor`: its items are
+/// planner->items[firstItem, firstItem + numItems).
+typedef struct Decision {
+  intptr_t value;
+  intptr_t anchor;
+  intptr_t firstItem, numItems;
   double cost;
   double flops;
   int64_t bytes;
-} Candidate;
+  bool removed;
+} Decision;
 
-static bool isRecomputable(RematOpClass cls) { return cls == RematOpClassPure || cls == RematOpClassView; }
+typedef struct Rejected {
+  intptr_t value, anchor;
+  ChainMode mode;
+} Rejected;
 
-/// Builds the chain of `w`'s buffer back to its allocating op. Fails when an
-/// op on it cannot be recomputed or the chain is too long.
-static bool buildChain(const RematGraphImpl *g, intptr_t w, Candidate *c) {
-  intptr_t rev[kMaxChain];
-  intptr_t n = 0;
-  intptr_t buffer = g->values[w].buffer;
-  for (intptr_t v = w; v >= 0;) {
-    intptr_t def = g->values[v].defOp;
-    if (def < 0 || n == kMaxChain || !isRecomputable(g->ops[def].cls))
-      return false;
-    rev[n++] = def;
-    MlirOperation op = g->ops[def].op;
-    intptr_t operand = rematAliasingOperand(op, v - g->ops[def].firstResult);
-    if (operand < 0 || operand >= mlirOperationGetNumOperands(op))
-      break;
-    intptr_t src = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op, operand).ptr);
-    if (src < 0 || g->values[src].buffer != buffer)
-      break; // out of place: this op allocates
-    v = src;
+typedef struct Planner {
+  const RematSimContext *ctx;
+  const RematGraphImpl *g;
+  int64_t budget;
+  RematSchedule items; // concatenated decision items (not normalized)
+  Decision *decisions;
+  intptr_t numDecisions, capDecisions;
+  Rejected *rejected;
+  intptr_t numRejected, capRejected;
+  // Scratch for chain building.
+  intptr_t *stamp;
+  intptr_t stampGen;
+  intptr_t *chain;
+} Planner;
+
+typedef struct Chain {
+  intptr_t len;
+  double cost;
+  double flops;
+  int64_t extendedAtPeak; // bytes the chain keeps alive over the peak
+} Chain;
+
+static bool recomputable(RematOpClass cls) { return cls == RematOpClassPure || cls == RematOpClassView; }
+
+static bool plannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) {
+  memset(P, 0, sizeof(*P));
+  P->ctx = ctx;
+  P->g = ctx->g;
+  P->budget = budget;
+  size_t n = (size_t)(ctx->g->numOps ? ctx->g->numOps : 1);
+  P->stamp = calloc(n, sizeof(*P->stamp));
+  P->chain = calloc(kMaxChain + 1, sizeof(*P->chain));
+  return P->stamp && P->chain;
+}
+
+static void plannerFree(Planner *P) {
+  rematScheduleFree(&P->items);
+  free(P->decisions);
+  free(P->rejected);
+  free(P->stamp);
+  free(P->chain);
+}
+
+/// The normalized schedule of all decisions not removed (`skip` excluded).
+static bool collectSchedule(const Planner *P, intptr_t skip, RematSchedule *out) {
+  rematScheduleInit(out);
+  for (intptr_t d = 0; d < P->numDecisions; ++d) {
+    const Decision *dec = &P->decisions[d];
+    if (dec->removed || d == skip)
+      continue;
+    for (intptr_t i = 0; i < dec->numItems; ++i)
+      if (!rematScheduleAdd(out, P->items.items[dec->firstItem + i].op, P->items.items[dec->firstItem + i].anchor))
+        return false;
   }
-  c->chainLen = n;
-  for (intptr_t i = 0; i < n; ++i)
-    c->chain[i] = rev[n - 1 - i];
+  rematScheduleNormalize(out);
   return true;
 }
 
-/// True if every input of the chain that is not produced inside it is
-/// resident anyway at `pos` (an argument, a global, a scalar, or a buffer
-/// whose last use is at or after `pos`), so recomputing there extends nothing.
-static bool chainInputsAvailable(const RematGraphImpl *g, const Candidate *c, intptr_t pos, intptr_t buffer) {
-  for (intptr_t i = 0; i < c->chainLen; ++i) {
-    const RematOpInfo *op = &g->ops[c->chain[i]];
-    for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u) {
-      intptr_t x = g->uses[u];
-      intptr_t def = g->values[x].defOp;
-      bool inChain = false;
-      for (intptr_t j = 0; j < i; ++j)
-        inChain |= def == c->chain[j];
-      if (inChain)
+static bool simulatePlan(const Planner *P, intptr_t skip, RematSimulation *sim) {
+  RematSchedule s;
+  if (!collectSchedule(P, skip, &s)) {
+    rematScheduleFree(&s);
+    memset(sim, 0, sizeof(*sim));
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
+  bool ok = rematSimulate(P->ctx, &s, sim);
+  rematScheduleFree(&s);
+  return ok;
+}
+
+static bool isRejected(const Planner *P, intptr_t value, intptr_t anchor, ChainMode mode) {
+  for (intptr_t i = 0; i < P->numRejected; ++i)
+    if (P->rejected[i].value == value && P->rejected[i].anchor == anchor && P->rejected[i].mode == mode)
+      return true;
+  return false;
+}
+
+static bool reject(Planner *P, intptr_t value, intptr_t anchor, ChainMode mode) {
+  if (P->numRejected == P->capRejected) {
+    intptr_t cap = P->capRejected ? P->capRejected * 2 : 64;
+    Rejected *r = realloc(P->rejected, (size_t)cap * sizeof(*r));
+    if (!r)
+      return false;
+    P->rejected = r;
+    P->capRejected = cap;
+  }
+  P->rejected[P->numRejected++] = (Rejected){value, anchor, mode};
+  return true;
+}
+
+/// Appends a decision whose ops are P->chain[0, len) at `anchor`.
+static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chain *c, int64_t bytes) {
+  if (P->numDecisions == P->capDecisions) {
+    intptr_t cap = P->capDecisions ? P->capDecisions * 2 : 32;
+    Decision *d = realloc(P->decisions, (size_t)cap * sizeof(*d));
+    if (!d)
+      return false;
+    P->decisions = d;
+    P->capDecisions = cap;
+  }
+  Decision *d = &P->decisions[P->numDecisions++];
+  *d = (Decision){.value = value, .anchor = anchor, .firstItem = P->items.num, .numItems = c->len,
+                  .cost = c->cost, .flops = c->flops, .bytes = bytes};
+  for (intptr_t i = 0; i < c->len; ++i)
+    if (!rematScheduleAdd(&P->items, P->chain[i], anchor))
+      return false;
+  return true;
+}
+
+static void popDecision(Planner *P) {
+  --P->numDecisions;
+  P->items.num = P->decisions[P->numDecisions].firstItem;
+}
+
+//===----------------------------------------------------------------------===//
+// Chains
+//===----------------------------------------------------------------------===//
+
+/// The latest version of `value` created before instance `pos`, or -1.
+static intptr_t visibleVersion(const RematSimulation *sim, intptr_t value, intptr_t pos) {
+  for (intptr_t i = sim->valueVersionsBegin[value + 1] - 1; i >= sim->valueVersionsBegin[value]; --i) {
+    intptr_t v = sim->valueVersions[i];
+    if (sim->versions[v].inst < pos)
+      return v;
+  }
+  return -1;
+}
+
+/// True if the schedule already re-executes op `op` in the group at `anchor`.
+static bool inGroup(const RematSimulation *sim, intptr_t anchor, intptr_t op) {
+  for (intptr_t k = sim->stageBegin[anchor]; k + 1 < sim->stageBegin[anchor + 1]; ++k)
+    if (sim->instOp[k] == op)
+      return true;
+  return false;
+}
+
+static int compareIntptr(const void *a, const void *b) {
+  intptr_t x = *(const intptr_t *)a, y = *(const intptr_t *)b;
+  return x < y ? -1 : (x > y);
+}
+
+/// The ops that recompute `value` right before op `anchor`, into P->chain:
+/// its producer plus every producer whose operand version is unusable there
+/// (overwritten in place, living in `dropBuffer`, or listed in `dropped`),
+/// and with ChainFull also those already freed. Inputs freed before the
+/// anchor and not recomputed are kept alive longer; the bytes that adds at
+/// `peakPos` are charged. False if some op on the chain cannot be redone.
+static bool buildChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor,
+                       intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c) {
+  const RematGraphImpl *g = P->g;
+  memset(c, 0, sizeof(*c));
+  intptr_t gen = ++P->stampGen;
+  intptr_t def = g->values[value].defOp;
+  if (def < 0)
+    return false;
+  intptr_t pos = sim->stageBegin[anchor];
+  P->chain[c->len++] = def;
+  P->stamp[def] = gen;
+  for (intptr_t next = 0; next < c->len; ++next) {
+    intptr_t i = P->chain[next];
+    if (!recomputable(g->ops[i].cls))
+      return false;
+    c->cost += P->ctx->opCost[i];
+    c->flops += g->ops[i].flops;
+    for (intptr_t u = g->ops[i].usesBegin; u < g->ops[i].usesEnd; ++u) {
+      intptr_t y = g->uses[u];
+      intptr_t d = g->values[y].defOp;
+      if (d >= 0 && (P->stamp[d] == gen || inGroup(sim, anchor, d)))
         continue;
-      intptr_t xb = g->values[x].buffer;
-      if (xb < 0 || g->buffers[xb].external)
-        continue;
-      if (xb == buffer || g->buffers[xb].lastUseOp < pos)
+      intptr_t ver = visibleVersion(sim, y, pos);
+      if (ver < 0)
         return false;
+      bool need = dropped && dropped[y];
+      intptr_t b = sim->versions[ver].buffer;
+      if (b >= 0 && !sim->buffers[b].external) {
+        const RematSimBuffer *buf = &sim->buffers[b];
+        if (b == dropBuffer || rematSimVersionClobberPos(sim, ver) < pos)
+          need = true;
+        else if (buf->lastUse < pos) {
+          if (mode == ChainFull && d >= 0 && recomputable(g->ops[d].cls))
+            need = true;
+          else if (buf->alloc <= peakPos && buf->lastUse < peakPos && pos > peakPos)
+            c->extendedAtPeak += buf->bytes;
+        }
+      }
+      if (!need)
+        continue;
+      if (d < 0 || c->len == kMaxChain)
+        return false;
+      P->stamp[d] = gen;
+      P->chain[c->len++] = d;
     }
   }
+  qsort(P->chain, (size_t)c->len, sizeof(*P->chain), compareIntptr);
   return true;
 }
 
-/// Finds the cheapest chain per byte among buffers live but idle at `peakOp`.
-static bool findCandidate(const RematGraphImpl *g, const RematCostProfile *profile, intptr_t peakOp,
-                          Candidate *best) {
-  bool found = false;
-  double bestScore = 0;
-  RematGraph graph = {(void *)g};
-  // Buffers touched by the peak op itself cannot be dropped there.
-  bool *touched = calloc((size_t)(g->numBuffers ? g->numBuffers : 1), sizeof(*touched));
-  if (!touched)
+//===----------------------------------------------------------------------===//
+// Candidates at the peak
+//===----------------------------------------------------------------------===//
+
+/// A buffer live but idle at `t` whose later reads all see one version:
+/// dropping it after its last read before `t` and recomputing that version
+/// before its first read after `t` frees it over the peak.
+typedef struct Target {
+  intptr_t buffer;
+  intptr_t value;
+  intptr_t anchor;
+} Target;
+
+static bool findTarget(const Planner *P, const RematSimulation *sim, intptr_t b, intptr_t t, Target *out) {
+  const RematSimBuffer *buf = &sim->buffers[b];
+  if (buf->external || buf->result || buf->alloc < 0 || buf->alloc >= t || buf->lastUse <= t)
     return false;
-  for (intptr_t u = g->ops[peakOp].usesBegin; u < g->ops[peakOp].usesEnd; ++u)
-    if (g->values[g->uses[u]].buffer >= 0)
-      touched[g->values[g->uses[u]].buffer] = true;
-  for (intptr_t b = 0; b < g->numBuffers; ++b) {
-    const RematBufferInfo *buf = &g->buffers[b];
-    if (touched[b] || buf->external || buf->result || buf->allocOp >= peakOp || buf->lastUseOp <= peakOp)
-      continue;
-    // The single value of the buffer that is read after the peak.
-    intptr_t w = -1, usePos = -1;
-    bool ambiguous = false;
-    for (intptr_t k = peakOp + 1; k < g->numOps && !ambiguous; ++k) {
-      for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u) {
-        intptr_t v = g->uses[u];
-        if (g->values[v].buffer != b)
+  intptr_t lo = buf->readsBegin, hi = buf->readsEnd;
+  while (lo < hi) { // first read at or after t
+    intptr_t mid = lo + (hi - lo) / 2;
+    if (sim->bufReadInst[mid] < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == buf->readsEnd || sim->bufReadInst[lo] == t)
+    return false;
+  intptr_t ver = sim->bufReadVer[lo];
+  for (intptr_t r = lo + 1; r < buf->readsEnd; ++r)
+    if (sim->bufReadVer[r] != ver)
+      return false;
+  intptr_t value = sim->versions[ver].value;
+  intptr_t anchor = sim->instAnchor[sim->bufReadInst[lo]];
+  if (P->g->values[value].defOp < 0 || sim->stageBegin[anchor] <= t)
+    return false;
+  *out = (Target){b, value, anchor};
+  return true;
+}
+
+static intptr_t countAtPeak(const RematSimulation *sim) {
+  intptr_t n = 0;
+  for (intptr_t k = 0; k < sim->numInstances; ++k)
+    n += sim->instAlive[k] && sim->live[k] == sim->peakBytes;
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Greedy and default: decide at the peak, check on the exact timeline
+//===----------------------------------------------------------------------===//
+
+/// Repeats: at the peak, the candidate with the least recompute time per
+/// byte it frees there; kept if the exact timeline improves (lower peak, or
+/// as high at fewer points), else never tried again.
+static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
+  const RematGraphImpl *g = P->g;
+  for (int iter = 0; iter < kMaxIterations && sim->peakBytes > P->budget; ++iter) {
+    intptr_t t = sim->peakInstance;
+    bool found = false;
+    double bestScore = 0;
+    int64_t bestGain = 0, bestBytes = 0;
+    Target best = {0};
+    ChainMode bestMode = ChainForced;
+    for (intptr_t b = 0; b < sim->numBuffers; ++b) {
+      Target target;
+      if (!findTarget(P, sim, b, t, &target))
+        continue;
+      for (int m = 0; m < (chainAware ? 2 : 1); ++m) {
+        ChainMode mode = (ChainMode)m;
+        if (isRejected(P, target.value, target.anchor, mode))
           continue;
-        if (w >= 0 && v != w)
-          ambiguous = true;
-        if (w < 0) {
-          w = v;
-          usePos = k;
+        Chain c;
+        if (!buildChain(P, sim, target.value, target.anchor, b, t, mode, NULL, &c))
+          continue;
+        // The user's rule only clones chains whose inputs are still there.
+        if (!chainAware && c.extendedAtPeak > 0)
+          continue;
+        int64_t gain = sim->buffers[b].bytes - c.extendedAtPeak;
+        if (gain <= 0)
+          continue;
+        double score = c.cost / (double)gain;
+        if (!found || score < bestScore || (score == bestScore && gain > bestGain)) {
+          found = true;
+          bestScore = score;
+          bestGain = gain;
+          bestBytes = sim->buffers[b].bytes;
+          best = target;
+          bestMode = mode;
         }
       }
     }
-    if (ambiguous || w < 0)
-      continue;
-    Candidate c = {.value = w, .usePos = usePos, .bytes = buf->bytes};
-    if (!buildChain(g, w, &c) || !chainInputsAvailable(g, &c, usePos, b))
-      continue;
-    c.cost = 0;
-    c.flops = 0;
-    for (intptr_t i = 0; i < c.chainLen; ++i) {
-      c.cost += rematCostGetOpTime(profile, graph, c.chain[i]);
-      c.flops += g->ops[c.chain[i]].flops;
+    if (!found)
+      break;
+    Chain c;
+    buildChain(P, sim, best.value, best.anchor, best.buffer, t, bestMode, NULL, &c);
+    if (!pushDecision(P, best.value, best.anchor, &c, bestBytes))
+      return false;
+    RematSimulation trial;
+    bool valid = simulatePlan(P, -1, &trial);
+    if (trial.status == RematSimOutOfMemory) {
+      rematSimulationFree(&trial);
+      return false;
     }
-    double score = c.cost / (double)c.bytes;
-    if (!found || score < bestScore) {
-      *best = c;
-      bestScore = score;
-      found = true;
+    bool progress = valid && (trial.peakBytes < sim->peakBytes ||
+                              (trial.peakBytes == sim->peakBytes && countAtPeak(&trial) < countAtPeak(sim)));
+    if (!progress) {
+      rematSimulationFree(&trial);
+      popDecision(P);
+      if (!reject(P, best.value, best.anchor, bestMode))
+        return false;
+      continue;
+    }
+    rematSimulationFree(sim);
+    *sim = trial;
+  }
+  (void)g;
+  return true;
+}
+
+static int compareDecisionCostDesc(const void *a, const void *b, void *decisions) {
+  const Decision *d = decisions;
+  double x = d[*(const intptr_t *)a].cost, y = d[*(const intptr_t *)b].cost;
+  return x > y ? -1 : (x < y);
+}
+
+/// Drops decisions the budget does not need, the costliest first.
+static bool pruneDecisions(Planner *P, RematSimulation *sim) {
+  if (sim->peakBytes > P->budget || P->numDecisions == 0)
+    return true;
+  intptr_t *order = malloc((size_t)P->numDecisions * sizeof(*order));
+  if (!order)
+    return false;
+  for (intptr_t d = 0; d < P->numDecisions; ++d)
+    order[d] = d;
+  // Insertion sort by cost, descending (qsort_r is not C11).
+  for (intptr_t i = 1; i < P->numDecisions; ++i)
+    for (intptr_t j = i; j > 0 && compareDecisionCostDesc(&order[j - 1], &order[j], P->decisions) > 0; --j) {
+      intptr_t tmp = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = tmp;
+    }
+  for (intptr_t i = 0; i < P->numDecisions; ++i) {
+    RematSimulation trial;
+    bool valid = simulatePlan(P, order[i], &trial);
+    if (valid && trial.peakBytes <= P->budget && trial.recomputeCost <= sim->recomputeCost) {
+      P->decisions[order[i]].removed = true;
+      rematSimulationFree(sim);
+      *sim = trial;
+    } else {
+      rematSimulationFree(&trial);
     }
   }
-  free(touched);
-  return found;
+  free(order);
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
-// Rewrite
+// sqrt: segment checkpointing (Chen et al. 2016)
 //===----------------------------------------------------------------------===//
 
-/// Clones the chain right before op `usePos` and rewires the uses of the
-/// chain's last value at or after `usePos`. Original ops left without uses
-/// are erased (the computation moved rather than duplicated).
-static void applyCandidate(const RematGraphImpl *g, const Candidate *c, int64_t cloneId) {
-  MlirOperation anchor = g->ops[c->usePos].op;
-  MlirBlock body = mlirOperationGetBlock(anchor);
-  MlirContext ctx = mlirOperationGetContext(anchor);
-  MlirAttribute mark = mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), cloneId);
-  MlirOperation clones[kMaxChain];
-  for (intptr_t i = 0; i < c->chainLen; ++i) {
-    MlirOperation orig = g->ops[c->chain[i]].op;
-    MlirOperation clone = mlirOperationClone(orig);
-    mlirBlockInsertOwnedOperationBefore(body, anchor, clone);
-    mlirOperationSetDiscardableAttributeByName(clone, mlirStringRefCreateFromCString("remat.clone"), mark);
-    // Operands produced earlier in the chain come from their clones.
-    for (intptr_t o = 0, e = mlirOperationGetNumOperands(clone); o < e; ++o) {
-      MlirValue operand = mlirOperationGetOperand(clone, o);
-      for (intptr_t j = 0; j < i; ++j) {
-        MlirOperation prev = g->ops[c->chain[j]].op;
-        for (intptr_t r = 0, re = mlirOperationGetNumResults(prev); r < re; ++r)
-          if (mlirValueEqual(operand, mlirOperationGetResult(prev, r)))
-            mlirOperationSetOperand(clone, o, mlirOperationGetResult(clones[j], r));
-      }
+typedef struct Stashed {
+  intptr_t value, buffer, anchor;
+} Stashed;
+
+static int compareStashedByDef(const void *a, const void *b, const RematGraphImpl *g) {
+  intptr_t x = g->values[((const Stashed *)a)->value].defOp, y = g->values[((const Stashed *)b)->value].defOp;
+  return x < y ? -1 : (x > y);
+}
+
+static bool planSqrt(Planner *P, RematSimulation *sim) {
+  const RematGraphImpl *g = P->g;
+  intptr_t t = sim->peakInstance;
+  Stashed *stash = malloc((size_t)(sim->numBuffers ? sim->numBuffers : 1) * sizeof(*stash));
+  bool *dropped = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*dropped));
+  if (!stash || !dropped) {
+    free(stash);
+    free(dropped);
+    return false;
+  }
+  intptr_t m = 0;
+  for (intptr_t b = 0; b < sim->numBuffers; ++b) {
+    Target target;
+    if (findTarget(P, sim, b, t, &target) && recomputable(g->ops[g->values[target.value].defOp].cls))
+      stash[m++] = (Stashed){target.value, b, target.anchor};
+  }
+  // Forward order (insertion sort: stash sizes are small).
+  for (intptr_t i = 1; i < m; ++i)
+    for (intptr_t j = i; j > 0 && compareStashedByDef(&stash[j - 1], &stash[j], g) > 0; --j) {
+      Stashed tmp = stash[j];
+      stash[j] = stash[j - 1];
+      stash[j - 1] = tmp;
     }
-    clones[i] = clone;
-  }
-  // Rewire late uses of w (collected first: mutating a use list while walking it is unsafe).
-  MlirValue w = g->values[c->value].value;
-  intptr_t resultNo = c->value - g->ops[g->values[c->value].defOp].firstResult;
-  MlirValue replacement = mlirOperationGetResult(clones[c->chainLen - 1], resultNo);
-  intptr_t cap = 16, n = 0;
-  MlirOpOperand *late = malloc((size_t)cap * sizeof(*late));
-  for (MlirOpOperand use = mlirValueGetFirstUse(w); late && !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use)) {
-    MlirOperation owner = mlirOpOperandGetOwner(use);
-    intptr_t top = rematGraphTopLevelIndex(g, owner);
-    if (top < 0 || top < c->usePos)
-      continue;
-    if (n == cap) {
-      cap *= 2;
-      MlirOpOperand *bigger = realloc(late, (size_t)cap * sizeof(*late));
-      if (!bigger)
-        break;
-      late = bigger;
+  intptr_t seg = (intptr_t)ceil(sqrt((double)m));
+  if (seg < 1)
+    seg = 1;
+  // Every seg-th stashed value is a checkpoint; the others are dropped.
+  for (intptr_t i = 0; i < m; ++i)
+    dropped[stash[i].value] = (i % seg) != seg - 1;
+  bool ok = true;
+  for (intptr_t s = 0; s < m && ok; s += seg) {
+    intptr_t end = s + seg < m ? s + seg : m;
+    // The segment is recomputed once, before the first late read of any of
+    // its dropped values.
+    intptr_t anchor = -1;
+    for (intptr_t i = s; i < end; ++i)
+      if (dropped[stash[i].value] && (anchor < 0 || stash[i].anchor < anchor))
+        anchor = stash[i].anchor;
+    for (intptr_t i = s; i < end && anchor >= 0; ++i) {
+      if (!dropped[stash[i].value])
+        continue;
+      Chain c;
+      if (!buildChain(P, sim, stash[i].value, anchor, stash[i].buffer, t, ChainFull, dropped, &c))
+        continue; // kept: its chain reaches an op that cannot be redone
+      ok = pushDecision(P, stash[i].value, anchor, &c, sim->buffers[stash[i].buffer].bytes);
     }
-    late[n++] = use;
   }
-  MlirOperation *owners = malloc((size_t)(n ? n : 1) * sizeof(*owners));
-  unsigned *numbers = malloc((size_t)(n ? n : 1) * sizeof(*numbers));
-  for (intptr_t i = 0; owners && numbers && i < n; ++i) {
-    owners[i] = mlirOpOperandGetOwner(late[i]);
-    numbers[i] = mlirOpOperandGetOperandNumber(late[i]);
+  free(stash);
+  free(dropped);
+  if (!ok)
+    return false;
+  RematSimulation trial;
+  if (simulatePlan(P, -1, &trial)) {
+    rematSimulationFree(sim);
+    *sim = trial;
+    return true;
   }
-  for (intptr_t i = 0; owners && numbers && i < n; ++i)
-    mlirOperationSetOperand(owners[i], numbers[i], replacement);
-  free(owners);
-  free(numbers);
-  free(late);
-  // Erase originals that lost all their users, last first.
-  for (intptr_t i = c->chainLen - 1; i >= 0; --i) {
-    MlirOperation orig = g->ops[c->chain[i]].op;
-    bool used = false;
-    for (intptr_t r = 0, re = mlirOperationGetNumResults(orig); r < re && !used; ++r)
-      used = !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(orig, r)));
-    if (used)
-      break;
-    mlirOperationDestroy(orig);
-  }
+  // The rule produced an unusable schedule: report no plan rather than a
+  // wrong one.
+  bool oom = trial.status == RematSimOutOfMemory;
+  rematSimulationFree(&trial);
+  for (intptr_t d = 0; d < P->numDecisions; ++d)
+    P->decisions[d].removed = true;
+  return !oom;
 }
 
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
 
-static bool appendDecision(RematPlanResult *result, intptr_t *cap, const RematDecision *d) {
-  if (result->numDecisions == *cap) {
-    intptr_t newCap = *cap ? *cap * 2 : 16;
-    RematDecision *bigger = realloc(result->decisions, (size_t)newCap * sizeof(*bigger));
-    if (!bigger)
-      return false;
-    result->decisions = bigger;
-    *cap = newCap;
+static double nowSeconds(void) {
+  struct timespec ts;
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void emitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, int64_t lowerBound,
+                                intptr_t lbOp) {
+  char msg[512], loc[256] = "", name[64] = "";
+  if (lbOp >= 0) {
+    rematGraphPrintOpLocation(graph, lbOp, loc, sizeof(loc));
+    MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(rematGraphGetOp(graph, lbOp)));
+    snprintf(name, sizeof(name), "%.*s", (int)opName.length, opName.data);
   }
-  result->decisions[result->numDecisions++] = *d;
+  snprintf(msg, sizeof(msg),
+           "remat: budget of %lld bytes is under the lower bound of %lld bytes, forced by op #%ld %s (%s); "
+           "no plan can fit it",
+           (long long)budget, (long long)lowerBound, (long)lbOp, name, loc);
+  mlirEmitError(lbOp >= 0 ? mlirOperationGetLocation(rematGraphGetOp(graph, lbOp)) : mlirOperationGetLocation(func),
+                msg);
+}
+
+/// Copies the live decisions into the result, with printable names.
+static bool recordDecisions(const Planner *P, RematGraph graph, RematPlanResult *result) {
+  intptr_t n = 0;
+  for (intptr_t d = 0; d < P->numDecisions; ++d)
+    n += !P->decisions[d].removed;
+  result->decisions = calloc((size_t)(n ? n : 1), sizeof(*result->decisions));
+  if (!result->decisions)
+    return false;
+  for (intptr_t d = 0; d < P->numDecisions; ++d) {
+    const Decision *dec = &P->decisions[d];
+    if (dec->removed)
+      continue;
+    RematDecision *out = &result->decisions[result->numDecisions++];
+    *out = (RematDecision){.bytes = dec->bytes, .costSeconds = dec->cost, .flops = dec->flops,
+                           .numClonedOps = dec->numItems};
+    rematGraphPrintValueName(graph, dec->value, out->value, sizeof(out->value));
+    rematGraphPrintOpLocation(graph, P->g->values[dec->value].defOp, out->producerLoc, sizeof(out->producerLoc));
+    rematGraphPrintOpLocation(graph, dec->anchor, out->insertedBeforeLoc, sizeof(out->insertedBeforeLoc));
+  }
   return true;
 }
 
+/// Simulates the planner's schedule, rewrites the function and measures the
+/// result on a fresh graph. Consumes `graph`.
+static MlirLogicalResult finish(Planner *P, RematGraph graph, MlirOperation func, const RematGraphOptions *options,
+                                RematPlanResult *result) {
+  RematSimulation sim;
+  if (!simulatePlan(P, -1, &sim)) {
+    char msg[256];
+    snprintf(msg, sizeof(msg), "remat: the schedule is not valid: it %s (at instance %ld)",
+             rematSimStatusGetMessage(sim.status), (long)sim.badInstance);
+    mlirEmitError(mlirOperationGetLocation(func), msg);
+    rematSimulationFree(&sim);
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  result->peakBytesPlanned = sim.peakBytes;
+  result->recomputeFlops = sim.recomputeFlops;
+  result->recomputeTimeSeconds = sim.recomputeCost;
+  if (!recordDecisions(P, graph, result)) {
+    rematSimulationFree(&sim);
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  double t0 = nowSeconds();
+  bool changed = false;
+  for (intptr_t k = 0; k < sim.numInstances; ++k) {
+    result->numErasedOps += !sim.instAlive[k] && !sim.instClone[k];
+    changed |= sim.instClone[k] && sim.instAlive[k];
+  }
+  changed |= result->numErasedOps > 0;
+  if (changed && !rematRewriteSchedule(P->g, &sim, 0, &result->numClonedOps)) {
+    rematSimulationFree(&sim);
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  rematSimulationFree(&sim);
+  rematGraphDestroy(graph);
+  if (!changed) {
+    result->peakBytesAfter = result->peakBytesBefore;
+  } else {
+    RematGraph after = rematGraphCreate(func, options);
+    if (rematGraphIsNull(after))
+      return mlirLogicalResultFailure();
+    RematMemoryTracker tracker = rematMemoryTrackerCreate(after);
+    if (rematMemoryTrackerIsNull(tracker)) {
+      rematGraphDestroy(after);
+      return mlirLogicalResultFailure();
+    }
+    result->peakBytesAfter = rematMemoryTrackerGetPeakBytes(tracker);
+    rematMemoryTrackerDestroy(tracker);
+    rematGraphDestroy(after);
+  }
+  result->rewriteSeconds = nowSeconds() - t0;
+  return mlirLogicalResultSuccess();
+}
+
 MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
-                                      RematPlannerKind kind, const RematCostProfile *profile,
+                                      double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                       RematPlanResult *result) {
   memset(result, 0, sizeof(*result));
   RematGraph graph = rematGraphCreate(func, options);
@@ -302,61 +655,117 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
     rematGraphDestroy(graph);
     return mlirLogicalResultFailure();
   }
-  result->peakBytesBefore = result->peakBytesAfter = rematMemoryTrackerGetPeakBytes(tracker);
+  result->peakBytesBefore = result->peakBytesAfter = result->peakBytesPlanned =
+      rematMemoryTrackerGetPeakBytes(tracker);
+  rematMemoryTrackerDestroy(tracker);
+  if (budgetPercent >= 0)
+    budgetBytes = (int64_t)((double)result->peakBytesBefore * budgetPercent / 100.0);
+  result->resolvedBudgetBytes = budgetBytes;
   intptr_t lbOp = -1;
   int64_t lowerBound = rematGraphGetLowerBoundBytes(graph, &lbOp);
   if (budgetBytes < lowerBound) {
-    char msg[512], loc[256] = "", name[64] = "";
-    if (lbOp >= 0) {
-      rematGraphPrintOpLocation(graph, lbOp, loc, sizeof(loc));
-      MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(rematGraphGetOp(graph, lbOp)));
-      snprintf(name, sizeof(name), "%.*s", (int)opName.length, opName.data);
-    }
-    snprintf(msg, sizeof(msg),
-             "remat: budget of %lld bytes is under the lower bound of %lld bytes, forced by op #%ld %s (%s); "
-             "no plan can fit it",
-             (long long)budgetBytes, (long long)lowerBound, (long)lbOp, name, loc);
-    mlirEmitError(lbOp >= 0 ? mlirOperationGetLocation(rematGraphGetOp(graph, lbOp)) : mlirOperationGetLocation(func),
-                  msg);
-    rematMemoryTrackerDestroy(tracker);
+    emitLowerBoundError(graph, func, budgetBytes, lowerBound, lbOp);
     rematGraphDestroy(graph);
     return mlirLogicalResultFailure();
   }
-  intptr_t cap = 0;
-  bool ok = true;
-  for (int iter = 0; ok && kind != RematPlannerNone && iter < kMaxIterations; ++iter) {
-    int64_t peak = rematMemoryTrackerGetPeakBytes(tracker);
-    result->peakBytesAfter = peak;
-    if (peak <= budgetBytes)
-      break;
-    RematGraphImpl *g = rematGraphImpl(graph);
-    Candidate c;
-    if (!findCandidate(g, profile, rematMemoryTrackerGetPeakOp(tracker), &c))
-      break;
-    RematDecision d = {.bytes = c.bytes, .costSeconds = c.cost, .flops = c.flops, .numClonedOps = c.chainLen};
-    rematGraphPrintValueName(graph, c.value, d.value, sizeof(d.value));
-    rematGraphPrintOpLocation(graph, g->values[c.value].defOp, d.producerLoc, sizeof(d.producerLoc));
-    rematGraphPrintOpLocation(graph, c.usePos, d.insertedBeforeLoc, sizeof(d.insertedBeforeLoc));
-    applyCandidate(g, &c, result->numDecisions);
-    ok = appendDecision(result, &cap, &d);
-    result->recomputeFlops += c.flops;
-    result->recomputeTimeSeconds += c.cost;
-    rematMemoryTrackerDestroy(tracker);
+  if (kind == RematPlannerNone || result->peakBytesBefore <= budgetBytes) {
+    result->budgetMet = result->peakBytesBefore <= budgetBytes;
     rematGraphDestroy(graph);
-    graph = rematGraphCreate(func, options);
-    if (rematGraphIsNull(graph))
-      return mlirLogicalResultFailure();
-    tracker = rematMemoryTrackerCreate(graph);
-    if (rematMemoryTrackerIsNull(tracker)) {
-      rematGraphDestroy(graph);
-      return mlirLogicalResultFailure();
+    return mlirLogicalResultSuccess();
+  }
+  double t0 = nowSeconds();
+  RematSimContext ctx;
+  Planner P;
+  if (!rematSimContextInit(&ctx, rematGraphImpl(graph), profile)) {
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  bool ok = plannerInit(&P, &ctx, budgetBytes);
+  RematSimulation sim;
+  memset(&sim, 0, sizeof(sim));
+  if (ok && (!rematSimulate(&ctx, &P.items, &sim) || sim.peakBytes != result->peakBytesBefore)) {
+    char msg[256];
+    snprintf(msg, sizeof(msg),
+             "remat: internal error: the schedule simulation gives %lld bytes for the unchanged function, the "
+             "timeline %lld (%s); please report this input",
+             (long long)sim.peakBytes, (long long)result->peakBytesBefore, rematSimStatusGetMessage(sim.status));
+    mlirEmitError(mlirOperationGetLocation(func), msg);
+    ok = false;
+  }
+  if (ok) {
+    switch (kind) {
+    case RematPlannerSqrt:
+      ok = planSqrt(&P, &sim);
+      break;
+    case RematPlannerGreedy:
+      ok = planAtPeaks(&P, &sim, false);
+      break;
+    case RematPlannerDefault:
+      ok = planAtPeaks(&P, &sim, true) && pruneDecisions(&P, &sim);
+      break;
+    case RematPlannerNone:
+      break;
     }
   }
-  result->peakBytesAfter = rematMemoryTrackerGetPeakBytes(tracker);
-  result->budgetMet = result->peakBytesAfter <= budgetBytes;
+  rematSimulationFree(&sim);
+  result->planSeconds = nowSeconds() - t0;
+  MlirLogicalResult status = mlirLogicalResultFailure();
+  if (ok)
+    status = finish(&P, graph, func, options, result);
+  else
+    rematGraphDestroy(graph);
+  result->budgetMet = mlirLogicalResultIsSuccess(status) && result->peakBytesAfter <= budgetBytes;
+  plannerFree(&P);
+  rematSimContextFree(&ctx);
+  return status;
+}
+
+MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
+                                     const intptr_t *anchors, intptr_t count, const RematCostProfile *profile,
+                                     RematPlanResult *result) {
+  memset(result, 0, sizeof(*result));
+  result->resolvedBudgetBytes = -1;
+  RematGraph graph = rematGraphCreate(func, options);
+  if (rematGraphIsNull(graph))
+    return mlirLogicalResultFailure();
+  RematMemoryTracker tracker = rematMemoryTrackerCreate(graph);
+  if (rematMemoryTrackerIsNull(tracker)) {
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  result->peakBytesBefore = result->peakBytesAfter = rematMemoryTrackerGetPeakBytes(tracker);
   rematMemoryTrackerDestroy(tracker);
-  rematGraphDestroy(graph);
-  return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
+  RematSimContext ctx;
+  Planner P;
+  if (!rematSimContextInit(&ctx, rematGraphImpl(graph), profile)) {
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  bool ok = plannerInit(&P, &ctx, INT64_MAX);
+  intptr_t numOps = rematGraphGetNumOps(graph);
+  for (intptr_t i = 0; ok && i < count; ++i) {
+    if (ops[i] < 0 || ops[i] >= numOps || anchors[i] < 0 || anchors[i] >= numOps) {
+      char msg[160];
+      snprintf(msg, sizeof(msg), "remat: schedule entry %ld (op %ld before op %ld) is out of range (%ld ops)",
+               (long)i, (long)ops[i], (long)anchors[i], (long)numOps);
+      mlirEmitError(mlirOperationGetLocation(func), msg);
+      ok = false;
+      break;
+    }
+    intptr_t values = ctx.g->ops[ops[i]].numResults;
+    P.chain[0] = ops[i];
+    Chain c = {.len = 1, .cost = ctx.opCost[ops[i]], .flops = ctx.g->ops[ops[i]].flops};
+    ok = values > 0 ? pushDecision(&P, ctx.g->ops[ops[i]].firstResult, anchors[i], &c, 0) : true;
+  }
+  MlirLogicalResult status = mlirLogicalResultFailure();
+  if (ok)
+    status = finish(&P, graph, func, options, result);
+  else
+    rematGraphDestroy(graph);
+  result->budgetMet = mlirLogicalResultIsSuccess(status);
+  plannerFree(&P);
+  rematSimContextFree(&ctx);
+  return status;
 }
 
 void rematPlanResultFree(RematPlanResult *result) {

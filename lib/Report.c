@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "remat/Report.h"
 
+#include "GraphInternal.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -250,10 +252,13 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
     emitJSONString(w, loc);
   }
   emit(w, ", \"argument_bytes\": %" PRId64, rematGraphGetArgumentBytes(g));
-  emit(w, ", \"baseline_flops\": %.17g, \"recompute_flops\": %.17g", rematGraphGetTotalFlops(g),
+  // The graph is the rewritten function: its totals include the recompute.
+  emit(w, ", \"baseline_flops\": %.17g, \"recompute_flops\": %.17g", rematGraphGetTotalFlops(g) - r->recomputeFlops,
        r->recomputeFlops);
-  emit(w, ", \"baseline_time_s\": %.6g, \"recompute_time_s\": %.6g", rematCostGetGraphTime(r->profile, g),
-       r->recomputeTimeSeconds);
+  emit(w, ", \"baseline_time_s\": %.6g, \"recompute_time_s\": %.6g",
+       rematCostGetGraphTime(r->profile, g) - r->recomputeTimeSeconds, r->recomputeTimeSeconds);
+  if (r->budgetBytes >= 0 || strcmp(r->planner, "none") != 0)
+    emit(w, ", \"peak_bytes_planned\": %" PRId64 ", \"plan_time_s\": %.6g", r->peakBytesPlanned, r->planSeconds);
   emit(w, ", \"profile\": ");
   emitJSONString(w, r->profile->name);
   emit(w, ", \"planner\": ");
@@ -317,7 +322,7 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
     emitJSONString(w, d->insertedBeforeLoc);
     emit(w, "}");
   }
-  emit(w, "]}");
+  emit(w, "], \"parse_time_s\": %.6g}", r->parseSeconds);
 }
 
 void rematReportPrintJSON(const RematFunctionReport *reports, intptr_t count, MlirStringCallback callback,
@@ -330,4 +335,62 @@ void rematReportPrintJSON(const RematFunctionReport *reports, intptr_t count, Ml
     printJSONFunction(&w, &reports[i]);
   }
   emit(&w, "]}\n");
+}
+
+//===----------------------------------------------------------------------===//
+// Planning graph export (for solvers outside remat, e.g. bench/milp.py)
+//===----------------------------------------------------------------------===//
+
+void rematGraphPrintPlanningJSON(RematGraph graph, const RematCostProfile *profile, MlirStringCallback callback,
+                                 void *userData) {
+  Writer wr = {callback, userData}, *w = &wr;
+  const RematGraphImpl *g = rematGraphImpl(graph);
+  char name[kNameSize], loc[kNameSize];
+  functionName(graph, name, sizeof(name));
+  emit(w, "{\"name\": ");
+  emitJSONString(w, name);
+  RematMemoryTracker t = rematMemoryTrackerCreate(graph);
+  intptr_t lbOp = -1;
+  emit(w, ", \"peak_bytes\": %" PRId64 ", \"lower_bound_bytes\": %" PRId64 ", \"num_args\": %ld",
+       rematMemoryTrackerIsNull(t) ? (int64_t)-1 : rematMemoryTrackerGetPeakBytes(t),
+       rematGraphGetLowerBoundBytes(graph, &lbOp), (long)g->numArgs);
+  rematMemoryTrackerDestroy(t);
+  emit(w, ", \"profile\": ");
+  emitJSONString(w, profile->name);
+  emit(w, ",\n \"ops\": [");
+  for (intptr_t k = 0; k < g->numOps; ++k) {
+    const RematOpInfo *op = &g->ops[k];
+    opName(graph, k, name, sizeof(name));
+    rematGraphPrintOpLocation(graph, k, loc, sizeof(loc));
+    emit(w, "%s{\"id\": %ld, \"name\": ", k ? ",\n  " : "\n  ", (long)k);
+    emitJSONString(w, name);
+    emit(w, ", \"loc\": ");
+    emitJSONString(w, loc);
+    emit(w, ", \"cost_s\": %.9g, \"flops\": %.17g, \"recomputable\": %s, \"view\": %s, \"results\": [",
+         rematCostGetOpTime(profile, graph, k), op->flops,
+         op->cls == RematOpClassPure || op->cls == RematOpClassView ? "true" : "false",
+         op->cls == RematOpClassView ? "true" : "false");
+    for (intptr_t r = 0; r < op->numResults; ++r)
+      emit(w, "%s%ld", r ? ", " : "", (long)(op->firstResult + r));
+    emit(w, "], \"reads\": [");
+    for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u)
+      emit(w, "%s%ld", u > op->usesBegin ? ", " : "", (long)g->uses[u]);
+    emit(w, "]}");
+  }
+  emit(w, "],\n \"values\": [");
+  for (intptr_t v = 0; v < g->numValues; ++v) {
+    const RematValueInfo *val = &g->values[v];
+    emit(w, "%s{\"id\": %ld, \"def\": %ld, \"bytes\": %" PRId64 ", \"buffer\": %ld, \"alias_source\": %ld}",
+         v ? ",\n  " : "\n  ", (long)v, (long)val->defOp, val->bytes, (long)val->buffer, (long)val->aliasSource);
+  }
+  emit(w, "],\n \"buffers\": [");
+  for (intptr_t b = 0; b < g->numBuffers; ++b) {
+    const RematBufferInfo *buf = &g->buffers[b];
+    emit(w,
+         "%s{\"id\": %ld, \"bytes\": %" PRId64 ", \"external\": %s, \"result\": %s, \"alloc_op\": %ld, "
+         "\"last_use_op\": %ld, \"root_value\": %ld}",
+         b ? ",\n  " : "\n  ", (long)b, buf->bytes, buf->external ? "true" : "false", buf->result ? "true" : "false",
+         (long)buf->allocOp, (long)buf->lastUseOp, (long)buf->rootValue);
+  }
+  emit(w, "]}");
 }

@@ -109,7 +109,7 @@ struct RematPass : RematPassBase<RematPass> {
   Option<std::string> budget{*this, "budget", llvm::cl::desc("Memory budget: bytes, KiB/MiB/GiB, KB/MB/GB or N%"),
                              llvm::cl::init("")};
   Option<std::string> planner{*this, "planner", llvm::cl::desc("none, sqrt, greedy or default"),
-                              llvm::cl::init("greedy")};
+                              llvm::cl::init("default")};
   Option<std::string> profile{*this, "profile", llvm::cl::desc("Cost profile: h200 or cpu"), llvm::cl::init("h200")};
 };
 

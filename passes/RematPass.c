@@ -1,9 +1,9 @@
 //===- RematPass.c - The body of the remat pass ---------------------------===//
 //
 // remat{budget=SIZE planner=NAME profile=NAME} on one func.func: with a
-// budget and planner greedy (the default here until `default` is built) it
-// rewrites the function through rematPlanAndRewrite, as remat-opt --budget
-// does; without a budget or with planner=none it annotates the estimate.
+// budget (planner default unless given) it rewrites the function through
+// rematPlanAndRewrite, as remat-opt --budget does; without a budget or with
+// planner=none it annotates the estimate.
 // The planner analyses a clone of the parent module: run mlir-opt with
 // --mlir-disable-threading when other passes share the pipeline.
 //
@@ -25,7 +25,7 @@ MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const cha
   if (!profile || !*profile)
     profile = "h200";
   if (!planner || !*planner)
-    planner = "greedy";
+    planner = "default";
   if (!rematCostProfileGet(profile)) {
     snprintf(message, sizeof(message), "remat: unknown profile '%s' (expected h200 or cpu)", profile);
     mlirEmitError(loc, message);
@@ -42,7 +42,7 @@ MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const cha
     return rematAnnotateEstimate(func);
   RematPlannerKind kind;
   if (!rematPlannerKindParse(planner, &kind)) {
-    snprintf(message, sizeof(message), "remat: planner '%s' is not part of this build yet (use greedy)", planner);
+    snprintf(message, sizeof(message), "remat: unknown planner '%s'", planner);
     mlirEmitError(loc, message);
     return mlirLogicalResultFailure();
   }
@@ -55,19 +55,10 @@ MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const cha
     return mlirLogicalResultFailure();
   }
   RematGraphOptions options = {0};
-  if (percent >= 0) {
-    RematGraph g = rematGraphCreate(func, &options);
-    if (rematGraphIsNull(g))
-      return mlirLogicalResultFailure();
-    RematMemoryTracker t = rematMemoryTrackerCreate(g);
-    bytes = rematMemoryTrackerIsNull(t) ? 0
-                                        : (int64_t)((double)rematMemoryTrackerGetPeakBytes(t) * percent / 100.0);
-    rematMemoryTrackerDestroy(t);
-    rematGraphDestroy(g);
-  }
   RematPlanResult result;
   MlirLogicalResult status =
-      rematPlanAndRewrite(func, &options, bytes, kind, rematCostProfileGet(profile), &result);
+      rematPlanAndRewrite(func, &options, bytes, percent, kind, rematCostProfileGet(profile), &result);
+  bytes = result.resolvedBudgetBytes;
   if (mlirLogicalResultIsSuccess(status) && !result.budgetMet) {
     snprintf(message, sizeof(message),
              "remat: planner %s could not fit the budget of %lld bytes (peak %lld bytes after %ld "

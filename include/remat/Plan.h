@@ -22,13 +22,23 @@ extern "C" {
 #endif
 
 typedef enum RematPlannerKind {
-  RematPlannerNone,   ///< no rewriting
-  RematPlannerGreedy, ///< the cheap-producer rule: at the peak, clone the
-                      ///< producer chain with the lowest recompute time per
-                      ///< byte freed next to its late consumer; repeat
+  RematPlannerNone,    ///< no rewriting
+  RematPlannerSqrt,    ///< Chen et al.'s rule: values stashed across the
+                       ///< peak split into sqrt(n) segments; one checkpoint
+                       ///< kept per segment, the rest recomputed segment by
+                       ///< segment before the segment's first late use
+  RematPlannerGreedy,  ///< the cheap-producer rule: at the peak, clone the
+                       ///< producer chain with the lowest recompute time per
+                       ///< byte freed, inputs resident, next to its late
+                       ///< consumer; repeat
+  RematPlannerDefault, ///< chain-aware: also recomputes inputs that are gone
+                       ///< or keeps them alive longer (charged), checks
+                       ///< every step on the exact timeline, then drops the
+                       ///< decisions the budget does not need
 } RematPlannerKind;
 
-/// Parses a planner name ("none", "greedy"); false for unknown names.
+/// Parses a planner name ("none", "sqrt", "greedy", "default"); false for
+/// unknown names.
 bool rematPlannerKindParse(const char *name, RematPlannerKind *kind);
 const char *rematPlannerKindGetName(RematPlannerKind kind);
 
@@ -49,9 +59,15 @@ typedef struct RematDecision {
 } RematDecision;
 
 typedef struct RematPlanResult {
+  int64_t resolvedBudgetBytes; ///< the budget in bytes after resolving N%
   bool budgetMet;
   int64_t peakBytesBefore;
-  int64_t peakBytesAfter;
+  int64_t peakBytesAfter;     ///< of the rewritten function, from a fresh graph
+  int64_t peakBytesPlanned;   ///< what the planner's simulation predicted
+  intptr_t numClonedOps;      ///< clones inserted
+  intptr_t numErasedOps;      ///< originals whose uses all moved to clones
+  double planSeconds;         ///< search time (graph building excluded)
+  double rewriteSeconds;      ///< IR rewrite + rebuilding the graph
   double recomputeFlops;
   double recomputeTimeSeconds;
   intptr_t numDecisions;
@@ -59,6 +75,9 @@ typedef struct RematPlanResult {
 } RematPlanResult;
 
 /// Rewrites `func` so that its peak fits `budgetBytes`, using `kind`.
+/// `budgetPercent` >= 0 means that percentage of the function's own peak
+/// (`budgetBytes` is then ignored and the result's budget is reported in
+/// `resolvedBudgetBytes`).
 /// A budget under the lower bound is an error (a diagnostic names the bound
 /// and the op forcing it) and leaves `func` untouched. A budget at or above
 /// the peak changes nothing. Otherwise clones are inserted (marked with a
@@ -66,8 +85,16 @@ typedef struct RematPlanResult {
 /// budget holds or no candidate remains (`budgetMet` false; the function then
 /// holds the partial rewrite). Returns failure only on errors.
 MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
-                                      RematPlannerKind kind, const RematCostProfile *profile,
+                                      double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                       RematPlanResult *result);
+
+/// Applies a given schedule (recompute top-level op `ops[i]` right before
+/// top-level op `anchors[i]`, indices as in rematGraphGetOp of the input) to
+/// `func`; used to replay plans found outside (e.g. the MILP in bench/).
+/// A schedule the simulation rejects is an error naming the reason.
+MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
+                                     const intptr_t *anchors, intptr_t count, const RematCostProfile *profile,
+                                     RematPlanResult *result);
 
 void rematPlanResultFree(RematPlanResult *result);
 

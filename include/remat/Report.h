@@ -25,6 +25,9 @@ typedef struct RematFunctionReport {
   int64_t peakBytesAfter;           ///< equals the peak before without a plan
   int64_t budgetBytes;              ///< -1: no budget given
   const char *planner;              ///< "none" without a plan
+  double planSeconds;               ///< planner search time
+  double parseSeconds;              ///< parsing the module (same run)
+  int64_t peakBytesPlanned;         ///< the planner's simulated peak
   const RematCostProfile *profile;
   double recomputeFlops;
   double recomputeTimeSeconds;
@@ -39,6 +42,14 @@ void rematReportPrintText(const RematFunctionReport *reports, intptr_t count, Ml
 /// Writes the JSON report `{"functions": [...]}` of `count` functions.
 void rematReportPrintJSON(const RematFunctionReport *reports, intptr_t count, MlirStringCallback callback,
                           void *userData);
+
+/// Writes the planning graph of one function as a JSON object: ops in
+/// program order (roofline cost, flops, recomputable, results, values read),
+/// values (defining op, bytes, buffer, the operand value whose buffer an
+/// in-place result reuses) and buffers (bytes, external, result). The
+/// format is documented in docs/planner.md; bench/milp.py reads it.
+void rematGraphPrintPlanningJSON(RematGraph graph, const RematCostProfile *profile, MlirStringCallback callback,
+                                 void *userData);
 
 #ifdef __cplusplus
 }

@@ -43,6 +43,8 @@ typedef struct Options {
   double budgetPercent;  // N of "N%", else -1
   RematPlannerKind planner;
   const char *plannerName;
+  const char *planFile; // replay a schedule: lines "FUNC OP ANCHOR" (top-level op indices)
+  const char *exportGraph;
 } Options;
 
 static const char *kUsage =
@@ -64,8 +66,13 @@ static const char *kUsage =
     "                        inputs\n"
     "  --budget=SIZE         fit each function's peak under SIZE: bytes,\n"
     "                        KiB/MiB/GiB, KB/MB/GB, or N% of its own peak\n"
-    "  --planner=none|greedy planner (default greedy when a budget is given)\n"
-    "  --budgets=..., --planner=sqrt|default, --gpu-chip=CHIP\n"
+    "  --planner=NAME        none, sqrt (segment checkpoints), greedy (cheap\n"
+    "                        producers next to consumers) or default (chain-\n"
+    "                        aware, near-optimal; used when a budget is given)\n"
+    "  --plan-file=FILE      replay a schedule: one 'FUNC OP ANCHOR' line per\n"
+    "                        recomputation (op indices as in the JSON graph)\n"
+    "  --export-graph=FILE   write the planning graph of each function as JSON\n"
+    "  --budgets=..., --gpu-chip=CHIP\n"
     "                        reserved by the contract; rejected until built\n"
     "  --help, --version\n";
 
@@ -207,11 +214,18 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       opts->hasBudget = true;
     } else if (startsWith(a, "--planner=") && rematPlannerKindParse(a + strlen("--planner="), &opts->planner)) {
       opts->plannerName = a + strlen("--planner=");
-    } else if (startsWith(a, "--planner=") && strcmp(a, "--planner=sqrt") && strcmp(a, "--planner=default")) {
-      return usageError("unknown planner '%s' (expected none or greedy; sqrt and default are not built yet)",
-                        a + strlen("--planner="));
-    } else if (startsWith(a, "--budgets=") || startsWith(a, "--planner=") || startsWith(a, "--gpu-chip=")) {
-      return usageError("%s: rematerialization planning and the GPU path are not part of this build yet", a);
+    } else if (startsWith(a, "--planner=")) {
+      return usageError("unknown planner '%s' (expected none, sqrt, greedy or default)", a + strlen("--planner="));
+    } else if (startsWith(a, "--plan-file=")) {
+      opts->planFile = a + strlen("--plan-file=");
+      if (!*opts->planFile)
+        return usageError("--plan-file needs a file name%s", "");
+    } else if (startsWith(a, "--export-graph=")) {
+      opts->exportGraph = a + strlen("--export-graph=");
+      if (!*opts->exportGraph)
+        return usageError("--export-graph needs a file name%s", "");
+    } else if (startsWith(a, "--budgets=") || startsWith(a, "--gpu-chip=")) {
+      return usageError("%s: multi-budget variants and the GPU path are not part of this build yet", a);
     } else if (a[0] == '-' && a[1] != '\0') {
       return usageError("unknown option '%s'", a);
     } else {
@@ -221,7 +235,9 @@ static int parseFlags(int argc, char **argv, Options *opts) {
     }
   }
   if (opts->hasBudget && !opts->plannerName)
-    opts->planner = RematPlannerGreedy;
+    opts->planner = RematPlannerDefault;
+  if (opts->planFile && (opts->hasBudget || opts->plannerName))
+    return usageError("--plan-file replays a given schedule; it takes no --budget or --planner%s", "");
   if (opts->plannerName && opts->planner != RematPlannerNone && !opts->hasBudget)
     return usageError("--planner=%s needs a --budget", opts->plannerName);
   return -1;
@@ -332,6 +348,9 @@ static Chunk *splitInput(const char *buf, size_t len, bool split, intptr_t *coun
 typedef struct Outputs {
   FILE *ir;
   FILE *report;
+  FILE *graph;         // --export-graph, or NULL
+  intptr_t graphCount; // functions written to it so far
+  double parseSeconds; // of the module being processed
   bool firstIR;
   bool firstJSON;
 } Outputs;
@@ -365,6 +384,58 @@ static intptr_t collectFunctions(MlirModule module, MlirOperation **funcs) {
   return n;
 }
 
+/// Reads "FUNC OP ANCHOR" lines ('#' comments) for function number `index`
+/// and replays them.
+static int replayPlanFile(MlirOperation func, intptr_t index, const Options *opts,
+                          const RematGraphOptions *graphOptions, const RematCostProfile *profile,
+                          RematPlanResult *result) {
+  FILE *f = fopen(opts->planFile, "r");
+  if (!f) {
+    fprintf(stderr, "remat-opt: error: cannot open plan file '%s': %s\n", opts->planFile, strerror(errno));
+    return kExitUser;
+  }
+  intptr_t cap = 64, n = 0;
+  intptr_t *ops = malloc((size_t)cap * sizeof(*ops)), *anchors = malloc((size_t)cap * sizeof(*anchors));
+  char line[256];
+  int rc = ops && anchors ? kExitOk : kExitInternal;
+  for (unsigned lineNo = 1; rc == kExitOk && fgets(line, sizeof(line), f); ++lineNo) {
+    char *p = line;
+    while (*p == ' ' || *p == '\t')
+      ++p;
+    if (*p == '#' || *p == '\n' || *p == '\0')
+      continue;
+    long fn, op, anchor;
+    char extra;
+    if (sscanf(p, "%ld %ld %ld %c", &fn, &op, &anchor, &extra) != 3) {
+      fprintf(stderr, "%s:%u: error: expected 'FUNC OP ANCHOR' (three integers)\n", opts->planFile, lineNo);
+      rc = kExitUser;
+      break;
+    }
+    if (fn != (long)index)
+      continue;
+    if (n == cap) {
+      cap *= 2;
+      intptr_t *o = realloc(ops, (size_t)cap * sizeof(*ops)), *a = o ? realloc(anchors, (size_t)cap * sizeof(*a)) : NULL;
+      if (o)
+        ops = o;
+      if (!o || !a) {
+        rc = kExitInternal;
+        break;
+      }
+      anchors = a;
+    }
+    ops[n] = op;
+    anchors[n++] = anchor;
+  }
+  fclose(f);
+  if (rc == kExitOk && mlirLogicalResultIsFailure(rematApplySchedule(func, graphOptions, ops, anchors, n, profile,
+                                                                     result)))
+    rc = kExitUser;
+  free(ops);
+  free(anchors);
+  return rc;
+}
+
 static int processModule(MlirModule module, const Options *opts, Outputs *out, DiagState *diags) {
   if (mlirLogicalResultIsFailure(rematModuleNormalize(module)))
     return kExitUser;
@@ -383,25 +454,28 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
     rc = kExitInternal;
   for (; rc == kExitOk && built < numFuncs; ++built) {
     int64_t budget = -1;
-    if (opts->hasBudget) {
-      budget = opts->budgetBytes;
-      if (opts->budgetPercent >= 0) {
-        // N% of this function's own unconstrained peak.
-        RematGraph g0 = rematGraphCreate(funcs[built], &graphOptions);
-        if (rematGraphIsNull(g0)) {
-          rc = diags->errors ? kExitUser : kExitInternal;
-          break;
-        }
-        RematMemoryTracker t0 = rematMemoryTrackerCreate(g0);
-        budget = rematMemoryTrackerIsNull(t0)
-                     ? 0
-                     : (int64_t)((double)rematMemoryTrackerGetPeakBytes(t0) * opts->budgetPercent / 100.0);
-        rematMemoryTrackerDestroy(t0);
-        rematGraphDestroy(g0);
-      }
-      if (mlirLogicalResultIsFailure(rematPlanAndRewrite(funcs[built], &graphOptions, budget, opts->planner,
-                                                         profile, &plans[built]))) {
+    if (out->graph) {
+      RematGraph eg = rematGraphCreate(funcs[built], &graphOptions);
+      if (rematGraphIsNull(eg)) {
         rc = diags->errors ? kExitUser : kExitInternal;
+        break;
+      }
+      fputs(out->graphCount++ ? ",\n" : "", out->graph);
+      rematGraphPrintPlanningJSON(eg, profile, writeToFile, out->graph);
+      rematGraphDestroy(eg);
+    }
+    if (opts->hasBudget) {
+      MlirLogicalResult planned = rematPlanAndRewrite(funcs[built], &graphOptions, opts->budgetBytes,
+                                                      opts->budgetPercent, opts->planner, profile, &plans[built]);
+      budget = plans[built].resolvedBudgetBytes;
+      if (mlirLogicalResultIsFailure(planned)) {
+        rc = diags->errors ? kExitUser : kExitInternal;
+        break;
+      }
+    } else if (opts->planFile) {
+      int prc = replayPlanFile(funcs[built], built, opts, &graphOptions, profile, &plans[built]);
+      if (prc != kExitOk) {
+        rc = prc;
         break;
       }
     }
@@ -419,10 +493,14 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
     int64_t peak = rematMemoryTrackerGetPeakBytes(t);
     reports[built] = (RematFunctionReport){.graph = g,
                                            .before = t,
-                                           .peakBytesBefore = opts->hasBudget ? plans[built].peakBytesBefore : peak,
+                                           .peakBytesBefore =
+                                               opts->hasBudget || opts->planFile ? plans[built].peakBytesBefore : peak,
                                            .peakBytesAfter = peak,
                                            .budgetBytes = budget,
-                                           .planner = rematPlannerKindGetName(opts->planner),
+                                           .planner = opts->planFile ? "file" : rematPlannerKindGetName(opts->planner),
+                                           .planSeconds = plans[built].planSeconds,
+                                           .parseSeconds = out->parseSeconds,
+                                           .peakBytesPlanned = plans[built].peakBytesPlanned,
                                            .profile = profile,
                                            .recomputeFlops = plans[built].recomputeFlops,
                                            .recomputeTimeSeconds = plans[built].recomputeTimeSeconds,
@@ -491,7 +569,7 @@ int main(int argc, char **argv) {
     return kExitUser;
   }
 
-  Outputs out = {stdout, NULL, true, true};
+  Outputs out = {.ir = stdout, .firstIR = true, .firstJSON = true};
   if (opts.output && !opts.estimate) {
     out.ir = fopen(opts.output, "w");
     if (!out.ir) {
@@ -511,6 +589,19 @@ int main(int argc, char **argv) {
     }
   } else {
     out.report = opts.estimate ? stdout : stderr;
+  }
+  if (opts.exportGraph) {
+    out.graph = fopen(opts.exportGraph, "w");
+    if (!out.graph) {
+      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.exportGraph, strerror(errno));
+      if (out.ir != stdout)
+        fclose(out.ir);
+      if (out.report != stdout && out.report != stderr)
+        fclose(out.report);
+      free(buf);
+      return kExitUser;
+    }
+    fputs("{\"functions\": [\n", out.graph);
   }
 
   intptr_t numChunks = 0;
@@ -542,7 +633,8 @@ int main(int argc, char **argv) {
     // A whole file is read by MLIR itself so that locations name it.
     bool wholeFile = numChunks == 1 && opts.input && strcmp(opts.input, "-") != 0;
     MlirModule module = rematModuleParse(validation, working, mlirStringRefCreate(text, pad + chunks[c].len),
-                                         mlirStringRefCreateFromCString(wholeFile ? opts.input : ""));
+                                         mlirStringRefCreateFromCString(wholeFile ? opts.input : ""),
+                                         &out.parseSeconds);
     int chunkRc;
     if (mlirModuleIsNull(module)) {
       chunkRc = diags.errors > errorsBefore ? kExitUser : kExitInternal;
@@ -569,5 +661,9 @@ int main(int argc, char **argv) {
     fclose(out.ir);
   if (out.report != stdout && out.report != stderr)
     fclose(out.report);
+  if (out.graph) {
+    fputs("]}\n", out.graph);
+    fclose(out.graph);
+  }
   return worst;
 }

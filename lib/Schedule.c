@@ -1,0 +1,532 @@
+//===- Schedule.c - Recompute schedules and their exact simulation --------===//
+//
+// The semantics are stated in Schedule.h; docs/planner.md explains why they
+// match what the rewrite and the lowering do. Everything here is linear in
+// instances + reads, so planners can afford one simulation per decision.
+//
+//===----------------------------------------------------------------------===//
+#include "Schedule.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// Schedules
+//===----------------------------------------------------------------------===//
+
+void rematScheduleInit(RematSchedule *s) { memset(s, 0, sizeof(*s)); }
+
+void rematScheduleFree(RematSchedule *s) {
+  free(s->items);
+  memset(s, 0, sizeof(*s));
+}
+
+bool rematScheduleAdd(RematSchedule *s, intptr_t op, intptr_t anchor) {
+  if (s->num == s->cap) {
+    intptr_t cap = s->cap ? s->cap * 2 : 16;
+    RematRecompute *items = realloc(s->items, (size_t)cap * sizeof(*items));
+    if (!items)
+      return false;
+    s->items = items;
+    s->cap = cap;
+  }
+  s->items[s->num++] = (RematRecompute){op, anchor};
+  return true;
+}
+
+bool rematScheduleCopy(RematSchedule *dst, const RematSchedule *src) {
+  rematScheduleInit(dst);
+  if (!src->num)
+    return true;
+  dst->items = malloc((size_t)src->num * sizeof(*dst->items));
+  if (!dst->items)
+    return false;
+  memcpy(dst->items, src->items, (size_t)src->num * sizeof(*dst->items));
+  dst->num = dst->cap = src->num;
+  return true;
+}
+
+static int compareRecompute(const void *a, const void *b) {
+  const RematRecompute *x = a, *y = b;
+  if (x->anchor != y->anchor)
+    return x->anchor < y->anchor ? -1 : 1;
+  if (x->op != y->op)
+    return x->op < y->op ? -1 : 1;
+  return 0;
+}
+
+void rematScheduleNormalize(RematSchedule *s) {
+  if (s->num < 2)
+    return;
+  qsort(s->items, (size_t)s->num, sizeof(*s->items), compareRecompute);
+  intptr_t out = 1;
+  for (intptr_t i = 1; i < s->num; ++i)
+    if (compareRecompute(&s->items[i], &s->items[out - 1]) != 0)
+      s->items[out++] = s->items[i];
+  s->num = out;
+}
+
+//===----------------------------------------------------------------------===//
+// Per-graph context
+//===----------------------------------------------------------------------===//
+
+bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const RematCostProfile *profile) {
+  memset(ctx, 0, sizeof(*ctx));
+  ctx->g = g;
+  ctx->returnOp = -1;
+  size_t n = (size_t)(g->numOps ? g->numOps : 1);
+  ctx->opCost = calloc(n, sizeof(*ctx->opCost));
+  ctx->opUsedInInput = calloc(n, sizeof(*ctx->opUsedInInput));
+  if (!ctx->opCost || !ctx->opUsedInInput) {
+    rematSimContextFree(ctx);
+    return false;
+  }
+  RematGraph graph = {(void *)g};
+  for (intptr_t k = 0; k < g->numOps; ++k)
+    ctx->opCost[k] = rematCostGetOpTime(profile, graph, k);
+  for (intptr_t u = 0; u < g->numUses; ++u) {
+    intptr_t def = g->values[g->uses[u]].defOp;
+    if (def >= 0)
+      ctx->opUsedInInput[def] = true;
+  }
+  if (g->numOps > 0 && g->ops[g->numOps - 1].cls == RematOpClassTerminator) {
+    ctx->returnOp = g->numOps - 1;
+    MlirOperation ret = g->ops[ctx->returnOp].op;
+    intptr_t e = mlirOperationGetNumOperands(ret);
+    ctx->returnOperands = malloc((size_t)(e ? e : 1) * sizeof(*ctx->returnOperands));
+    if (!ctx->returnOperands) {
+      rematSimContextFree(ctx);
+      return false;
+    }
+    for (intptr_t i = 0; i < e; ++i)
+      ctx->returnOperands[i] = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(ret, i).ptr);
+    ctx->numReturnOperands = e;
+  }
+  return true;
+}
+
+void rematSimContextFree(RematSimContext *ctx) {
+  free(ctx->opCost);
+  free(ctx->opUsedInInput);
+  free(ctx->returnOperands);
+  memset(ctx, 0, sizeof(*ctx));
+}
+
+//===----------------------------------------------------------------------===//
+// Simulation
+//===----------------------------------------------------------------------===//
+
+static bool isRecomputable(RematOpClass cls) { return cls == RematOpClassPure || cls == RematOpClassView; }
+
+static int64_t alignTo16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+
+const char *rematSimStatusGetMessage(RematSimStatus status) {
+  switch (status) {
+  case RematSimOk:
+    return "ok";
+  case RematSimNotRecomputable:
+    return "recomputes an op with side effects, regions not proven pure, or unknown semantics";
+  case RematSimBadAnchor:
+    return "recomputes an op at or before its original position, or outside the function";
+  case RematSimClobberedRead:
+    return "reads a value whose buffer was overwritten in place before the read";
+  case RematSimOutOfMemory:
+    return "out of memory";
+  }
+  return "unknown";
+}
+
+void rematSimulationFree(RematSimulation *sim) {
+  free(sim->instOp);
+  free(sim->instAnchor);
+  free(sim->instClone);
+  free(sim->instAlive);
+  free(sim->instFirstVersion);
+  free(sim->instReadsBegin);
+  free(sim->readVersion);
+  free(sim->stageBegin);
+  free(sim->versions);
+  free(sim->valueVersionsBegin);
+  free(sim->valueVersions);
+  free(sim->buffers);
+  free(sim->bufReadInst);
+  free(sim->bufReadVer);
+  free(sim->bufWritePos);
+  free(sim->live);
+  free(sim->aliveCount);
+  memset(sim, 0, sizeof(*sim));
+}
+
+intptr_t rematSimVersionClobberPos(const RematSimulation *sim, intptr_t version) {
+  intptr_t b = sim->versions[version].buffer;
+  if (b < 0)
+    return sim->numInstances;
+  const RematSimBuffer *buf = &sim->buffers[b];
+  intptr_t e = sim->versions[version].epoch;
+  if (buf->writesBegin + e < buf->writesEnd)
+    return sim->bufWritePos[buf->writesBegin + e];
+  return sim->numInstances;
+}
+
+#define ALLOC(ptr, count) ((ptr) = calloc((size_t)((count) > 0 ? (count) : 1), sizeof(*(ptr))))
+
+/// Lays out the instances; checks the schedule's ops and anchors.
+static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, RematSimulation *sim) {
+  const RematGraphImpl *g = ctx->g;
+  intptr_t n = g->numOps;
+  for (intptr_t j = 0; j < s->num; ++j) {
+    const RematRecompute *r = &s->items[j];
+    if (r->anchor < 0 || r->anchor >= n || r->op < 0 || r->op >= r->anchor ||
+        (j > 0 && compareRecompute(&s->items[j - 1], r) > 0)) {
+      sim->status = RematSimBadAnchor;
+      return false;
+    }
+    if (!isRecomputable(g->ops[r->op].cls)) {
+      sim->status = RematSimNotRecomputable;
+      return false;
+    }
+  }
+  sim->numInstances = n + s->num;
+  if (!ALLOC(sim->instOp, sim->numInstances) || !ALLOC(sim->instAnchor, sim->numInstances) ||
+      !ALLOC(sim->instClone, sim->numInstances) || !ALLOC(sim->instAlive, sim->numInstances) ||
+      !ALLOC(sim->instFirstVersion, sim->numInstances) || !ALLOC(sim->instReadsBegin, sim->numInstances + 1) ||
+      !ALLOC(sim->stageBegin, n + 1) || !ALLOC(sim->live, sim->numInstances + 1) ||
+      !ALLOC(sim->aliveCount, n)) {
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
+  intptr_t k = 0, j = 0;
+  for (intptr_t p = 0; p < n; ++p) {
+    sim->stageBegin[p] = k;
+    for (; j < s->num && s->items[j].anchor == p; ++j, ++k) {
+      sim->instOp[k] = s->items[j].op;
+      sim->instAnchor[k] = p;
+      sim->instClone[k] = true;
+    }
+    sim->instOp[k] = p;
+    sim->instAnchor[k] = p;
+    sim->instClone[k] = false;
+    ++k;
+  }
+  sim->stageBegin[n] = k;
+  // Versions: arguments first, then each instance's results.
+  intptr_t numVersions = g->numArgs;
+  intptr_t numReads = 0;
+  for (k = 0; k < sim->numInstances; ++k) {
+    const RematOpInfo *op = &g->ops[sim->instOp[k]];
+    sim->instFirstVersion[k] = numVersions;
+    numVersions += op->numResults;
+    sim->instReadsBegin[k] = numReads;
+    numReads += op->usesEnd - op->usesBegin;
+  }
+  sim->instReadsBegin[sim->numInstances] = numReads;
+  sim->numVersions = numVersions;
+  if (!ALLOC(sim->versions, numVersions) || !ALLOC(sim->readVersion, numReads)) {
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
+  for (intptr_t a = 0; a < g->numArgs; ++a)
+    sim->versions[a] = (RematSimVersion){.value = a, .inst = -1, .buffer = -1};
+  for (k = 0; k < sim->numInstances; ++k) {
+    const RematOpInfo *op = &g->ops[sim->instOp[k]];
+    for (intptr_t r = 0; r < op->numResults; ++r)
+      sim->versions[sim->instFirstVersion[k] + r] =
+          (RematSimVersion){.value = op->firstResult + r, .inst = k, .buffer = -1};
+  }
+  return true;
+}
+
+/// Which version every read of every instance sees.
+static bool resolveReads(const RematSimContext *ctx, RematSimulation *sim) {
+  const RematGraphImpl *g = ctx->g;
+  intptr_t *cur = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*cur));
+  intptr_t *groupStamp = malloc((size_t)(g->numOps ? g->numOps : 1) * sizeof(*groupStamp));
+  intptr_t *groupInst = malloc((size_t)(g->numOps ? g->numOps : 1) * sizeof(*groupInst));
+  if (!cur || !groupStamp || !groupInst) {
+    free(cur);
+    free(groupStamp);
+    free(groupInst);
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
+  for (intptr_t v = 0; v < g->numValues; ++v)
+    cur[v] = v < g->numArgs ? v : -1;
+  for (intptr_t k = 0; k < g->numOps; ++k)
+    groupStamp[k] = -1;
+  bool ok = true;
+  for (intptr_t p = 0; p < g->numOps && ok; ++p) {
+    intptr_t orig = sim->stageBegin[p + 1] - 1;
+    for (intptr_t k = sim->stageBegin[p]; k <= orig && ok; ++k) {
+      const RematOpInfo *op = &g->ops[sim->instOp[k]];
+      bool clone = k < orig;
+      if (!clone) {
+        // The group is complete: its versions are what op p and every later
+        // reader see.
+        for (intptr_t c = sim->stageBegin[p]; c < orig; ++c) {
+          const RematOpInfo *cop = &g->ops[sim->instOp[c]];
+          for (intptr_t r = 0; r < cop->numResults; ++r)
+            cur[cop->firstResult + r] = sim->instFirstVersion[c] + r;
+        }
+      } else {
+        groupStamp[sim->instOp[k]] = p;
+        groupInst[sim->instOp[k]] = k;
+      }
+      intptr_t *out = sim->readVersion + sim->instReadsBegin[k];
+      for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u) {
+        intptr_t x = g->uses[u];
+        intptr_t def = g->values[x].defOp;
+        intptr_t ver = cur[x];
+        if (clone && def >= 0 && def != sim->instOp[k] && groupStamp[def] == p)
+          ver = sim->instFirstVersion[groupInst[def]] + (x - g->ops[def].firstResult);
+        if (ver < 0) {
+          sim->status = RematSimBadAnchor;
+          sim->badInstance = k;
+          ok = false;
+          break;
+        }
+        *out++ = ver;
+      }
+      if (!clone)
+        for (intptr_t r = 0; r < op->numResults; ++r)
+          cur[op->firstResult + r] = sim->instFirstVersion[k] + r;
+    }
+  }
+  free(cur);
+  free(groupStamp);
+  free(groupInst);
+  return ok;
+}
+
+/// Instances nobody alive reads are dropped (see Schedule.h).
+static void markAlive(const RematSimContext *ctx, RematSimulation *sim) {
+  const RematGraphImpl *g = ctx->g;
+  for (intptr_t k = sim->numInstances - 1; k >= 0; --k) {
+    intptr_t op = sim->instOp[k];
+    bool forced = !sim->instClone[k] && (!isRecomputable(g->ops[op].cls) || !ctx->opUsedInInput[op]);
+    if (forced)
+      sim->instAlive[k] = true; // readers set it otherwise
+    if (!sim->instAlive[k])
+      continue;
+    for (intptr_t r = sim->instReadsBegin[k]; r < sim->instReadsBegin[k + 1]; ++r) {
+      intptr_t inst = sim->versions[sim->readVersion[r]].inst;
+      if (inst >= 0)
+        sim->instAlive[inst] = true;
+    }
+  }
+}
+
+typedef struct Event {
+  intptr_t buffer, inst, version;
+} Event;
+
+static int compareEventByBuffer(const void *a, const void *b) {
+  const Event *x = a, *y = b;
+  if (x->buffer != y->buffer)
+    return x->buffer < y->buffer ? -1 : 1;
+  return x->inst < y->inst ? -1 : (x->inst > y->inst);
+}
+
+/// Assigns buffers, checks that no read sees an overwritten buffer, and
+/// records lifetimes.
+static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
+  const RematGraphImpl *g = ctx->g;
+  intptr_t cap = sim->numVersions + ctx->numReturnOperands + 1;
+  intptr_t numReads = sim->instReadsBegin[sim->numInstances];
+  Event *reads = malloc((size_t)(numReads ? numReads : 1) * sizeof(*reads));
+  Event *writes = malloc((size_t)(sim->numInstances ? sim->numInstances : 1) * sizeof(*writes) * 4);
+  intptr_t writeCap = sim->numInstances * 4;
+  if (!ALLOC(sim->buffers, cap) || !reads || !writes) {
+    free(reads);
+    free(writes);
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
+  intptr_t nb = 0, nr = 0, nw = 0;
+  for (intptr_t a = 0; a < g->numArgs; ++a) {
+    if (g->values[a].buffer < 0)
+      continue;
+    sim->buffers[nb] = (RematSimBuffer){.bytes = g->buffers[g->values[a].buffer].bytes,
+                                        .alloc = -1, .lastUse = -1, .external = true};
+    sim->versions[a].buffer = nb++;
+  }
+  bool ok = true;
+  for (intptr_t k = 0; k < sim->numInstances && ok; ++k) {
+    if (!sim->instAlive[k])
+      continue;
+    const RematOpInfo *op = &g->ops[sim->instOp[k]];
+    for (intptr_t r = sim->instReadsBegin[k]; r < sim->instReadsBegin[k + 1]; ++r) {
+      const RematSimVersion *v = &sim->versions[sim->readVersion[r]];
+      if (v->buffer < 0)
+        continue;
+      RematSimBuffer *b = &sim->buffers[v->buffer];
+      if (b->epoch != v->epoch) {
+        sim->status = RematSimClobberedRead;
+        sim->badInstance = k;
+        ok = false;
+        break;
+      }
+      b->lastUse = k;
+      reads[nr++] = (Event){v->buffer, k, sim->readVersion[r]};
+    }
+    for (intptr_t r = 0; ok && r < op->numResults; ++r) {
+      intptr_t x = op->firstResult + r;
+      RematSimVersion *ver = &sim->versions[sim->instFirstVersion[k] + r];
+      intptr_t cls = g->values[x].buffer;
+      if (cls < 0)
+        continue;
+      intptr_t src = g->values[x].aliasSource;
+      intptr_t srcVer = -1;
+      for (intptr_t q = sim->instReadsBegin[k]; src >= 0 && q < sim->instReadsBegin[k + 1]; ++q)
+        if (sim->versions[sim->readVersion[q]].value == src)
+          srcVer = sim->readVersion[q];
+      if (srcVer >= 0 && sim->versions[srcVer].buffer >= 0) {
+        intptr_t b = sim->versions[srcVer].buffer;
+        ver->buffer = b;
+        if (op->cls != RematOpClassView) {
+          if (nw == writeCap) {
+            writeCap *= 2;
+            Event *bigger = realloc(writes, (size_t)writeCap * sizeof(*writes));
+            if (!bigger) {
+              sim->status = RematSimOutOfMemory;
+              ok = false;
+              break;
+            }
+            writes = bigger;
+          }
+          writes[nw++] = (Event){b, k, -1};
+          ++sim->buffers[b].epoch;
+        }
+        ver->epoch = sim->buffers[b].epoch;
+        continue;
+      }
+      bool external = g->buffers[cls].external;
+      sim->buffers[nb] = (RematSimBuffer){.bytes = g->buffers[cls].bytes,
+                                          .alloc = external ? -1 : k,
+                                          .lastUse = k,
+                                          .external = external};
+      ver->buffer = nb++;
+      ver->epoch = 0;
+    }
+    // Returned values stay resident; one living in an argument or global, or
+    // returned twice, is copied into a fresh buffer (as Graph.c models it).
+    if (ok && !sim->instClone[k] && sim->instOp[k] == ctx->returnOp) {
+      for (intptr_t i = 0; i < ctx->numReturnOperands; ++i) {
+        intptr_t x = ctx->returnOperands[i];
+        intptr_t verId = -1;
+        for (intptr_t q = sim->instReadsBegin[k]; x >= 0 && q < sim->instReadsBegin[k + 1]; ++q)
+          if (sim->versions[sim->readVersion[q]].value == x)
+            verId = sim->readVersion[q];
+        if (verId < 0 || sim->versions[verId].buffer < 0)
+          continue;
+        RematSimBuffer *b = &sim->buffers[sim->versions[verId].buffer];
+        if (b->external || b->result) {
+          sim->buffers[nb++] = (RematSimBuffer){.bytes = alignTo16(g->values[x].bytes), .alloc = k,
+                                                .lastUse = k, .result = true};
+          continue;
+        }
+        b->result = true;
+      }
+    }
+  }
+  sim->numBuffers = nb;
+  if (ok) {
+    // Per-buffer reader and writer lists, in instance order.
+    qsort(reads, (size_t)nr, sizeof(*reads), compareEventByBuffer);
+    qsort(writes, (size_t)nw, sizeof(*writes), compareEventByBuffer);
+    if (!ALLOC(sim->bufReadInst, nr) || !ALLOC(sim->bufReadVer, nr) || !ALLOC(sim->bufWritePos, nw)) {
+      sim->status = RematSimOutOfMemory;
+      ok = false;
+    }
+    for (intptr_t b = 0; ok && b < nb; ++b)
+      sim->buffers[b].readsBegin = sim->buffers[b].readsEnd = sim->buffers[b].writesBegin =
+          sim->buffers[b].writesEnd = 0;
+    for (intptr_t i = 0; ok && i < nr; ++i) {
+      sim->bufReadInst[i] = reads[i].inst;
+      sim->bufReadVer[i] = reads[i].version;
+      RematSimBuffer *b = &sim->buffers[reads[i].buffer];
+      if (i == 0 || reads[i - 1].buffer != reads[i].buffer)
+        b->readsBegin = i;
+      b->readsEnd = i + 1;
+    }
+    for (intptr_t i = 0; ok && i < nw; ++i) {
+      sim->bufWritePos[i] = writes[i].inst;
+      RematSimBuffer *b = &sim->buffers[writes[i].buffer];
+      if (i == 0 || writes[i - 1].buffer != writes[i].buffer)
+        b->writesBegin = i;
+      b->writesEnd = i + 1;
+    }
+  }
+  free(reads);
+  free(writes);
+  return ok;
+}
+
+/// Live bytes per instance, the peak, per-value version lists and the cost.
+static bool summarize(const RematSimContext *ctx, RematSimulation *sim) {
+  const RematGraphImpl *g = ctx->g;
+  int64_t *diff = sim->live; // numInstances + 1 entries, zeroed
+  for (intptr_t b = 0; b < sim->numBuffers; ++b) {
+    const RematSimBuffer *buf = &sim->buffers[b];
+    if (buf->external || buf->alloc < 0)
+      continue;
+    diff[buf->alloc] += buf->bytes;
+    diff[buf->lastUse + 1] -= buf->bytes;
+  }
+  int64_t running = 0;
+  sim->peakBytes = 0;
+  sim->peakInstance = -1;
+  for (intptr_t k = 0; k < sim->numInstances; ++k) {
+    running += diff[k];
+    diff[k] = running;
+    if (sim->instAlive[k] && (sim->peakInstance < 0 || running > sim->peakBytes)) {
+      sim->peakBytes = running;
+      sim->peakInstance = k;
+    }
+  }
+  diff[sim->numInstances] = 0;
+  for (intptr_t k = 0; k < sim->numInstances; ++k)
+    if (sim->instAlive[k])
+      ++sim->aliveCount[sim->instOp[k]];
+  sim->recomputeCost = sim->recomputeFlops = 0;
+  for (intptr_t i = 0; i < g->numOps; ++i)
+    if (sim->aliveCount[i] > 1) {
+      sim->recomputeCost += (double)(sim->aliveCount[i] - 1) * ctx->opCost[i];
+      sim->recomputeFlops += (double)(sim->aliveCount[i] - 1) * g->ops[i].flops;
+    }
+  // Versions per value, in creation order (alive instances and arguments).
+  if (!ALLOC(sim->valueVersionsBegin, g->numValues + 1) || !ALLOC(sim->valueVersions, sim->numVersions)) {
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
+  for (intptr_t v = 0; v < sim->numVersions; ++v) {
+    const RematSimVersion *ver = &sim->versions[v];
+    if (ver->inst < 0 || sim->instAlive[ver->inst])
+      ++sim->valueVersionsBegin[ver->value + 1];
+  }
+  for (intptr_t x = 0; x < g->numValues; ++x)
+    sim->valueVersionsBegin[x + 1] += sim->valueVersionsBegin[x];
+  intptr_t *fill = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*fill));
+  if (!fill) {
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
+  for (intptr_t v = 0; v < sim->numVersions; ++v) {
+    const RematSimVersion *ver = &sim->versions[v];
+    if (ver->inst < 0 || sim->instAlive[ver->inst])
+      sim->valueVersions[sim->valueVersionsBegin[ver->value] + fill[ver->value]++] = v;
+  }
+  free(fill);
+  return true;
+}
+
+bool rematSimulate(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim) {
+  memset(sim, 0, sizeof(*sim));
+  sim->status = RematSimOk;
+  sim->badInstance = -1;
+  if (!layOutInstances(ctx, schedule, sim) || !resolveReads(ctx, sim))
+    return false;
+  markAlive(ctx, sim);
+  if (!assignSimBuffers(ctx, sim) || !summarize(ctx, sim))
+    return false;
+  return true;
+}
