@@ -201,6 +201,9 @@ static bool runQuietly(MlirContext ctx, MlirOperation module, const char *pipeli
   MlirDiagnosticHandlerID id = mlirContextAttachDiagnosticHandler(ctx, swallowDiagnostic, NULL, NULL);
   ++quietDepth;
   MlirPassManager pm = mlirPassManagerCreate(ctx);
+  // The input was verified when parsed, and the clone is thrown away: the
+  // verifier after each pass would double the cost of building a graph.
+  mlirPassManagerEnableVerifier(pm, false);
   MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
   bool ok = mlirLogicalResultIsSuccess(
                 mlirParsePassPipeline(opm, mlirStringRefCreateFromCString(pipeline), NULL, NULL)) &&

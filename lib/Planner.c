@@ -80,11 +80,16 @@ bool rematParseSize(const char *text, int64_t *bytes, double *percent) {
   return false;
 }
 
+static double nowSeconds(void) {
+  struct timespec ts;
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 //===----------------------------------------------------------------------===//
 // Planner state
 //===----------------------------------------------------------------------===//
 
-enum { kMaxChain = 64, kMaxIterations = 20000 };
+enum { kMaxChain = 64, kMaxExtended = 256, kMaxIterations = 20000, kOpsPerBatchedPick = 200, kExactPruneOps = 2000 };
 
 typedef enum ChainMode {
   ChainForced, // recompute only inputs that are gone (overwritten in place)
@@ -100,6 +105,7 @@ typedef struct Decision {
   double cost;
   double flops;
   int64_t bytes;
+  intptr_t dropFirst, dropLast; // stages over which the value is no longer held
   bool removed;
 } Decision;
 
@@ -121,6 +127,10 @@ typedef struct Planner {
   intptr_t *stamp;
   intptr_t stampGen;
   intptr_t *chain;
+  intptr_t *extended; // buffers a chain keeps alive longer (up to kMaxExtended)
+  intptr_t numExtended;
+  int64_t *stageLive; // per stage: the most bytes live at any of its instances
+  double *inPlaceCost; // per value: its producer plus its in-place predecessors
 } Planner;
 
 typedef struct Chain {
@@ -140,7 +150,20 @@ static bool plannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) 
   size_t n = (size_t)(ctx->g->numOps ? ctx->g->numOps : 1);
   P->stamp = calloc(n, sizeof(*P->stamp));
   P->chain = calloc(kMaxChain + 1, sizeof(*P->chain));
-  return P->stamp && P->chain;
+  P->extended = calloc(kMaxExtended, sizeof(*P->extended));
+  P->stageLive = calloc(n, sizeof(*P->stageLive));
+  const RematGraphImpl *g = ctx->g;
+  P->inPlaceCost = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*P->inPlaceCost));
+  if (!P->inPlaceCost)
+    return false;
+  // Operands precede their users, so one pass in value order suffices.
+  for (intptr_t v = 0; v < g->numValues; ++v) {
+    intptr_t def = g->values[v].defOp, src = g->values[v].aliasSource;
+    if (def < 0)
+      continue;
+    P->inPlaceCost[v] = ctx->opCost[def] + (src >= 0 && src < v ? P->inPlaceCost[src] : 0);
+  }
+  return P->stamp && P->chain && P->extended && P->stageLive;
 }
 
 static void plannerFree(Planner *P) {
@@ -149,6 +172,9 @@ static void plannerFree(Planner *P) {
   free(P->rejected);
   free(P->stamp);
   free(P->chain);
+  free(P->extended);
+  free(P->stageLive);
+  free(P->inPlaceCost);
 }
 
 /// The normalized schedule of all decisions not removed (`skip` excluded).
@@ -200,7 +226,8 @@ static bool reject(Planner *P, intptr_t value, intptr_t anchor, ChainMode mode) 
 }
 
 /// Appends a decision whose ops are P->chain[0, len) at `anchor`.
-static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chain *c, int64_t bytes) {
+static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chain *c, int64_t bytes,
+                         intptr_t dropFirst, intptr_t dropLast) {
   if (P->numDecisions == P->capDecisions) {
     intptr_t cap = P->capDecisions ? P->capDecisions * 2 : 32;
     Decision *d = realloc(P->decisions, (size_t)cap * sizeof(*d));
@@ -211,7 +238,8 @@ static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chai
   }
   Decision *d = &P->decisions[P->numDecisions++];
   *d = (Decision){.value = value, .anchor = anchor, .firstItem = P->items.num, .numItems = c->len,
-                  .cost = c->cost, .flops = c->flops, .bytes = bytes};
+                  .cost = c->cost, .flops = c->flops, .bytes = bytes, .dropFirst = dropFirst,
+                  .dropLast = dropLast};
   for (intptr_t i = 0; i < c->len; ++i)
     if (!rematScheduleAdd(&P->items, P->chain[i], anchor))
       return false;
@@ -260,6 +288,7 @@ static bool buildChain(Planner *P, const RematSimulation *sim, intptr_t value, i
                        intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c) {
   const RematGraphImpl *g = P->g;
   memset(c, 0, sizeof(*c));
+  P->numExtended = 0;
   intptr_t gen = ++P->stampGen;
   intptr_t def = g->values[value].defOp;
   if (def < 0)
@@ -290,8 +319,12 @@ static bool buildChain(Planner *P, const RematSimulation *sim, intptr_t value, i
         else if (buf->lastUse < pos) {
           if (mode == ChainFull && d >= 0 && recomputable(g->ops[d].cls))
             need = true;
-          else if (buf->alloc <= peakPos && buf->lastUse < peakPos && pos > peakPos)
-            c->extendedAtPeak += buf->bytes;
+          else {
+            if (buf->alloc <= peakPos && buf->lastUse < peakPos && pos > peakPos)
+              c->extendedAtPeak += buf->bytes;
+            if (P->numExtended < kMaxExtended)
+              P->extended[P->numExtended++] = b;
+          }
         }
       }
       if (!need)
@@ -317,6 +350,7 @@ typedef struct Target {
   intptr_t buffer;
   intptr_t value;
   intptr_t anchor;
+  intptr_t lastReadBefore; // last instance reading the buffer before t (or its allocation)
 } Target;
 
 static bool findTarget(const Planner *P, const RematSimulation *sim, intptr_t b, intptr_t t, Target *out) {
@@ -341,7 +375,7 @@ static bool findTarget(const Planner *P, const RematSimulation *sim, intptr_t b,
   intptr_t anchor = sim->instAnchor[sim->bufReadInst[lo]];
   if (P->g->values[value].defOp < 0 || sim->stageBegin[anchor] <= t)
     return false;
-  *out = (Target){b, value, anchor};
+  *out = (Target){b, value, anchor, lo > buf->readsBegin ? sim->bufReadInst[lo - 1] : buf->alloc};
   return true;
 }
 
@@ -356,72 +390,251 @@ static intptr_t countAtPeak(const RematSimulation *sim) {
 // Greedy and default: decide at the peak, check on the exact timeline
 //===----------------------------------------------------------------------===//
 
-/// Repeats: at the peak, the candidate with the least recompute time per
-/// byte it frees there; kept if the exact timeline improves (lower peak, or
-/// as high at fewer points), else never tried again.
-static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
-  const RematGraphImpl *g = P->g;
-  for (int iter = 0; iter < kMaxIterations && sim->peakBytes > P->budget; ++iter) {
-    intptr_t t = sim->peakInstance;
-    bool found = false;
-    double bestScore = 0;
-    int64_t bestGain = 0, bestBytes = 0;
-    Target best = {0};
-    ChainMode bestMode = ChainForced;
-    for (intptr_t b = 0; b < sim->numBuffers; ++b) {
-      Target target;
-      if (!findTarget(P, sim, b, t, &target))
+/// Buffers that sit idle somewhere (two consecutive accesses more than one
+/// instance apart): the only ones a pick can drop.
+static intptr_t collectIdleBuffers(const RematSimulation *sim, intptr_t *out) {
+  intptr_t n = 0;
+  for (intptr_t b = 0; b < sim->numBuffers; ++b) {
+    const RematSimBuffer *buf = &sim->buffers[b];
+    if (buf->external || buf->result || buf->alloc < 0)
+      continue;
+    intptr_t prev = buf->alloc;
+    for (intptr_t r = buf->readsBegin; r < buf->readsEnd; ++r) {
+      if (sim->bufReadInst[r] > prev + 1) {
+        out[n++] = b;
+        break;
+      }
+      prev = sim->bufReadInst[r];
+    }
+  }
+  return n;
+}
+
+/// Per stage (an anchor with its clones), the most bytes live at once.
+static void computeStageLive(Planner *P, const RematSimulation *sim) {
+  for (intptr_t p = 0; p < P->g->numOps; ++p) {
+    int64_t most = 0;
+    for (intptr_t k = sim->stageBegin[p]; k < sim->stageBegin[p + 1]; ++k)
+      if (sim->instAlive[k] && sim->live[k] > most)
+        most = sim->live[k];
+    P->stageLive[p] = most;
+  }
+}
+
+static void addToStages(Planner *P, intptr_t first, intptr_t last, int64_t bytes) {
+  if (first < 0)
+    first = 0;
+  for (intptr_t p = first; p <= last && p < P->g->numOps; ++p)
+    P->stageLive[p] += bytes;
+}
+
+static intptr_t maxStage(const Planner *P) {
+  intptr_t best = 0;
+  for (intptr_t p = 1; p < P->g->numOps; ++p)
+    if (P->stageLive[p] > P->stageLive[best])
+      best = p;
+  return best;
+}
+
+/// The alive instance of stage `p` with the most bytes live.
+static intptr_t peakInstanceOfStage(const RematSimulation *sim, intptr_t p) {
+  intptr_t best = sim->stageBegin[p + 1] - 1;
+  for (intptr_t k = sim->stageBegin[p]; k < sim->stageBegin[p + 1]; ++k)
+    if (sim->instAlive[k] && sim->live[k] > sim->live[best])
+      best = k;
+  return best;
+}
+
+typedef struct Pick {
+  Target target;
+  ChainMode mode;
+  int64_t bytes;
+} Pick;
+
+typedef struct Bound {
+  double score; // no chain for the target can do better than this
+  Target target;
+} Bound;
+
+/// Min-heap on Bound.score: candidates are popped lazily, in order, until
+/// the next bound cannot beat the best score found.
+static void siftDown(Bound *heap, intptr_t n, intptr_t i) {
+  for (;;) {
+    intptr_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && heap[l].score < heap[m].score)
+      m = l;
+    if (r < n && heap[r].score < heap[m].score)
+      m = r;
+    if (m == i)
+      return;
+    Bound tmp = heap[i];
+    heap[i] = heap[m];
+    heap[m] = tmp;
+    i = m;
+  }
+}
+
+/// The candidate with the least recompute time per byte it frees at
+/// instance `t`, among buffers not yet picked in this round. Targets are
+/// tried in order of an estimate that is almost always a lower bound of
+/// their score (producer and in-place predecessors per byte; it is not one
+/// only when an earlier decision left a fresh copy of a predecessor), so most
+/// chains are never built.
+static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, bool chainAware, const bool *picked,
+                   const intptr_t *idle, intptr_t numIdle, Pick *best) {
+  Bound *bounds = malloc((size_t)(numIdle ? numIdle : 1) * sizeof(*bounds));
+  if (!bounds)
+    return false;
+  intptr_t n = 0;
+  for (intptr_t i = 0; i < numIdle; ++i) {
+    intptr_t b = idle[i];
+    Target target;
+    if (picked[b] || !findTarget(P, sim, b, t, &target))
+      continue;
+    bounds[n++] = (Bound){P->inPlaceCost[target.value] / (double)sim->buffers[b].bytes, target};
+  }
+  for (intptr_t i = n / 2 - 1; i >= 0; --i)
+    siftDown(bounds, n, i);
+  bool found = false;
+  double bestScore = 0;
+  int64_t bestGain = 0;
+  while (n > 0 && (!found || bounds[0].score < bestScore)) {
+    Target popped = bounds[0].target;
+    bounds[0] = bounds[--n];
+    siftDown(bounds, n, 0);
+    const Target *target = &popped;
+    intptr_t b = target->buffer;
+    for (int m = 0; m < (chainAware ? 2 : 1); ++m) {
+      ChainMode mode = (ChainMode)m;
+      if (isRejected(P, target->value, target->anchor, mode))
         continue;
-      for (int m = 0; m < (chainAware ? 2 : 1); ++m) {
-        ChainMode mode = (ChainMode)m;
-        if (isRejected(P, target.value, target.anchor, mode))
-          continue;
-        Chain c;
-        if (!buildChain(P, sim, target.value, target.anchor, b, t, mode, NULL, &c))
-          continue;
-        // The user's rule only clones chains whose inputs are still there.
-        if (!chainAware && c.extendedAtPeak > 0)
-          continue;
-        int64_t gain = sim->buffers[b].bytes - c.extendedAtPeak;
-        if (gain <= 0)
-          continue;
-        double score = c.cost / (double)gain;
-        if (!found || score < bestScore || (score == bestScore && gain > bestGain)) {
-          found = true;
-          bestScore = score;
-          bestGain = gain;
-          bestBytes = sim->buffers[b].bytes;
-          best = target;
-          bestMode = mode;
-        }
+      Chain c;
+      if (!buildChain(P, sim, target->value, target->anchor, b, t, mode, NULL, &c))
+        continue;
+      // The user's rule only clones chains whose inputs are still there.
+      if (!chainAware && c.extendedAtPeak > 0)
+        continue;
+      int64_t gain = sim->buffers[b].bytes - c.extendedAtPeak;
+      if (gain <= 0)
+        continue;
+      double score = c.cost / (double)gain;
+      if (!found || score < bestScore || (score == bestScore && gain > bestGain)) {
+        found = true;
+        bestScore = score;
+        bestGain = gain;
+        *best = (Pick){*target, mode, sim->buffers[b].bytes};
       }
     }
-    if (!found)
+  }
+  free(bounds);
+  return found;
+}
+
+/// Adds the pick as a decision and applies its effect to the stage profile
+/// (an estimate: the exact timeline is simulated after each round).
+static bool applyPick(Planner *P, const RematSimulation *sim, const Pick *pick, intptr_t t) {
+  Chain c;
+  if (!buildChain(P, sim, pick->target.value, pick->target.anchor, pick->target.buffer, t, pick->mode, NULL, &c))
+    return true; // cannot happen: pickAt built the same chain
+  intptr_t dropFirst = sim->instAnchor[pick->target.lastReadBefore] + 1;
+  intptr_t dropLast = pick->target.anchor - 1;
+  if (!pushDecision(P, pick->target.value, pick->target.anchor, &c, pick->bytes, dropFirst, dropLast))
+    return false;
+  addToStages(P, dropFirst, dropLast, -pick->bytes);
+  for (intptr_t i = 0; i < P->numExtended; ++i) {
+    const RematSimBuffer *buf = &sim->buffers[P->extended[i]];
+    addToStages(P, sim->instAnchor[buf->lastUse] + 1, pick->target.anchor, buf->bytes);
+  }
+  return true;
+}
+
+static bool improves(const RematSimulation *trial, const RematSimulation *sim) {
+  return trial->peakBytes < sim->peakBytes ||
+         (trial->peakBytes == sim->peakBytes && countAtPeak(trial) < countAtPeak(sim));
+}
+
+/// Rounds: pick candidates at the stage profile's peak, each time the one
+/// with the least recompute time per byte freed there, until the estimated
+/// profile fits; then simulate exactly. A round that does not improve the
+/// exact timeline (lower peak, or as high at fewer points) is retried with
+/// its first pick alone, and a single pick that does not improve is never
+/// tried again.
+static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
+  bool *picked = calloc((size_t)(sim->numBuffers + 1), sizeof(*picked));
+  intptr_t *idle = NULL;
+  if (!picked)
+    return false;
+  // Picks per round: one (every step checked exactly) up to ~1000 ops;
+  // larger graphs batch a few picks per exact simulation so that the
+  // planner stays linear-ish in the graph size.
+  intptr_t batch = 1 + P->g->numOps / kOpsPerBatchedPick;
+  bool ok = true;
+  for (int iter = 0; ok && iter < kMaxIterations && sim->peakBytes > P->budget; ++iter) {
+    bool *grown = realloc(picked, (size_t)(sim->numBuffers + 1) * sizeof(*picked));
+    if (!grown) {
+      ok = false;
       break;
-    Chain c;
-    buildChain(P, sim, best.value, best.anchor, best.buffer, t, bestMode, NULL, &c);
-    if (!pushDecision(P, best.value, best.anchor, &c, bestBytes))
-      return false;
+    }
+    picked = grown;
+    memset(picked, 0, (size_t)(sim->numBuffers + 1) * sizeof(*picked));
+    intptr_t *idleGrown = realloc(idle, (size_t)(sim->numBuffers + 1) * sizeof(*idle));
+    if (!idleGrown) {
+      ok = false;
+      break;
+    }
+    idle = idleGrown;
+    intptr_t numIdle = collectIdleBuffers(sim, idle);
+    computeStageLive(P, sim);
+    intptr_t roundStart = P->numDecisions;
+    Pick first = {0};
+    for (;;) {
+      intptr_t stage = maxStage(P);
+      if (P->numDecisions > roundStart &&
+          (P->stageLive[stage] <= P->budget || P->numDecisions - roundStart >= batch))
+        break;
+      intptr_t t = P->numDecisions == roundStart ? sim->peakInstance : peakInstanceOfStage(sim, stage);
+      Pick pick = {0};
+      if (!pickAt(P, sim, t, chainAware, picked, idle, numIdle, &pick))
+        break;
+      if (P->numDecisions == roundStart)
+        first = pick;
+      picked[pick.target.buffer] = true;
+      if (!(ok = applyPick(P, sim, &pick, t)))
+        break;
+    }
+    if (!ok || P->numDecisions == roundStart)
+      break; // nothing left to try at the peak
     RematSimulation trial;
     bool valid = simulatePlan(P, -1, &trial);
     if (trial.status == RematSimOutOfMemory) {
       rematSimulationFree(&trial);
-      return false;
+      ok = false;
+      break;
     }
-    bool progress = valid && (trial.peakBytes < sim->peakBytes ||
-                              (trial.peakBytes == sim->peakBytes && countAtPeak(&trial) < countAtPeak(sim)));
-    if (!progress) {
-      rematSimulationFree(&trial);
-      popDecision(P);
-      if (!reject(P, best.value, best.anchor, bestMode))
-        return false;
+    if (valid && improves(&trial, sim)) {
+      rematSimulationFree(sim);
+      *sim = trial;
       continue;
     }
-    rematSimulationFree(sim);
-    *sim = trial;
+    rematSimulationFree(&trial);
+    // Retry the round's first pick alone.
+    while (P->numDecisions > roundStart + 1)
+      popDecision(P);
+    if (P->numDecisions > roundStart) {
+      valid = simulatePlan(P, -1, &trial);
+      if (valid && improves(&trial, sim)) {
+        rematSimulationFree(sim);
+        *sim = trial;
+        continue;
+      }
+      rematSimulationFree(&trial);
+      popDecision(P);
+    }
+    ok = reject(P, first.target.value, first.target.anchor, first.mode);
   }
-  (void)g;
-  return true;
+  free(picked);
+  free(idle);
+  return ok;
 }
 
 static int compareDecisionCostDesc(const void *a, const void *b, void *decisions) {
@@ -430,30 +643,64 @@ static int compareDecisionCostDesc(const void *a, const void *b, void *decisions
   return x > y ? -1 : (x < y);
 }
 
-/// Drops decisions the budget does not need, the costliest first.
+/// Drops decisions the budget does not need, the costliest first. A first
+/// pass drops every decision whose value fits back under the budget on the
+/// stage profile and checks the result once; if that overshoots, each of the
+/// costliest decisions is tried alone on the exact timeline.
 static bool pruneDecisions(Planner *P, RematSimulation *sim) {
   if (sim->peakBytes > P->budget || P->numDecisions == 0)
     return true;
+  // Small graphs afford one exact simulation per decision.
+  intptr_t exactTries = P->g->numOps <= kExactPruneOps ? P->numDecisions : 8;
   intptr_t *order = malloc((size_t)P->numDecisions * sizeof(*order));
   if (!order)
     return false;
+  intptr_t n = 0;
   for (intptr_t d = 0; d < P->numDecisions; ++d)
-    order[d] = d;
+    if (!P->decisions[d].removed && P->decisions[d].dropFirst >= 0)
+      order[n++] = d;
   // Insertion sort by cost, descending (qsort_r is not C11).
-  for (intptr_t i = 1; i < P->numDecisions; ++i)
+  for (intptr_t i = 1; i < n; ++i)
     for (intptr_t j = i; j > 0 && compareDecisionCostDesc(&order[j - 1], &order[j], P->decisions) > 0; --j) {
       intptr_t tmp = order[j];
       order[j] = order[j - 1];
       order[j - 1] = tmp;
     }
-  for (intptr_t i = 0; i < P->numDecisions; ++i) {
+  computeStageLive(P, sim);
+  intptr_t removed = 0;
+  for (intptr_t i = 0; i < n && exactTries < P->numDecisions; ++i) {
+    Decision *d = &P->decisions[order[i]];
+    int64_t most = 0;
+    for (intptr_t p = d->dropFirst; p <= d->dropLast; ++p)
+      most = P->stageLive[p] > most ? P->stageLive[p] : most;
+    if (most + d->bytes > P->budget)
+      continue;
+    d->removed = true;
+    ++removed;
+    addToStages(P, d->dropFirst, d->dropLast, d->bytes);
+  }
+  bool done = false;
+  if (removed) {
     RematSimulation trial;
-    bool valid = simulatePlan(P, order[i], &trial);
+    if (simulatePlan(P, -1, &trial) && trial.peakBytes <= P->budget) {
+      rematSimulationFree(sim);
+      *sim = trial;
+      done = true;
+    } else {
+      rematSimulationFree(&trial);
+      for (intptr_t i = 0; i < n; ++i)
+        P->decisions[order[i]].removed = false;
+    }
+  }
+  for (intptr_t i = 0; !done && i < n && i < exactTries; ++i) {
+    P->decisions[order[i]].removed = true;
+    RematSimulation trial;
+    bool valid = simulatePlan(P, -1, &trial);
     if (valid && trial.peakBytes <= P->budget && trial.recomputeCost <= sim->recomputeCost) {
-      P->decisions[order[i]].removed = true;
       rematSimulationFree(sim);
       *sim = trial;
     } else {
+      P->decisions[order[i]].removed = false;
       rematSimulationFree(&trial);
     }
   }
@@ -518,7 +765,7 @@ static bool planSqrt(Planner *P, RematSimulation *sim) {
       Chain c;
       if (!buildChain(P, sim, stash[i].value, anchor, stash[i].buffer, t, ChainFull, dropped, &c))
         continue; // kept: its chain reaches an op that cannot be redone
-      ok = pushDecision(P, stash[i].value, anchor, &c, sim->buffers[stash[i].buffer].bytes);
+      ok = pushDecision(P, stash[i].value, anchor, &c, sim->buffers[stash[i].buffer].bytes, -1, -1);
     }
   }
   free(stash);
@@ -544,11 +791,6 @@ static bool planSqrt(Planner *P, RematSimulation *sim) {
 // Driver
 //===----------------------------------------------------------------------===//
 
-static double nowSeconds(void) {
-  struct timespec ts;
-  timespec_get(&ts, TIME_UTC);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void emitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, int64_t lowerBound,
                                 intptr_t lbOp) {
@@ -626,6 +868,8 @@ static MlirLogicalResult finish(Planner *P, RematGraph graph, MlirOperation func
   rematGraphDestroy(graph);
   if (!changed) {
     result->peakBytesAfter = result->peakBytesBefore;
+  } else if (options->reusePlannedPeak) {
+    result->peakBytesAfter = result->peakBytesPlanned;
   } else {
     RematGraph after = rematGraphCreate(func, options);
     if (rematGraphIsNull(after))
@@ -643,9 +887,22 @@ static MlirLogicalResult finish(Planner *P, RematGraph graph, MlirOperation func
   return mlirLogicalResultSuccess();
 }
 
+static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
+                                        double budgetPercent, RematPlannerKind kind,
+                                        const RematCostProfile *profile, RematPlanResult *result);
+
 MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                       double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                       RematPlanResult *result) {
+  double start = nowSeconds();
+  MlirLogicalResult status = planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result);
+  result->passSeconds = nowSeconds() - start;
+  return status;
+}
+
+static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
+                                        double budgetPercent, RematPlannerKind kind,
+                                        const RematCostProfile *profile, RematPlanResult *result) {
   memset(result, 0, sizeof(*result));
   RematGraph graph = rematGraphCreate(func, options);
   if (rematGraphIsNull(graph))
@@ -755,7 +1012,7 @@ MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions
     intptr_t values = ctx.g->ops[ops[i]].numResults;
     P.chain[0] = ops[i];
     Chain c = {.len = 1, .cost = ctx.opCost[ops[i]], .flops = ctx.g->ops[ops[i]].flops};
-    ok = values > 0 ? pushDecision(&P, ctx.g->ops[ops[i]].firstResult, anchors[i], &c, 0) : true;
+    ok = values > 0 ? pushDecision(&P, ctx.g->ops[ops[i]].firstResult, anchors[i], &c, 0, -1, -1) : true;
   }
   MlirLogicalResult status = mlirLogicalResultFailure();
   if (ok)

@@ -319,11 +319,27 @@ typedef struct Event {
   intptr_t buffer, inst, version;
 } Event;
 
-static int compareEventByBuffer(const void *a, const void *b) {
-  const Event *x = a, *y = b;
-  if (x->buffer != y->buffer)
-    return x->buffer < y->buffer ? -1 : 1;
-  return x->inst < y->inst ? -1 : (x->inst > y->inst);
+/// Stable counting sort of `n` events by buffer id (< numBuffers).
+static bool sortEventsByBuffer(Event *events, intptr_t n, intptr_t numBuffers) {
+  if (n < 2)
+    return true;
+  intptr_t *start = calloc((size_t)numBuffers + 1, sizeof(*start));
+  Event *out = malloc((size_t)n * sizeof(*out));
+  if (!start || !out) {
+    free(start);
+    free(out);
+    return false;
+  }
+  for (intptr_t i = 0; i < n; ++i)
+    ++start[events[i].buffer + 1];
+  for (intptr_t b = 0; b < numBuffers; ++b)
+    start[b + 1] += start[b];
+  for (intptr_t i = 0; i < n; ++i)
+    out[start[events[i].buffer]++] = events[i];
+  memcpy(events, out, (size_t)n * sizeof(*out));
+  free(start);
+  free(out);
+  return true;
 }
 
 /// Assigns buffers, checks that no read sees an overwritten buffer, and
@@ -335,9 +351,11 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   Event *reads = malloc((size_t)(numReads ? numReads : 1) * sizeof(*reads));
   Event *writes = malloc((size_t)(sim->numInstances ? sim->numInstances : 1) * sizeof(*writes) * 4);
   intptr_t writeCap = sim->numInstances * 4;
-  if (!ALLOC(sim->buffers, cap) || !reads || !writes) {
+  intptr_t *versionOfValue = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*versionOfValue));
+  if (!ALLOC(sim->buffers, cap) || !reads || !writes || !versionOfValue) {
     free(reads);
     free(writes);
+    free(versionOfValue);
     sim->status = RematSimOutOfMemory;
     return false;
   }
@@ -410,12 +428,11 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
     // Returned values stay resident; one living in an argument or global, or
     // returned twice, is copied into a fresh buffer (as Graph.c models it).
     if (ok && !sim->instClone[k] && sim->instOp[k] == ctx->returnOp) {
+      for (intptr_t q = sim->instReadsBegin[k]; q < sim->instReadsBegin[k + 1]; ++q)
+        versionOfValue[sim->versions[sim->readVersion[q]].value] = sim->readVersion[q];
       for (intptr_t i = 0; i < ctx->numReturnOperands; ++i) {
         intptr_t x = ctx->returnOperands[i];
-        intptr_t verId = -1;
-        for (intptr_t q = sim->instReadsBegin[k]; x >= 0 && q < sim->instReadsBegin[k + 1]; ++q)
-          if (sim->versions[sim->readVersion[q]].value == x)
-            verId = sim->readVersion[q];
+        intptr_t verId = x >= 0 ? versionOfValue[x] : -1;
         if (verId < 0 || sim->versions[verId].buffer < 0)
           continue;
         RematSimBuffer *b = &sim->buffers[sim->versions[verId].buffer];
@@ -431,9 +448,10 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   sim->numBuffers = nb;
   if (ok) {
     // Per-buffer reader and writer lists, in instance order.
-    qsort(reads, (size_t)nr, sizeof(*reads), compareEventByBuffer);
-    qsort(writes, (size_t)nw, sizeof(*writes), compareEventByBuffer);
-    if (!ALLOC(sim->bufReadInst, nr) || !ALLOC(sim->bufReadVer, nr) || !ALLOC(sim->bufWritePos, nw)) {
+    // Events were recorded in instance order; a stable bucket pass by buffer
+    // keeps that order within each buffer.
+    ok = sortEventsByBuffer(reads, nr, nb) && sortEventsByBuffer(writes, nw, nb);
+    if (!ok || !ALLOC(sim->bufReadInst, nr) || !ALLOC(sim->bufReadVer, nr) || !ALLOC(sim->bufWritePos, nw)) {
       sim->status = RematSimOutOfMemory;
       ok = false;
     }
@@ -458,6 +476,7 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   }
   free(reads);
   free(writes);
+  free(versionOfValue);
   return ok;
 }
 

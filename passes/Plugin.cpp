@@ -82,7 +82,7 @@ struct EstimatePass : RematPassBase<EstimatePass> {
                                  << static_cast<int64_t>(dimBound.getValue());
       return signalPassFailure();
     }
-    RematGraphOptions options = {dimBound.getValue()};
+    RematGraphOptions options = {dimBound.getValue(), false};
     if (!mayRun(getOperation()) ||
         mlirLogicalResultIsFailure(rematAnnotateEstimateWithOptions(wrap(getOperation()), &options)))
       signalPassFailure();

@@ -30,6 +30,11 @@ typedef struct RematGraphOptions {
   /// Upper bound used for every dynamic dimension; 0 makes a dynamic shape an
   /// error that names the value.
   int64_t dynamicDimBound;
+  /// rematPlanAndRewrite only: take the rewritten function's peak from the
+  /// plan's exact simulation instead of analysing the function again. Saves
+  /// one bufferization analysis; for callers that analyse the output anyway
+  /// (remat-opt checks the two agree on every run).
+  bool reusePlannedPeak;
 } RematGraphOptions;
 
 /// Why an op can or cannot be recomputed.

@@ -26,6 +26,7 @@ typedef struct RematFunctionReport {
   int64_t budgetBytes;              ///< -1: no budget given
   const char *planner;              ///< "none" without a plan
   double planSeconds;               ///< planner search time
+  double passSeconds;               ///< analysis + search + rewrite
   double parseSeconds;              ///< parsing the module (same run)
   int64_t peakBytesPlanned;         ///< the planner's simulated peak
   const RematCostProfile *profile;

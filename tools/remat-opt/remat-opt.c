@@ -448,7 +448,9 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
   RematFunctionReport *reports = calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(*reports));
   int rc = reports ? kExitOk : kExitInternal;
   intptr_t built = 0;
-  RematGraphOptions graphOptions = {opts->dimBound};
+  // The report analyses every output function anyway; the check below
+  // compares that analysis with the plan's simulation.
+  RematGraphOptions graphOptions = {.dynamicDimBound = opts->dimBound, .reusePlannedPeak = true};
   RematPlanResult *plans = calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(*plans));
   if (!plans)
     rc = kExitInternal;
@@ -491,6 +493,13 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
       break;
     }
     int64_t peak = rematMemoryTrackerGetPeakBytes(t);
+    if ((opts->hasBudget || opts->planFile) && plans[built].peakBytesPlanned != peak) {
+      fprintf(stderr,
+              "remat-opt: internal error: the plan's simulation predicted a peak of %lld bytes, the rewritten "
+              "function has %lld\n",
+              (long long)plans[built].peakBytesPlanned, (long long)peak);
+      rc = kExitInternal;
+    }
     reports[built] = (RematFunctionReport){.graph = g,
                                            .before = t,
                                            .peakBytesBefore =
@@ -499,6 +508,7 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
                                            .budgetBytes = budget,
                                            .planner = opts->planFile ? "file" : rematPlannerKindGetName(opts->planner),
                                            .planSeconds = plans[built].planSeconds,
+                                           .passSeconds = plans[built].passSeconds,
                                            .parseSeconds = out->parseSeconds,
                                            .peakBytesPlanned = plans[built].peakBytesPlanned,
                                            .profile = profile,
