@@ -127,6 +127,7 @@ typedef struct Planner {
   intptr_t *stamp;
   intptr_t stampGen;
   intptr_t *chain;
+  intptr_t maxChain; // longest chain a decision may clone
   intptr_t *extended; // buffers a chain keeps alive longer (up to kMaxExtended)
   intptr_t numExtended;
   int64_t *stageLive; // per stage: the most bytes live at any of its instances
@@ -149,7 +150,8 @@ static bool plannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) 
   P->budget = budget;
   size_t n = (size_t)(ctx->g->numOps ? ctx->g->numOps : 1);
   P->stamp = calloc(n, sizeof(*P->stamp));
-  P->chain = calloc(kMaxChain + 1, sizeof(*P->chain));
+  P->chain = calloc(n + 1, sizeof(*P->chain));
+  P->maxChain = kMaxChain;
   P->extended = calloc(kMaxExtended, sizeof(*P->extended));
   P->stageLive = calloc(n, sizeof(*P->stageLive));
   const RematGraphImpl *g = ctx->g;
@@ -278,6 +280,9 @@ static int compareIntptr(const void *a, const void *b) {
   return x < y ? -1 : (x > y);
 }
 
+static bool extendChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor,
+                        intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c);
+
 /// The ops that recompute `value` right before op `anchor`, into P->chain:
 /// its producer plus every producer whose operand version is unusable there
 /// (overwritten in place, living in `dropBuffer`, or listed in `dropped`),
@@ -286,13 +291,38 @@ static int compareIntptr(const void *a, const void *b) {
 /// `peakPos` are charged. False if some op on the chain cannot be redone.
 static bool buildChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor,
                        intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c) {
+  ++P->stampGen;
+  return extendChain(P, sim, value, anchor, dropBuffer, peakPos, mode, dropped, c);
+}
+
+static bool extendChainOrFail(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor,
+                              intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped,
+                              Chain *c);
+
+/// As buildChain, but ops chained since the last buildChain call count as
+/// already recomputed at the anchor (sqrt builds one group per segment). A
+/// chain that fails leaves the group as it was.
+static bool extendChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor,
+                        intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c) {
+  if (extendChainOrFail(P, sim, value, anchor, dropBuffer, peakPos, mode, dropped, c))
+    return true;
+  for (intptr_t i = 0; i < c->len; ++i)
+    P->stamp[P->chain[i]] = 0;
+  return false;
+}
+
+static bool extendChainOrFail(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor,
+                              intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped,
+                              Chain *c) {
   const RematGraphImpl *g = P->g;
   memset(c, 0, sizeof(*c));
   P->numExtended = 0;
-  intptr_t gen = ++P->stampGen;
+  intptr_t gen = P->stampGen;
   intptr_t def = g->values[value].defOp;
   if (def < 0)
     return false;
+  if (P->stamp[def] == gen)
+    return true; // already in the group: nothing to add
   intptr_t pos = sim->stageBegin[anchor];
   P->chain[c->len++] = def;
   P->stamp[def] = gen;
@@ -329,7 +359,7 @@ static bool buildChain(Planner *P, const RematSimulation *sim, intptr_t value, i
       }
       if (!need)
         continue;
-      if (d < 0 || c->len == kMaxChain)
+      if (d < 0 || c->len == P->maxChain)
         return false;
       P->stamp[d] = gen;
       P->chain[c->len++] = d;
@@ -744,27 +774,71 @@ static bool planSqrt(Planner *P, RematSimulation *sim) {
       stash[j] = stash[j - 1];
       stash[j - 1] = tmp;
     }
-  intptr_t seg = (intptr_t)ceil(sqrt((double)m));
+  // Chen et al. checkpoint layer boundaries: values that cut the forward
+  // pass (no value computed before them is read after them before the
+  // peak). Every sqrt(#cuts)-th cut is kept; every other stashed value is
+  // dropped and recomputed from the checkpoint before it.
+  intptr_t *cutAt = malloc((size_t)(g->numOps ? g->numOps : 1) * sizeof(*cutAt));
+  if (!cutAt) {
+    free(stash);
+    free(dropped);
+    return false;
+  }
+  intptr_t peakOp = sim->instOp[t];
+  for (intptr_t k = 0; k < g->numOps; ++k)
+    cutAt[k] = -1; // last read before the peak of any result of op k
+  for (intptr_t k = 0; k <= peakOp && k < g->numOps; ++k)
+    for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u) {
+      intptr_t d = g->values[g->uses[u]].defOp;
+      if (d >= 0 && k > cutAt[d])
+        cutAt[d] = k;
+    }
+  // Running maximum: cutAt[k] becomes the furthest forward read of any op
+  // before k.
+  intptr_t reach = -1;
+  for (intptr_t k = 0; k < g->numOps; ++k) {
+    intptr_t own = cutAt[k];
+    cutAt[k] = reach;
+    if (own > reach)
+      reach = own;
+  }
+  intptr_t numCuts = 0;
+  for (intptr_t i = 0; i < m; ++i) {
+    intptr_t def = g->values[stash[i].value].defOp;
+    numCuts += cutAt[def] <= def;
+  }
+  intptr_t seg = (intptr_t)ceil(sqrt((double)numCuts));
   if (seg < 1)
     seg = 1;
-  // Every seg-th stashed value is a checkpoint; the others are dropped.
-  for (intptr_t i = 0; i < m; ++i)
-    dropped[stash[i].value] = (i % seg) != seg - 1;
+  for (intptr_t i = 0, cut = 0; i < m; ++i) {
+    intptr_t def = g->values[stash[i].value].defOp;
+    bool isCut = cutAt[def] <= def;
+    dropped[stash[i].value] = !(isCut && cut % seg == seg - 1);
+    cut += isCut;
+  }
+  free(cutAt);
+  P->maxChain = g->numOps; // a segment is recomputed whole
   bool ok = true;
-  for (intptr_t s = 0; s < m && ok; s += seg) {
-    intptr_t end = s + seg < m ? s + seg : m;
+  for (intptr_t s = 0, end = 0; s < m && ok; s = end) {
+    // A segment runs up to and including the next checkpoint.
+    for (end = s; end < m && dropped[stash[end].value]; ++end)
+      ;
+    end = end < m ? end + 1 : m;
     // The segment is recomputed once, before the first late read of any of
     // its dropped values.
     intptr_t anchor = -1;
     for (intptr_t i = s; i < end; ++i)
       if (dropped[stash[i].value] && (anchor < 0 || stash[i].anchor < anchor))
         anchor = stash[i].anchor;
+    ++P->stampGen; // one group per segment
     for (intptr_t i = s; i < end && anchor >= 0; ++i) {
       if (!dropped[stash[i].value])
         continue;
       Chain c;
-      if (!buildChain(P, sim, stash[i].value, anchor, stash[i].buffer, t, ChainFull, dropped, &c))
+      if (!extendChain(P, sim, stash[i].value, anchor, stash[i].buffer, t, ChainFull, dropped, &c))
         continue; // kept: its chain reaches an op that cannot be redone
+      if (c.len == 0)
+        continue;
       ok = pushDecision(P, stash[i].value, anchor, &c, sim->buffers[stash[i].buffer].bytes, -1, -1);
     }
   }
