@@ -337,6 +337,18 @@ static bool extendChainOrFail(Planner *P, const RematSimulation *sim, intptr_t v
       intptr_t d = g->values[y].defOp;
       if (d >= 0 && (P->stamp[d] == gen || inGroup(sim, anchor, d)))
         continue;
+      // A clone gets its own fresh destination: sharing one tensor.empty
+      // between two writers lets bufferization merge their buffers.
+      bool freshDestination = false;
+      for (intptr_t r = 0; d >= 0 && P->ctx->opAllocates[d] && r < g->ops[i].numResults; ++r)
+        freshDestination |= P->ctx->destination[g->ops[i].firstResult + r] == y;
+      if (freshDestination) {
+        if (c->len == P->maxChain)
+          return false;
+        P->stamp[d] = gen;
+        P->chain[c->len++] = d;
+        continue;
+      }
       intptr_t ver = visibleVersion(sim, y, pos);
       if (ver < 0)
         return false;
@@ -397,13 +409,23 @@ static bool findTarget(const Planner *P, const RematSimulation *sim, intptr_t b,
   }
   if (lo == buf->readsEnd || sim->bufReadInst[lo] == t)
     return false;
+  // Later reads must all see that version, or versions written into the
+  // buffer from then on (e.g. a destination allocated early and filled in
+  // place by its first reader).
   intptr_t ver = sim->bufReadVer[lo];
   for (intptr_t r = lo + 1; r < buf->readsEnd; ++r)
-    if (sim->bufReadVer[r] != ver)
+    if (sim->bufReadVer[r] != ver && sim->versions[sim->bufReadVer[r]].inst < sim->bufReadInst[lo])
       return false;
   intptr_t value = sim->versions[ver].value;
   intptr_t anchor = sim->instAnchor[sim->bufReadInst[lo]];
-  if (P->g->values[value].defOp < 0 || sim->stageBegin[anchor] <= t)
+  intptr_t def = P->g->values[value].defOp;
+  if (def < 0)
+    return false;
+  // The clone goes into the group at `anchor` by op index: it must land
+  // after t (t may itself be a clone in that group, e.g. when the peak is a
+  // recompute chain and the target is a destination allocated too early).
+  if (sim->stageBegin[anchor] <= t &&
+      !(sim->instAnchor[t] == anchor && sim->instClone[t] && sim->instOp[t] < def))
     return false;
   *out = (Target){b, value, anchor, lo > buf->readsBegin ? sim->bufReadInst[lo - 1] : buf->alloc};
   return true;
@@ -751,7 +773,7 @@ static int compareStashedByDef(const void *a, const void *b, const RematGraphImp
   return x < y ? -1 : (x > y);
 }
 
-static bool planSqrt(Planner *P, RematSimulation *sim) {
+static bool planSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
   const RematGraphImpl *g = P->g;
   intptr_t t = sim->peakInstance;
   Stashed *stash = malloc((size_t)(sim->numBuffers ? sim->numBuffers : 1) * sizeof(*stash));
@@ -807,7 +829,7 @@ static bool planSqrt(Planner *P, RematSimulation *sim) {
     intptr_t def = g->values[stash[i].value].defOp;
     numCuts += cutAt[def] <= def;
   }
-  intptr_t seg = (intptr_t)ceil(sqrt((double)numCuts));
+  intptr_t seg = segmentCuts > 0 ? segmentCuts : (intptr_t)ceil(sqrt((double)numCuts));
   if (seg < 1)
     seg = 1;
   for (intptr_t i = 0, cut = 0; i < m; ++i) {
@@ -859,6 +881,45 @@ static bool planSqrt(Planner *P, RematSimulation *sim) {
   for (intptr_t d = 0; d < P->numDecisions; ++d)
     P->decisions[d].removed = true;
   return !oom;
+}
+
+//===----------------------------------------------------------------------===//
+// Tight budgets: start from segment checkpoints
+//===----------------------------------------------------------------------===//
+
+/// When picking at the peak from nothing gets stuck (near the lower bound,
+/// every single step makes some other point worse), start instead from
+/// segment checkpointing with segments of 1, 2, 4 layer cuts and sqrt(n),
+/// continue picking at the peak, and keep the cheapest plan that fits (or
+/// the lowest peak if none does).
+static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
+  static const intptr_t kSegments[] = {1, 2, 4, 0};
+  for (size_t i = 0; i < sizeof(kSegments) / sizeof(kSegments[0]); ++i) {
+    Planner Q;
+    RematSimulation trial;
+    memset(&trial, 0, sizeof(trial));
+    bool ok = plannerInit(&Q, ctx, budget);
+    RematSchedule empty;
+    rematScheduleInit(&empty);
+    ok = ok && rematSimulate(ctx, &empty, &trial) && planSqrt(&Q, &trial, kSegments[i]);
+    ok = ok && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
+    bool better = ok && (trial.peakBytes <= budget
+                             ? sim->peakBytes > budget || trial.recomputeCost < sim->recomputeCost
+                             : sim->peakBytes > budget && trial.peakBytes < sim->peakBytes);
+    if (better) {
+      Planner tmp = *P;
+      *P = Q;
+      Q = tmp;
+      rematSimulationFree(sim);
+      *sim = trial;
+    } else {
+      rematSimulationFree(&trial);
+    }
+    plannerFree(&Q);
+    if (!ok && trial.status == RematSimOutOfMemory)
+      return false;
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1026,13 +1087,15 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   if (ok) {
     switch (kind) {
     case RematPlannerSqrt:
-      ok = planSqrt(&P, &sim);
+      ok = planSqrt(&P, &sim, 0);
       break;
     case RematPlannerGreedy:
       ok = planAtPeaks(&P, &sim, false);
       break;
     case RematPlannerDefault:
       ok = planAtPeaks(&P, &sim, true) && pruneDecisions(&P, &sim);
+      if (ok && sim.peakBytes > budgetBytes)
+        ok = retryFromCheckpoints(&P, &sim, &ctx, budgetBytes);
       break;
     case RematPlannerNone:
       break;

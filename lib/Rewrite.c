@@ -52,29 +52,33 @@ bool rematRewriteSchedule(const RematGraphImpl *g, const RematSimulation *sim, i
   MlirContext ctx = mlirOperationGetContext(g->func);
   MlirType i64 = mlirIntegerTypeGet(ctx, 64);
   MlirStringRef markName = mlirStringRefCreateFromCString("remat.clone");
-  for (intptr_t k = 0; k < sim->numInstances; ++k) {
-    if (!sim->instAlive[k])
-      continue;
-    const RematOpInfo *info = &g->ops[sim->instOp[k]];
-    MlirOperation op = info->op;
-    if (sim->instClone[k]) {
-      MlirOperation anchor = g->ops[sim->instAnchor[k]].op;
-      op = mlirOperationClone(info->op);
-      mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, op);
-      mlirOperationSetDiscardableAttributeByName(op, markName,
-                                                 mlirIntegerAttrGet(i64, cloneIdBase + (*numClones)++));
-      for (intptr_t r = 0; r < info->numResults; ++r)
-        versionValue[sim->instFirstVersion[k] + r] = mlirOperationGetResult(op, r);
+  // Clones first, from originals not yet touched (an original's operands
+  // may be rewired below, and a clone must start from what it read).
+  for (int pass = 0; pass < 2; ++pass) {
+    for (intptr_t k = 0; k < sim->numInstances; ++k) {
+      if (!sim->instAlive[k] || sim->instClone[k] != (pass == 0))
+        continue;
+      const RematOpInfo *info = &g->ops[sim->instOp[k]];
+      MlirOperation op = info->op;
+      if (sim->instClone[k]) {
+        MlirOperation anchor = g->ops[sim->instAnchor[k]].op;
+        op = mlirOperationClone(info->op);
+        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, op);
+        mlirOperationSetDiscardableAttributeByName(op, markName,
+                                                   mlirIntegerAttrGet(i64, cloneIdBase + (*numClones)++));
+        for (intptr_t r = 0; r < info->numResults; ++r)
+          versionValue[sim->instFirstVersion[k] + r] = mlirOperationGetResult(op, r);
+      }
+      // Point every read (nested ones included) at its resolved version.
+      Remap m = {from, to, 0};
+      for (intptr_t r = sim->instReadsBegin[k]; r < sim->instReadsBegin[k + 1]; ++r) {
+        intptr_t ver = sim->readVersion[r];
+        from[m.count] = g->values[sim->versions[ver].value].value;
+        to[m.count] = versionValue[ver];
+        ++m.count;
+      }
+      mlirOperationWalk(op, remapOperands, &m, MlirWalkPreOrder);
     }
-    // Point every read (nested ones included) at its resolved version.
-    Remap m = {from, to, 0};
-    for (intptr_t r = sim->instReadsBegin[k]; r < sim->instReadsBegin[k + 1]; ++r) {
-      intptr_t ver = sim->readVersion[r];
-      from[m.count] = g->values[sim->versions[ver].value].value;
-      to[m.count] = versionValue[ver];
-      ++m.count;
-    }
-    mlirOperationWalk(op, remapOperands, &m, MlirWalkPreOrder);
   }
   // Originals nobody reads any more, last first so users go before producers.
   for (intptr_t k = sim->numInstances - 1; k >= 0; --k)

@@ -89,6 +89,27 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
     if (def >= 0)
       ctx->opUsedInInput[def] = true;
   }
+  ctx->destination = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*ctx->destination));
+  ctx->opAllocates = calloc(n, sizeof(*ctx->opAllocates));
+  if (!ctx->destination || !ctx->opAllocates) {
+    rematSimContextFree(ctx);
+    return false;
+  }
+  for (intptr_t v = 0; v < g->numValues; ++v)
+    ctx->destination[v] = -1;
+  for (intptr_t k = 0; k < g->numOps; ++k) {
+    const RematOpInfo *op = &g->ops[k];
+    ctx->opAllocates[k] = op->usesBegin == op->usesEnd && op->numResults == 1 &&
+                          g->values[op->firstResult].buffer >= 0 &&
+                          !g->buffers[g->values[op->firstResult].buffer].external &&
+                          mlirOperationGetNumRegions(op->op) == 0;
+    for (intptr_t r = 0; r < op->numResults; ++r) {
+      intptr_t operand = rematAliasingOperand(op->op, r);
+      if (operand >= 0 && operand < mlirOperationGetNumOperands(op->op))
+        ctx->destination[op->firstResult + r] =
+            rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op->op, operand).ptr);
+    }
+  }
   if (g->numOps > 0 && g->ops[g->numOps - 1].cls == RematOpClassTerminator) {
     ctx->returnOp = g->numOps - 1;
     MlirOperation ret = g->ops[ctx->returnOp].op;
@@ -109,6 +130,8 @@ void rematSimContextFree(RematSimContext *ctx) {
   free(ctx->opCost);
   free(ctx->opUsedInInput);
   free(ctx->returnOperands);
+  free(ctx->destination);
+  free(ctx->opAllocates);
   memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -130,6 +153,8 @@ const char *rematSimStatusGetMessage(RematSimStatus status) {
     return "recomputes an op at or before its original position, or outside the function";
   case RematSimClobberedRead:
     return "reads a value whose buffer was overwritten in place before the read";
+  case RematSimSharedDestination:
+    return "lets two ops write into the same fresh tensor (tensor.empty) as their destination";
   case RematSimOutOfMemory:
     return "out of memory";
   }
@@ -352,13 +377,17 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   Event *writes = malloc((size_t)(sim->numInstances ? sim->numInstances : 1) * sizeof(*writes) * 4);
   intptr_t writeCap = sim->numInstances * 4;
   intptr_t *versionOfValue = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*versionOfValue));
-  if (!ALLOC(sim->buffers, cap) || !reads || !writes || !versionOfValue) {
+  intptr_t *destUsedBy = malloc((size_t)(sim->numVersions ? sim->numVersions : 1) * sizeof(*destUsedBy));
+  if (!ALLOC(sim->buffers, cap) || !reads || !writes || !versionOfValue || !destUsedBy) {
     free(reads);
     free(writes);
     free(versionOfValue);
+    free(destUsedBy);
     sim->status = RematSimOutOfMemory;
     return false;
   }
+  for (intptr_t v = 0; v < sim->numVersions; ++v)
+    destUsedBy[v] = -1;
   intptr_t nb = 0, nr = 0, nw = 0;
   for (intptr_t a = 0; a < g->numArgs; ++a) {
     if (g->values[a].buffer < 0)
@@ -389,6 +418,21 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
     for (intptr_t r = 0; ok && r < op->numResults; ++r) {
       intptr_t x = op->firstResult + r;
       RematSimVersion *ver = &sim->versions[sim->instFirstVersion[k] + r];
+      intptr_t dest = ctx->destination[x];
+      for (intptr_t q = sim->instReadsBegin[k]; dest >= 0 && q < sim->instReadsBegin[k + 1]; ++q) {
+        intptr_t dv = sim->readVersion[q];
+        if (sim->versions[dv].value != dest || sim->versions[dv].inst < 0 ||
+            !ctx->opAllocates[sim->instOp[sim->versions[dv].inst]])
+          continue;
+        if (destUsedBy[dv] >= 0 && destUsedBy[dv] != k) {
+          sim->status = RematSimSharedDestination;
+          sim->badInstance = k;
+          ok = false;
+        }
+        destUsedBy[dv] = k;
+      }
+      if (!ok)
+        break;
       intptr_t cls = g->values[x].buffer;
       if (cls < 0)
         continue;
@@ -477,6 +521,7 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   free(reads);
   free(writes);
   free(versionOfValue);
+  free(destUsedBy);
   return ok;
 }
 

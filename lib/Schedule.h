@@ -21,6 +21,9 @@
 //   size. Reading a version whose buffer was overwritten in place since is
 //   invalid (bufferization would have to insert a copy): the simulation
 //   reports it, and planners never produce such schedules.
+// - Two instances may not use one version of a fresh tensor (tensor.empty)
+//   as their destination: bufferization would be free to write both into
+//   one buffer and keep it alive across both (invalid schedule).
 // - Recompute cost = sum over ops of (alive instances - 1) x roofline time.
 //
 //===----------------------------------------------------------------------===//
@@ -56,6 +59,8 @@ typedef enum RematSimStatus {
   RematSimNotRecomputable, // an op with side effects, regions or unknown
   RematSimBadAnchor,       // anchor not after the op, or out of range
   RematSimClobberedRead,   // reads a version overwritten in place
+  RematSimSharedDestination, // two ops write into one fresh (empty) tensor:
+                             // bufferization may merge their buffers
   RematSimOutOfMemory,
 } RematSimStatus;
 
@@ -68,6 +73,9 @@ typedef struct RematSimContext {
   intptr_t returnOp;   // index of func.return, or -1
   intptr_t numReturnOperands;
   intptr_t *returnOperands; // value ids, in order, duplicates kept
+  intptr_t *destination;    // per value: the destination (init) operand value
+                            // its op writes it into, in place or not; -1
+  bool *opAllocates;        // op makes a fresh buffer from nothing (tensor.empty)
 } RematSimContext;
 
 bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const RematCostProfile *profile);
