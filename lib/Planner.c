@@ -89,7 +89,7 @@ static double nowSeconds(void) {
 // Planner state
 //===----------------------------------------------------------------------===//
 
-enum { kMaxChain = 64, kMaxExtended = 256, kMaxIterations = 20000, kOpsPerBatchedPick = 200, kExactPruneOps = 2000 };
+enum { kMaxChain = 256, kMaxExtended = 256, kMaxIterations = 20000, kOpsPerBatchedPick = 200, kExactPruneOps = 2000 };
 
 typedef enum ChainMode {
   ChainForced, // recompute only inputs that are gone (overwritten in place)
