@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "remat_runtime.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,4 +249,77 @@ void rematRngFillI1(RematRng *rng, uint8_t *data, size_t count) {
   }
   if (count && !nonzero)
     data[0] = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Variant selection
+//===----------------------------------------------------------------------===//
+
+static RematVariantChoice choice = {-1, 0, -1, "unlimited", 0};
+static RematNoVariantHandler noVariantHandler;
+static void *noVariantData;
+
+/// Reads one integer from a cgroup file; false if absent or "max".
+static int readCgroupValue(const char *path, int64_t *value) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  char buf[64] = {0};
+  int ok = fgets(buf, sizeof(buf), f) != NULL;
+  fclose(f);
+  if (!ok || strncmp(buf, "max", 3) == 0)
+    return 0;
+  char *end = NULL;
+  long long v = strtoll(buf, &end, 10);
+  if (end == buf || v < 0)
+    return 0;
+  *value = (int64_t)v;
+  return 1;
+}
+
+int64_t rematRuntimeGetFreeBytes(const char **source) {
+  if (T.cap) {
+    *source = "cap";
+    return T.liveBytes >= T.cap ? 0 : (int64_t)(T.cap - T.liveBytes);
+  }
+  int64_t limit, usage;
+  if (readCgroupValue("/sys/fs/cgroup/memory.max", &limit) &&
+      readCgroupValue("/sys/fs/cgroup/memory.current", &usage)) {
+    *source = "cgroup";
+    int64_t free = limit - usage - (int64_t)REMAT_CGROUP_HEADROOM_BYTES;
+    return free > 0 ? free : 0;
+  }
+  *source = "unlimited";
+  return -1;
+}
+
+int64_t remat_variant_fits(int64_t peakBytes, int64_t index) {
+  const char *source = "unlimited";
+  int64_t free = rematRuntimeGetFreeBytes(&source);
+  ++choice.numTried;
+  choice.freeBytes = free;
+  choice.source = source;
+  if (free >= 0 && peakBytes > free)
+    return 0;
+  choice.index = index;
+  choice.peakBytes = peakBytes;
+  return 1;
+}
+
+void remat_no_variant_fits(int64_t smallestPeakBytes) {
+  choice.index = -1;
+  choice.peakBytes = smallestPeakBytes;
+  if (noVariantHandler)
+    noVariantHandler(&choice, noVariantData);
+}
+
+void rematRuntimeSetNoVariantHandler(RematNoVariantHandler handler, void *userData) {
+  noVariantHandler = handler;
+  noVariantData = userData;
+}
+
+const RematVariantChoice *rematRuntimeGetVariantChoice(void) { return &choice; }
+
+void rematRuntimeResetVariantChoice(void) {
+  choice = (RematVariantChoice){-1, 0, -1, "unlimited", 0};
 }

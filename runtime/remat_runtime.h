@@ -66,6 +66,44 @@ void rematAllocTrackerSetCap(size_t capBytes);
 size_t rematAllocTrackerGetCap(void);
 void rematAllocTrackerSetCapExceededHandler(RematCapExceededHandler handler, void *userData);
 
+//===--- Variant selection (remat-opt --budgets) --------------------------===//
+// A step compiled with several budgets has a dispatcher that, before it
+// allocates anything, asks for each variant (cheapest recompute first)
+// whether its peak fits the memory free now, and runs the first that does.
+//
+// Free memory on the CPU: with a cap set (remat-run --mem-cap or
+// REMAT_MEM_CAP), the cap minus the tracker's live bytes, with no headroom:
+// the tracker counts exactly what the estimate predicts. Without a cap, the
+// cgroup v2 limit (memory.max minus memory.current) minus a headroom of
+// REMAT_CGROUP_HEADROOM_BYTES for the rest of the process; without either,
+// unlimited.
+
+enum { REMAT_CGROUP_HEADROOM_BYTES = 64 << 20 };
+
+typedef struct RematVariantChoice {
+  int64_t index;     ///< variant that ran; -1 if none fitted (or none asked)
+  int64_t peakBytes; ///< its peak (or the smallest peak when none fitted)
+  int64_t freeBytes; ///< free memory when deciding; -1 = unlimited
+  const char *source; ///< "cap", "cgroup" or "unlimited"
+  int64_t numTried;   ///< variants asked before deciding
+} RematVariantChoice;
+
+/// Free bytes for a step now (see above); -1 when unlimited. `*source`
+/// receives where the figure comes from.
+int64_t rematRuntimeGetFreeBytes(const char **source);
+/// Called by dispatchers: 1 if a variant with this peak fits now (and then
+/// records it as the choice), else 0.
+int64_t remat_variant_fits(int64_t peakBytes, int64_t index);
+/// Called by dispatchers when no variant fits, before anything was
+/// allocated: records it and calls the no-fit handler, which is not expected
+/// to return (remat-run reports the need and the free memory and fails the
+/// step). If it returns, the dispatcher runs the smallest variant anyway.
+void remat_no_variant_fits(int64_t smallestPeakBytes);
+typedef void (*RematNoVariantHandler)(const RematVariantChoice *choice, void *userData);
+void rematRuntimeSetNoVariantHandler(RematNoVariantHandler handler, void *userData);
+const RematVariantChoice *rematRuntimeGetVariantChoice(void);
+void rematRuntimeResetVariantChoice(void);
+
 //===--- Helpers ----------------------------------------------------------===//
 /// FNV-1a 64-bit hash of `size` bytes.
 uint64_t rematChecksum64(const void *data, size_t size);

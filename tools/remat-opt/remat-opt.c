@@ -21,6 +21,7 @@
 #include "remat/Parse.h"
 #include "remat/Plan.h"
 #include "remat/Report.h"
+#include "remat/Variants.h"
 
 #define REMAT_VERSION "0.1.0"
 
@@ -45,7 +46,12 @@ typedef struct Options {
   const char *plannerName;
   const char *planFile; // replay a schedule: lines "FUNC OP ANCHOR" (top-level op indices)
   const char *exportGraph;
+  intptr_t numBudgets; // --budgets: one variant per entry
+  int64_t budgetsBytes[16];
+  double budgetsPercent[16];
 } Options;
+
+enum { kMaxBudgets = 16 };
 
 static const char *kUsage =
     "usage: remat-opt [options] [FILE|-]\n"
@@ -72,7 +78,10 @@ static const char *kUsage =
     "  --plan-file=FILE      replay a schedule: one 'FUNC OP ANCHOR' line per\n"
     "                        recomputation (op indices as in the JSON graph)\n"
     "  --export-graph=FILE   write the planning graph of each function as JSON\n"
-    "  --budgets=..., --gpu-chip=CHIP\n"
+    "  --budgets=S1,S2,...   one variant of each step per budget plus a\n"
+    "                        dispatcher that runs the cheapest variant fitting\n"
+    "                        the memory free at run time (docs/variants.md)\n"
+    "  --gpu-chip=CHIP       reserved by the contract; rejected until built\n"
     "                        reserved by the contract; rejected until built\n"
     "  --help, --version\n";
 
@@ -224,8 +233,30 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       opts->exportGraph = a + strlen("--export-graph=");
       if (!*opts->exportGraph)
         return usageError("--export-graph needs a file name%s", "");
-    } else if (startsWith(a, "--budgets=") || startsWith(a, "--gpu-chip=")) {
-      return usageError("%s: multi-budget variants and the GPU path are not part of this build yet", a);
+    } else if (startsWith(a, "--budgets=")) {
+      const char *list = a + strlen("--budgets=");
+      opts->numBudgets = 0;
+      for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char item[64];
+        if (n == 0 || n >= sizeof(item) || opts->numBudgets == kMaxBudgets)
+          return usageError("--budgets needs up to 16 comma-separated sizes (bytes, KiB/MiB/GiB, KB/MB/GB or N%%), "
+                            "got '%s'",
+                            list);
+        memcpy(item, p, n);
+        item[n] = '\0';
+        if (!rematParseSize(item, &opts->budgetsBytes[opts->numBudgets], &opts->budgetsPercent[opts->numBudgets]))
+          return usageError("--budgets needs sizes (bytes, KiB/MiB/GiB, KB/MB/GB or N%%), got '%s'", item);
+        ++opts->numBudgets;
+        p += n + (comma ? 1 : 0);
+        if (comma && !*p)
+          return usageError("--budgets has an empty entry in '%s'", list);
+      }
+      if (opts->numBudgets == 0)
+        return usageError("--budgets needs at least one size%s", "");
+    } else if (startsWith(a, "--gpu-chip=")) {
+      return usageError("%s: the GPU path is not part of this build yet", a);
     } else if (a[0] == '-' && a[1] != '\0') {
       return usageError("unknown option '%s'", a);
     } else {
@@ -236,9 +267,15 @@ static int parseFlags(int argc, char **argv, Options *opts) {
   }
   if (opts->hasBudget && !opts->plannerName)
     opts->planner = RematPlannerDefault;
+  if (opts->numBudgets && (opts->hasBudget || opts->planFile))
+    return usageError("--budgets builds one variant per budget; it takes no --budget or --plan-file%s", "");
+  if (opts->numBudgets && !opts->plannerName)
+    opts->planner = RematPlannerDefault;
+  if (opts->numBudgets && opts->planner == RematPlannerNone)
+    return usageError("--budgets needs a planner other than none%s", "");
   if (opts->planFile && (opts->hasBudget || opts->plannerName))
     return usageError("--plan-file replays a given schedule; it takes no --budget or --planner%s", "");
-  if (opts->plannerName && opts->planner != RematPlannerNone && !opts->hasBudget)
+  if (opts->plannerName && opts->planner != RematPlannerNone && !opts->hasBudget && !opts->numBudgets)
     return usageError("--planner=%s needs a --budget", opts->plannerName);
   return -1;
 }
@@ -436,9 +473,45 @@ static int replayPlanFile(MlirOperation func, intptr_t index, const Options *opt
   return rc;
 }
 
+/// --budgets: every public step becomes a dispatcher over one variant per
+/// budget (remat/Variants.h). Prints one line per variant to stderr.
+static int buildVariants(MlirModule module, const Options *opts, DiagState *diags) {
+  MlirOperation *funcs = NULL;
+  intptr_t numFuncs = collectFunctions(module, &funcs);
+  if (!funcs)
+    return kExitInternal;
+  const RematCostProfile *profile =
+      opts->profile ? rematCostProfileGet(opts->profile) : rematCostProfileGetDefault();
+  RematGraphOptions graphOptions = {.dynamicDimBound = opts->dimBound, .reusePlannedPeak = false};
+  int rc = kExitOk;
+  for (intptr_t i = 0; rc == kExitOk && i < numFuncs; ++i) {
+    MlirAttribute vis = mlirOperationGetAttributeByName(funcs[i], mlirSymbolTableGetVisibilityAttributeName());
+    if (!mlirAttributeIsNull(vis))
+      continue; // private helpers are not steps
+    RematVariantInfo info[kMaxBudgets];
+    if (mlirLogicalResultIsFailure(rematBuildVariants(funcs[i], &graphOptions, opts->budgetsBytes,
+                                                      opts->budgetsPercent, opts->numBudgets, opts->planner,
+                                                      profile, info))) {
+      rc = diags->errors ? kExitUser : kExitInternal;
+      break;
+    }
+    for (intptr_t v = 0; v < opts->numBudgets; ++v)
+      fprintf(stderr, "remat-opt: variant %s: budget %lld bytes, peak %lld bytes, %ld recomputations\n",
+              info[v].name, (long long)info[v].budgetBytes, (long long)info[v].peakBytes,
+              (long)info[v].numDecisions);
+  }
+  free(funcs);
+  return rc;
+}
+
 static int processModule(MlirModule module, const Options *opts, Outputs *out, DiagState *diags) {
   if (mlirLogicalResultIsFailure(rematModuleNormalize(module)))
     return kExitUser;
+  if (opts->numBudgets) {
+    int rc = buildVariants(module, opts, diags);
+    if (rc != kExitOk)
+      return rc;
+  }
   MlirOperation *funcs = NULL;
   intptr_t numFuncs = collectFunctions(module, &funcs);
   if (!funcs)

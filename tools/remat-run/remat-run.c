@@ -443,6 +443,19 @@ static void onCapExceeded(size_t requested, size_t live, size_t cap, void *userD
     longjmp(capJump, 1);
 }
 
+// remat-opt --budgets dispatchers ask the runtime before allocating; when
+// no variant fits, the step stops here, before anything was launched.
+static int noVariantStop;
+static RematVariantChoice noVariantChoice;
+
+static void onNoVariant(const RematVariantChoice *choice, void *userData) {
+  (void)userData;
+  noVariantStop = 1;
+  noVariantChoice = *choice;
+  if (capJumpArmed)
+    longjmp(capJump, 1);
+}
+
 static double nowSeconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -600,6 +613,31 @@ typedef struct Program {
   size_t numArgs, numResults;
   ValueInfo *args, *results;
 } Program;
+
+/// The name of variant `index` from the entry's `remat.variants` attribute.
+static void variantNameFromModule(const Program *p, int64_t index, char *buf, size_t size) {
+  MlirOperation body = mlirModuleGetOperation(p->module);
+  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(body, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute sym = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
+    if (mlirAttributeIsNull(sym) || !stringRefEquals(mlirStringAttrGetValue(sym), p->entryName))
+      continue;
+    MlirAttribute variants = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("remat.variants"));
+    if (mlirAttributeIsNull(variants) || !mlirAttributeIsAArray(variants) || index < 0 ||
+        index >= mlirArrayAttrGetNumElements(variants))
+      return;
+    MlirAttribute entry = mlirArrayAttrGetElement(variants, index);
+    MlirAttribute name = mlirAttributeIsADictionary(entry)
+                             ? mlirDictionaryAttrGetElementByName(entry, mlirStringRefCreateFromCString("name"))
+                             : (MlirAttribute){NULL};
+    if (!mlirAttributeIsNull(name) && mlirAttributeIsAString(name)) {
+      MlirStringRef s = mlirStringAttrGetValue(name);
+      snprintf(buf, size, "%.*s", (int)s.length, s.data);
+    }
+    return;
+  }
+}
 
 static void destroyProgram(Program *p) {
   if (!mlirExecutionEngineIsNull(p->jit))
@@ -774,6 +812,10 @@ static int run(const Options *opts) {
                                     (void *)(uintptr_t)&_mlir_memref_to_llvm_aligned_alloc);
   mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("_mlir_memref_to_llvm_free"),
                                     (void *)(uintptr_t)&_mlir_memref_to_llvm_free);
+  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("remat_variant_fits"),
+                                    (void *)(uintptr_t)&remat_variant_fits);
+  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("remat_no_variant_fits"),
+                                    (void *)(uintptr_t)&remat_no_variant_fits);
   mlirExecutionEngineInitialize(prog.jit);
 
   size_t cifaceLen = strlen(prog.entryName) + 16;
@@ -881,6 +923,8 @@ static int run(const Options *opts) {
   rematAllocTrackerReleaseAll();
   rematAllocTrackerSetCap(opts->memCap);
   rematAllocTrackerSetCapExceededHandler(onCapExceeded, NULL);
+  rematRuntimeSetNoVariantHandler(onNoVariant, NULL);
+  RematVariantChoice ranVariant = {-1, 0, -1, "unlimited", 0};
   size_t peakBytes = 0, leakedBytes = 0;
   double minTime = 0, totalTime = 0;
   for (long step = 0; step < opts->steps; ++step) {
@@ -891,14 +935,23 @@ static int run(const Options *opts) {
     rematAllocTrackerReset();
     size_t baseLive = rematAllocTrackerGetLiveBytes();
     double dt = 0;
+    rematRuntimeResetVariantChoice();
+    noVariantStop = 0;
     if (!invokeGuarded(packed, packedArgs, &dt)) {
       rematAllocTrackerReleaseAll();
       rematAllocTrackerSetCap(0);
-      errorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive, capRequested,
-             capCap);
+      if (noVariantStop)
+        errorf("no variant of @%s fits: the smallest needs %lld bytes, %lld bytes are free (%s); nothing was run",
+               prog.entryName, (long long)noVariantChoice.peakBytes, (long long)noVariantChoice.freeBytes,
+               noVariantChoice.source);
+      else
+        errorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive,
+               capRequested, capCap);
       rc = EXIT_USER;
       goto cleanup;
     }
+    if (step == 0)
+      ranVariant = *rematRuntimeGetVariantChoice();
     size_t stepPeak = rematAllocTrackerGetPeakBytes() - baseLive;
     if (stepPeak > peakBytes)
       peakBytes = stepPeak;
@@ -959,18 +1012,30 @@ static int run(const Options *opts) {
     rematAllocTrackerReleaseAll();
   }
 
-  // Report.
+  // Report. A dispatcher (remat-opt --budgets) names the variant it ran.
+  char variantName[192];
+  snprintf(variantName, sizeof(variantName), "%s", prog.entryName);
+  if (ranVariant.index >= 0)
+    variantNameFromModule(&prog, ranVariant.index, variantName, sizeof(variantName));
   if (opts->json) {
     printf("{\"peak_bytes\": %zu, \"argument_bytes\": %zu, \"step_time_s\": %.9f, \"outputs\": [", peakBytes,
            argumentBytes, minTime);
     for (size_t i = 0; i < numResults; ++i)
       printf("%s{\"index\": %zu, \"checksum\": \"%016" PRIx64 "\"}", i ? ", " : "", i, firstOutputs[i].checksum);
     printf("], \"variant\": ");
-    printJsonString(prog.entryName);
+    printJsonString(variantName);
+    if (ranVariant.index >= 0)
+      printf(", \"variant_reason\": \"needs %lld bytes, %lld free (%s), %lld variant(s) tried\"",
+             (long long)ranVariant.peakBytes, (long long)ranVariant.freeBytes, ranVariant.source,
+             (long long)ranVariant.numTried);
     printf("}\n");
   } else {
     char h[64];
-    printf("variant: %s\n", prog.entryName);
+    printf("variant: %s\n", variantName);
+    if (ranVariant.index >= 0)
+      printf("variant_reason: needs %lld bytes, %lld free (%s), %lld variant(s) tried\n",
+             (long long)ranVariant.peakBytes, (long long)ranVariant.freeBytes, ranVariant.source,
+             (long long)ranVariant.numTried);
     humanBytes(peakBytes, h, sizeof(h));
     printf("peak_bytes: %zu (%s)\n", peakBytes, h);
     humanBytes(argumentBytes, h, sizeof(h));
