@@ -15,6 +15,15 @@ Usage:
 
 Models: mlp, cnn, transformer, resnet. Only elementwise math inside linalg bodies: no arith/math op is
 applied to a tensor value directly.
+  mlp          --depth dense layers (ReLU between them).
+  cnn          --depth 3x3 convolutions with ReLU: conv1 (valid), conv2 .. conv{depth-1} at the same
+               resolution (zero padding 1), 2x2 average pooling, conv{depth} (valid, 2x the channels),
+               a dense layer.
+  transformer  --depth pre-norm blocks (layernorm, multi-head attention, layernorm, GELU MLP, residuals);
+               block i's parameters are named block<i>.*.
+  resnet       --depth residual blocks x + fc2(relu(fc1(x))), then a dense head.
+The default sizes keep each step's activations well above its parameters and gradients, so that the
+lower bound of the peak (remat-opt --estimate) is far under the peak and rematerialization has room.
 """
 
 import argparse
@@ -27,9 +36,9 @@ MODELS = ("mlp", "cnn", "transformer", "resnet")
 
 # Size options per model and their default (test) values. Options not listed for a model are rejected.
 DEFAULTS = {
-    "mlp": {"batch": 16, "input": 64, "width": 128, "out": 16, "depth": 4},
-    "cnn": {"batch": 8, "image": 16, "channels": 3, "width": 8, "out": 10},
-    "transformer": {"batch": 2, "seq": 16, "width": 64, "heads": 4, "ffn": 128},
+    "mlp": {"batch": 512, "input": 16, "width": 16, "out": 8, "depth": 12},
+    "cnn": {"batch": 8, "image": 16, "channels": 3, "width": 8, "out": 10, "depth": 8},
+    "transformer": {"batch": 16, "seq": 16, "width": 16, "heads": 2, "ffn": 32, "depth": 2},
     "resnet": {"batch": 128, "width": 32, "depth": 16, "out": 16},
 }
 HELP = {
@@ -37,7 +46,7 @@ HELP = {
     "input": "input features (mlp)",
     "width": "hidden width (mlp, resnet), conv1 channels (cnn; conv2 has 2x), model dim (transformer)",
     "out": "output features",
-    "depth": "layers (mlp) or residual blocks (resnet)",
+    "depth": "layers (mlp), 3x3 convolutions (cnn), transformer blocks (transformer), residual blocks (resnet)",
     "image": "image height and width (cnn)",
     "channels": "input channels (cnn)",
     "seq": "sequence length (transformer)",
@@ -419,14 +428,17 @@ def model_resnet(b, o):
 
 
 def model_cnn(b, o):
-    B, S, C0, C1, O = o["batch"], o["image"], o["channels"], o["width"], o["out"]
+    B, S, C0, C1, O, D = o["batch"], o["image"], o["channels"], o["width"], o["out"], o["depth"]
     C2, K = 2 * C1, 3
-    H1 = S - K + 1            # conv1 output
+    H1 = S - K + 1            # conv1 output (valid); conv2 .. conv{D-1} keep this size (zero padding 1)
     P1 = H1 // 2              # after 2x2 pooling
-    H2 = P1 - K + 1           # conv2 output
+    H2 = P1 - K + 1           # conv{D} output (valid)
     F = H2 * H2 * C2
-    params = [("conv1.w", (K, K, C0, C1)), ("conv1.b", (C1,)), ("conv2.w", (K, K, C1, C2)), ("conv2.b", (C2,)),
-              ("fc.w", (F, O)), ("fc.b", (O,))]
+    last = "conv%d" % D
+    params = [("conv1.w", (K, K, C0, C1)), ("conv1.b", (C1,))]
+    for i in range(2, D):
+        params += [("conv%d.w" % i, (K, K, C1, C1)), ("conv%d.b" % i, (C1,))]
+    params += [(last + ".w", (K, K, C1, C2)), (last + ".b", (C2,)), ("fc.w", (F, O)), ("fc.b", (O,))]
     data = [("x", (B, S, S, C0)), ("target", (B, O))]
 
     def conv_wgrad(name, inp, dz, kshape):
@@ -435,24 +447,50 @@ def model_cnn(b, o):
                          lambda s: b.s("arith.addf", s[2], b.s("arith.mulf", s[0], s[1])),
                          init=0.0, sizes={"k": kshape[0], "l": kshape[1]})
 
+    def zero_pad(x, p):
+        n, h, w, c = x.shape
+        return b.insert_slice(x, b.fill(0.0, (n, h + 2 * p, w + 2 * p, c)), (0, p, p, 0))
+
+    def conv_grad_x(name, dz, w, p):
+        """Input gradient of a 3x3 convolution whose input was zero-padded by p (0: valid): the
+        convolution of the output gradient zero-padded by K-1-p with the spatially flipped filter
+        (channels swapped)."""
+        b.loc = name + ".grad_x.pad"
+        pad = zero_pad(dz, K - 1 - p)
+        b.loc = name + ".grad_x.flip"
+        wf = b.generic([(w, ["%d-k" % (K - 1), "%d-l" % (K - 1), "c", "f"])], "klfc", lambda s: s[0],
+                       sizes={"k": K, "l": K})
+        b.loc = name + ".grad_x"
+        return b.conv(pad, wf)
+
+    def conv_layer(name, x, w, bias, p):
+        """(padded input or x, relu(conv(pad(x, p), w) + bias))."""
+        if p:
+            b.loc = name + ".pad"
+            x = zero_pad(x, p)
+        b.loc = name + ".conv"
+        z = b.conv(x, w)
+        b.loc = name + ".bias"
+        z = b.add(z, bias, "nhwc", "c", "nhwc")
+        b.loc = name + ".relu"
+        return x, b.relu(z, "nhwc")
+
     def build(args):
-        w1, b1, w2, b2, fw, fb, x, t = args
-        b.loc = "conv1.conv"
-        z1 = b.conv(x, w1)
-        b.loc = "conv1.bias"
-        z1 = b.add(z1, b1, "nhwc", "c", "nhwc")
-        b.loc = "conv1.relu"
-        a1 = b.relu(z1, "nhwc")
+        x, t = args[-2], args[-1]
+        fw, fb = args[-4], args[-3]
+        ws = [args[2 * i] for i in range(D)]
+        bs = [args[2 * i + 1] for i in range(D)]
+        ins, acts = [], []       # per conv: its (padded) input, its relu output
+        h = x
+        for i in range(D - 1):
+            inp, h = conv_layer("conv%d" % (i + 1), h, ws[i], bs[i], 0 if i == 0 else 1)
+            ins.append(inp)
+            acts.append(h)
         b.loc = "pool1.sum"
-        p1 = b.sum_pool2(a1)
+        p1 = b.sum_pool2(h)
         b.loc = "pool1.avg"
         p1 = b.scale(p1, 0.25, "nhwc")
-        b.loc = "conv2.conv"
-        z2 = b.conv(p1, w2)
-        b.loc = "conv2.bias"
-        z2 = b.add(z2, b2, "nhwc", "c", "nhwc")
-        b.loc = "conv2.relu"
-        a2 = b.relu(z2, "nhwc")
+        _, a2 = conv_layer(last, p1, ws[D - 1], bs[D - 1], 0)
         b.loc = "flatten"
         flat = b.collapse(a2, [[0], [1, 2, 3]])
         b.loc = "fc.matmul"
@@ -463,43 +501,42 @@ def model_cnn(b, o):
         dfw, dfb, dflat = b.dense_back("fc", dy, flat, fw)
         b.loc = "flatten.grad"
         da2 = b.expand(dflat, [[0], [1, 2, 3]], a2.shape)
-        b.loc = "conv2.relu.grad"
+        b.loc = last + ".relu.grad"
         dz2 = b.relu_back(da2, a2, "nhwc")
-        b.loc = "conv2.grad_b"
+        b.loc = last + ".grad_b"
         db2 = b.reduce_sum(dz2, [0, 1, 2])
-        dw2 = conv_wgrad("conv2", p1, dz2, (K, K))
-        # Input gradient of a valid convolution: full convolution of the zero-padded output gradient with
-        # the spatially flipped filter (channels swapped).
-        b.loc = "conv2.grad_x.pad"
-        pad = b.fill(0.0, (B, H2 + 2 * (K - 1), H2 + 2 * (K - 1), C2))
-        pad = b.insert_slice(dz2, pad, (0, K - 1, K - 1, 0))
-        b.loc = "conv2.grad_x.flip"
-        wf = b.generic([(w2, ["%d-k" % (K - 1), "%d-l" % (K - 1), "c", "f"])], "klfc", lambda s: s[0],
-                       sizes={"k": K, "l": K})
-        b.loc = "conv2.grad_x"
-        dp1 = b.conv(pad, wf)
+        dw2 = conv_wgrad(last, p1, dz2, (K, K))
+        dp1 = conv_grad_x(last, dz2, ws[D - 1], 0)
         b.loc = "pool1.grad"
 
         def pool_back(s):
             return b.s("arith.mulf", s[0], b.sconst(0.25))
-        da1 = b.generic([(dp1, ["n", "h floordiv 2", "w floordiv 2", "c"])], "nhwc", pool_back,
-                        sizes={"h": H1, "w": H1})
-        b.loc = "conv1.relu.grad"
-        dz1 = b.relu_back(da1, a1, "nhwc")
-        b.loc = "conv1.grad_b"
-        db1 = b.reduce_sum(dz1, [0, 1, 2])
-        dw1 = conv_wgrad("conv1", x, dz1, (K, K))
-        return loss, [dw1, db1, dw2, db2, dfw, dfb]
+        da = b.generic([(dp1, ["n", "h floordiv 2", "w floordiv 2", "c"])], "nhwc", pool_back,
+                       sizes={"h": H1, "w": H1})
+        grads = [None] * (2 * D)
+        grads[2 * D - 2], grads[2 * D - 1] = dw2, db2
+        for i in reversed(range(D - 1)):
+            name = "conv%d" % (i + 1)
+            b.loc = name + ".relu.grad"
+            dz = b.relu_back(da, acts[i], "nhwc")
+            b.loc = name + ".grad_b"
+            grads[2 * i + 1] = b.reduce_sum(dz, [0, 1, 2])
+            grads[2 * i] = conv_wgrad(name, ins[i], dz, (K, K))
+            if i > 0:
+                da = conv_grad_x(name, dz, ws[i], 1)
+        return loss, grads + [dfw, dfb]
     return params, data, build
 
 
 def model_transformer(b, o):
-    B, S, D, H, F = o["batch"], o["seq"], o["width"], o["heads"], o["ffn"]
+    B, S, D, H, F, L = o["batch"], o["seq"], o["width"], o["heads"], o["ffn"], o["depth"]
     E = D // H
     N = B * S
-    params = [("ln1.gamma", (D,)), ("ln1.beta", (D,)), ("attn.wq", (D, D)), ("attn.wk", (D, D)),
-              ("attn.wv", (D, D)), ("attn.wo", (D, D)), ("ln2.gamma", (D,)), ("ln2.beta", (D,)),
-              ("mlp.fc1.w", (D, F)), ("mlp.fc1.b", (F,)), ("mlp.fc2.w", (F, D)), ("mlp.fc2.b", (D,))]
+    block_params = [("ln1.gamma", (D,)), ("ln1.beta", (D,)), ("attn.wq", (D, D)), ("attn.wk", (D, D)),
+                    ("attn.wv", (D, D)), ("attn.wo", (D, D)), ("ln2.gamma", (D,)), ("ln2.beta", (D,)),
+                    ("mlp.fc1.w", (D, F)), ("mlp.fc1.b", (F,)), ("mlp.fc2.w", (F, D)), ("mlp.fc2.b", (D,))]
+    NP = len(block_params)
+    params = [("block%d.%s" % (i + 1, n), s) for i in range(L) for n, s in block_params]
     data = [("x", (B, S, D)), ("target", (B, S, D))]
     eps = 1e-5
     scale = 1.0 / math.sqrt(E)
@@ -569,97 +606,120 @@ def model_transformer(b, o):
                 b.s("arith.mulf", b.s("arith.mulf", b.s("arith.mulf", half, u), sech2), dinner))
         return b.s("arith.mulf", s[1], d)
 
-    def build(args):
-        g1, be1, wq, wk, wv, wo, g2, be2, w1, b1, w2, b2, x3, t3 = args
-        b.loc = "input.flatten"
-        x = b.collapse(x3, [[0, 1], [2]])
-        t = b.collapse(t3, [[0, 1], [2]])
-        y1, xh1, rs1 = layernorm("ln1", x, g1, be1)
+    def block_forward(pre, x, prm):
+        g1, be1, wq, wk, wv, wo, g2, be2, w1, b1, w2, b2 = prm
+        y1, xh1, rs1 = layernorm(pre + "ln1", x, g1, be1)
         heads = {}
         for nm, w in (("q", wq), ("k", wk), ("v", wv)):
-            b.loc = "attn.%s_proj" % nm
+            b.loc = pre + "attn.%s_proj" % nm
             p = b.matmul(y1, w)
-            b.loc = "attn.%s_heads" % nm
+            b.loc = pre + "attn.%s_heads" % nm
             heads[nm] = b.expand(p, [[0, 1], [2, 3]], (B, S, H, E))
         q, k, v = heads["q"], heads["k"], heads["v"]
-        b.loc = "attn.scores"
+        b.loc = pre + "attn.scores"
         sc = b.einsum(q, "bihe", k, "bjhe", "bhij")
-        b.loc = "attn.softmax.max"
+        b.loc = pre + "attn.softmax.max"
         mx = b.generic([(sc, "bhij")], "bhi", lambda s: b.s("arith.maximumf", s[0], s[1]), init=-math.inf)
-        b.loc = "attn.softmax.exp"
+        b.loc = pre + "attn.softmax.exp"
         ex = b.ew([(sc, "bhij"), (mx, "bhi")], "bhij",
                   lambda s: b.s("math.exp", b.s("arith.mulf", b.s("arith.subf", s[0], s[1]), b.sconst(scale))))
-        b.loc = "attn.softmax.sum"
+        b.loc = pre + "attn.softmax.sum"
         den = b.generic([(ex, "bhij")], "bhi", lambda s: b.s("arith.addf", s[0], s[1]), init=0.0)
-        b.loc = "attn.softmax.div"
+        b.loc = pre + "attn.softmax.div"
         pr = b.ew([(ex, "bhij"), (den, "bhi")], "bhij", lambda s: b.s("arith.divf", s[0], s[1]))
-        b.loc = "attn.context"
+        b.loc = pre + "attn.context"
         ctx = b.einsum(pr, "bhij", v, "bjhe", "bihe")
-        b.loc = "attn.merge_heads"
+        b.loc = pre + "attn.merge_heads"
         ctx2 = b.collapse(ctx, [[0, 1], [2, 3]])
-        b.loc = "attn.out_proj"
+        b.loc = pre + "attn.out_proj"
         att = b.matmul(ctx2, wo)
-        b.loc = "attn.residual"
+        b.loc = pre + "attn.residual"
         h1 = b.add(x, att, "nd", "nd", "nd")
-        y2, xh2, rs2 = layernorm("ln2", h1, g2, be2)
-        b.loc = "mlp.fc1.matmul"
+        y2, xh2, rs2 = layernorm(pre + "ln2", h1, g2, be2)
+        b.loc = pre + "mlp.fc1.matmul"
         u = b.matmul(y2, w1)
-        b.loc = "mlp.fc1.bias"
+        b.loc = pre + "mlp.fc1.bias"
         u = b.add(u, b1, "nf", "f", "nf")
-        b.loc = "mlp.gelu"
+        b.loc = pre + "mlp.gelu"
         gl = b.ew([(u, "nf")], "nf", lambda s: gelu_parts(s, False))
-        b.loc = "mlp.fc2.matmul"
+        b.loc = pre + "mlp.fc2.matmul"
         vv = b.matmul(gl, w2)
-        b.loc = "mlp.fc2.bias"
+        b.loc = pre + "mlp.fc2.bias"
         vv = b.add(vv, b2, "nd", "d", "nd")
-        b.loc = "mlp.residual"
+        b.loc = pre + "mlp.residual"
         out = b.add(h1, vv, "nd", "nd", "nd")
-        loss, dout = b.mse(out, t, "nd")
-        # backward
-        dw2, db2, dgl = b.dense_back("mlp.fc2", dout, gl, w2)
-        b.loc = "mlp.gelu.grad"
+        return out, (x, xh1, rs1, y1, q, k, v, pr, ctx2, xh2, rs2, y2, u, gl)
+
+    def block_backward(pre, dout, prm, saved, need_dx):
+        g1, be1, wq, wk, wv, wo, g2, be2, w1, b1, w2, b2 = prm
+        x, xh1, rs1, y1, q, k, v, pr, ctx2, xh2, rs2, y2, u, gl = saved
+        dw2, db2, dgl = b.dense_back(pre + "mlp.fc2", dout, gl, w2)
+        b.loc = pre + "mlp.gelu.grad"
         du = b.ew([(u, "nf"), (dgl, "nf")], "nf", lambda s: gelu_parts(s, True))
-        dw1, db1, dy2 = b.dense_back("mlp.fc1", du, y2, w1)
-        dh1a, dg2, dbe2 = layernorm_back("ln2", dy2, xh2, rs2, g2)
-        b.loc = "mlp.residual.grad"
+        dw1, db1, dy2 = b.dense_back(pre + "mlp.fc1", du, y2, w1)
+        dh1a, dg2, dbe2 = layernorm_back(pre + "ln2", dy2, xh2, rs2, g2)
+        b.loc = pre + "mlp.residual.grad"
         dh1 = b.add(dout, dh1a, "nd", "nd", "nd")
-        dwo, _, dctx2 = b.dense_back("attn.out_proj", dh1, ctx2, wo, bias=False)
-        b.loc = "attn.merge_heads.grad"
+        dwo, _, dctx2 = b.dense_back(pre + "attn.out_proj", dh1, ctx2, wo, bias=False)
+        b.loc = pre + "attn.merge_heads.grad"
         dctx = b.expand(dctx2, [[0, 1], [2, 3]], (B, S, H, E))
-        b.loc = "attn.context.grad_p"
+        b.loc = pre + "attn.context.grad_p"
         dpr = b.einsum(dctx, "bihe", v, "bjhe", "bhij")
-        b.loc = "attn.context.grad_v"
+        b.loc = pre + "attn.context.grad_v"
         dv = b.einsum(pr, "bhij", dctx, "bihe", "bjhe")
-        b.loc = "attn.softmax.grad.dot"
+        b.loc = pre + "attn.softmax.grad.dot"
         dot = b.generic([(dpr, "bhij"), (pr, "bhij")], "bhi",
                         lambda s: b.s("arith.addf", s[2], b.s("arith.mulf", s[0], s[1])), init=0.0)
-        b.loc = "attn.softmax.grad"
+        b.loc = pre + "attn.softmax.grad"
 
         def smb(s):
             return b.s("arith.mulf", b.s("arith.mulf", s[1], b.s("arith.subf", s[0], s[2])), b.sconst(scale))
         dsc = b.ew([(dpr, "bhij"), (pr, "bhij"), (dot, "bhi")], "bhij", smb)
-        b.loc = "attn.scores.grad_q"
+        b.loc = pre + "attn.scores.grad_q"
         dq = b.einsum(dsc, "bhij", k, "bjhe", "bihe")
-        b.loc = "attn.scores.grad_k"
+        b.loc = pre + "attn.scores.grad_k"
         dk = b.einsum(dsc, "bhij", q, "bihe", "bjhe")
         dy1 = None
         grads = {}
         for nm, w, dh in (("q", wq, dq), ("k", wk, dk), ("v", wv, dv)):
-            b.loc = "attn.%s_heads.grad" % nm
+            b.loc = pre + "attn.%s_heads.grad" % nm
             d2 = b.collapse(dh, [[0, 1], [2, 3]])
-            grads[nm], _, dyp = b.dense_back("attn.%s_proj" % nm, d2, y1, w, bias=False)
+            grads[nm], _, dyp = b.dense_back(pre + "attn.%s_proj" % nm, d2, y1, w, bias=False)
             if dy1 is None:
                 dy1 = dyp
             else:
-                b.loc = "attn.%s_proj.grad_x.acc" % nm
+                b.loc = pre + "attn.%s_proj.grad_x.acc" % nm
                 dy1 = b.add(dy1, dyp, "nd", "nd", "nd")
-        # The input x is not a parameter: only the layernorm parameter gradients are needed here.
-        b.loc = "ln1.grad_gamma"
-        dg1 = b.generic([(dy1, "nd"), (xh1, "nd")], "d",
-                        lambda s: b.s("arith.addf", s[2], b.s("arith.mulf", s[0], s[1])), init=0.0)
-        b.loc = "ln1.grad_beta"
-        dbe1 = b.reduce_sum(dy1, [0])
-        return loss, [dg1, dbe1, grads["q"], grads["k"], grads["v"], dwo, dg2, dbe2, dw1, db1, dw2, db2]
+        dx = None
+        if need_dx:
+            dxa, dg1, dbe1 = layernorm_back(pre + "ln1", dy1, xh1, rs1, g1)
+            b.loc = pre + "attn.residual.grad"
+            dx = b.add(dh1, dxa, "nd", "nd", "nd")
+        else:
+            # The input x is not a parameter: only the layernorm parameter gradients are needed here.
+            b.loc = pre + "ln1.grad_gamma"
+            dg1 = b.generic([(dy1, "nd"), (xh1, "nd")], "d",
+                            lambda s: b.s("arith.addf", s[2], b.s("arith.mulf", s[0], s[1])), init=0.0)
+            b.loc = pre + "ln1.grad_beta"
+            dbe1 = b.reduce_sum(dy1, [0])
+        return [dg1, dbe1, grads["q"], grads["k"], grads["v"], dwo, dg2, dbe2, dw1, db1, dw2, db2], dx
+
+    def build(args):
+        x3, t3 = args[-2], args[-1]
+        b.loc = "input.flatten"
+        x = b.collapse(x3, [[0, 1], [2]])
+        t = b.collapse(t3, [[0, 1], [2]])
+        saved = []
+        for i in range(L):
+            prm = args[NP * i:NP * (i + 1)]
+            x, sv = block_forward("block%d." % (i + 1), x, prm)
+            saved.append(sv)
+        loss, dout = b.mse(x, t, "nd")
+        grads = [None] * (NP * L)
+        for i in reversed(range(L)):
+            prm = args[NP * i:NP * (i + 1)]
+            grads[NP * i:NP * (i + 1)], dout = block_backward("block%d." % (i + 1), dout, prm, saved[i], i > 0)
+        return loss, grads
     return params, data, build
 
 
@@ -677,8 +737,8 @@ def check_options(model, opts):
     for key, val in o.items():
         if not isinstance(val, int) or val < 1:
             raise GenError("--%s must be a positive integer" % key)
-    if model == "mlp" and o["depth"] < 2:
-        raise GenError("--depth must be at least 2 for mlp")
+    if model in ("mlp", "cnn") and o["depth"] < 2:
+        raise GenError("--depth must be at least 2 for %s" % model)
     if model == "cnn":
         if o["image"] < 8 or (o["image"] - 2) % 2:
             raise GenError("--image must be even and at least 8 (3x3 conv, 2x2 pool, 3x3 conv)")

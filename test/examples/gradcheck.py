@@ -6,9 +6,10 @@ little-endian row-major arguments arg<i>.bin and results out<i>.bin) and compare
 the returned gradient with central finite differences of the returned loss (eps 1e-6):
   * a directional derivative along a random direction over the whole parameter tensor, and
   * --samples randomly chosen single elements (every element of smaller parameters).
-|fd - grad| <= atol + rtol * max(|fd|, |grad|) must hold. Prints PASS/FAIL per parameter and exits 1 on
-any failure. --corrupt PARAM adds a small error to that parameter's returned gradient (self-test: the
-check must then fail). The loss evaluations for the finite differences run in one remat-run call
+|fd - grad| <= atol + rtol * max(|fd|, |grad|) must hold, and no gradient may be identically zero (dead
+ReLUs would make the check vacuous). Prints PASS/FAIL per parameter and exits 1 on any failure.
+--corrupt PARAM adds a small error to that parameter's returned gradient (self-test: the check must then
+fail). The loss evaluations for the finite differences run in one remat-run call
 (--batch points at a time) through a wrapper @fd that loops over stacked arguments and calls @step, so
 the module is compiled once rather than once per evaluation.
 
@@ -34,8 +35,8 @@ import gen_examples  # noqa: E402
 
 TINY = {
     "mlp": {"batch": 3, "input": 4, "width": 5, "out": 3, "depth": 4},
-    "cnn": {"batch": 2, "image": 8, "channels": 2, "width": 2, "out": 3},
-    "transformer": {"batch": 2, "seq": 3, "width": 4, "heads": 2, "ffn": 6},
+    "cnn": {"batch": 2, "image": 8, "channels": 2, "width": 4, "out": 3, "depth": 3},
+    "transformer": {"batch": 2, "seq": 3, "width": 4, "heads": 2, "ffn": 6, "depth": 2},
     "resnet": {"batch": 3, "width": 4, "depth": 16, "out": 2},
 }
 
@@ -246,6 +247,9 @@ def main():
             worst = max(worst, abs(fd - an) / max(abs(fd), abs(an), 1e-30))
             if not close(fd, an, a.rtol, a.atol):
                 problems.append("%s: finite difference %.12g vs gradient %.12g" % (what, fd, an))
+        if not any(grads[pi]):
+            # Dead ReLUs at a tiny size make every check pass trivially (0 vs 0).
+            problems.append("the gradient is identically zero: the check would prove nothing")
         status = "FAIL" if problems else "PASS"
         print("%s %-14s %-10s %2d checks (1 direction + elements), max rel err %.2e%s"
               % (status, name, "x".join(map(str, shape)), count, worst,
