@@ -554,10 +554,20 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, bool chai
     Target popped = bounds[0].target;
     bounds[0] = bounds[--n];
     siftDown(bounds, n, 0);
-    const Target *target = &popped;
-    intptr_t b = target->buffer;
-    for (int m = 0; m < (chainAware ? 2 : 1); ++m) {
-      ChainMode mode = (ChainMode)m;
+    intptr_t b = popped.buffer;
+    // The chain-aware planner also tries the clone one op earlier: a group
+    // placed there leaves the anchor's own group free to recompute, after
+    // it, what the anchor alone needs (near the lower bound that order
+    // matters). Exact steps only: large graphs keep one anchor.
+    int shifts = chainAware && P->g->numOps <= kExactPruneOps ? 2 : 1;
+    for (int m = 0; m < (chainAware ? 2 : 1) * shifts; ++m) {
+      ChainMode mode = (ChainMode)(m % 2);
+      Target shifted = popped;
+      shifted.anchor -= m / 2;
+      if (m / 2 && (sim->stageBegin[shifted.anchor] <= t ||
+                    shifted.anchor <= P->g->values[shifted.value].defOp))
+        continue;
+      const Target *target = &shifted;
       if (isRejected(P, target->value, target->anchor, mode))
         continue;
       Chain c;
