@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# The whole test suite: builds remat twice (a normal build and an
-# AddressSanitizer + UndefinedBehaviorSanitizer build) and runs every lit test
-# (FileCheck tests, C unit tests, execution tests, the corpus) in both.
+# The whole test suite: builds remat three times (a normal build, an
+# AddressSanitizer + UndefinedBehaviorSanitizer build, and a clang-22 build of
+# the library with the libFuzzer target) and runs every lit test (FileCheck
+# tests, C unit tests, execution tests, the corpus) in the first two and a
+# short fuzzing session of the planners in the third (docs/fuzzing.md).
 #   scripts/test.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh" "$root/build"
 "$root/scripts/setup.sh" "$root/build-asan" -DREMAT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+"$root/scripts/setup.sh" "$root/build-fuzz" -DREMAT_FUZZ=ON -DCMAKE_C_COMPILER=clang-22 \
+  -DCMAKE_CXX_COMPILER=clang++-22
 lit=/usr/lib/llvm-22/bin/lit
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-for build in build build-asan; do
+for build in build build-asan build-fuzz; do
   echo "== tests ($build)"
   "$lit" -sv "$root/$build/test" 2>&1 | tee -a "$log" || status=1
 done

@@ -31,6 +31,16 @@ config.substitutions.append(("%bin", bin_dir))
 config.substitutions.append(("%plugin", os.path.join(config.remat_obj_root, "lib", "libRematPlugin.so")))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
 
+# The fuzz build (REMAT_FUZZ, docs/fuzzing.md) holds only the library and the
+# libFuzzer target, so lit runs test/fuzz alone there; the other builds carry
+# the replay driver, which runs the seed corpus and saved findings.
+if getattr(config, "remat_fuzz", "OFF") in ("ON", "1", "TRUE", "True"):
+    config.available_features.add("fuzz")
+    config.excludes += [d for d in os.listdir(config.test_source_root)
+                        if d != "fuzz" and os.path.isdir(os.path.join(config.test_source_root, d))]
+elif os.path.exists(os.path.join(bin_dir, "remat-fuzz-replay")):
+    config.available_features.add("fuzz-replay")
+
 # GPU tests need a device: nvidia-smi answering means the driver sees one.
 if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 0:
     config.available_features.add("cuda")
