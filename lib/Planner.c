@@ -879,13 +879,14 @@ static bool planSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
   if (!ok)
     return false;
   RematSimulation trial;
-  if (simulatePlan(P, -1, &trial)) {
+  if (simulatePlan(P, -1, &trial) && trial.peakBytes < sim->peakBytes) {
     rematSimulationFree(sim);
     *sim = trial;
     return true;
   }
-  // The rule produced an unusable schedule: report no plan rather than a
-  // wrong one.
+  // The rule produced an unusable schedule, or one that raises the peak
+  // (chains that keep a segment's inputs alive longer): report no plan
+  // rather than a worse one.
   bool oom = trial.status == RematSimOutOfMemory;
   rematSimulationFree(&trial);
   for (intptr_t d = 0; d < P->numDecisions; ++d)

@@ -367,6 +367,37 @@ static bool sortEventsByBuffer(Event *events, intptr_t n, intptr_t numBuffers) {
   return true;
 }
 
+/// The version a result written out of place in the input may be written
+/// into now, or -1. In the input, bufferization gave the result a fresh
+/// buffer because its destination operand was read later; when every such
+/// read has moved (to clones, or the clone itself runs after them), the
+/// rewritten function's bufferization writes into the destination instead,
+/// and so does the simulation. Read-only globals never are.
+static intptr_t freedDestination(const RematSimContext *ctx, const RematSimulation *sim, intptr_t k, intptr_t x,
+                                 const intptr_t *versionLastRead, const intptr_t *bufMaxLastRead) {
+  const RematGraphImpl *g = ctx->g;
+  intptr_t dest = ctx->destination[x];
+  if (dest < 0 || g->values[dest].buffer < 0)
+    return -1;
+  const RematBufferInfo *cls = &g->buffers[g->values[dest].buffer];
+  // Only where later reads were the reason for the copy in the input.
+  if (cls->lastUseOp <= sim->instOp[k] || (cls->external && cls->rootValue >= g->numArgs) ||
+      (cls->external && cls->allocOp >= 0))
+    return -1;
+  intptr_t destVer = -1;
+  for (intptr_t q = sim->instReadsBegin[k]; q < sim->instReadsBegin[k + 1]; ++q)
+    if (sim->versions[sim->readVersion[q]].value == dest)
+      destVer = sim->readVersion[q];
+  if (destVer < 0)
+    return -1;
+  intptr_t b = sim->versions[destVer].buffer;
+  if (b < 0 || bufMaxLastRead[b] > k || versionLastRead[destVer] > k)
+    return -1;
+  if (sim->buffers[b].external && (sim->versions[destVer].inst >= 0 || cls->rootValue < 0))
+    return -1; // a global's buffer (tensor constants are read-only)
+  return destVer;
+}
+
 /// Assigns buffers, checks that no read sees an overwritten buffer, and
 /// records lifetimes.
 static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
@@ -378,22 +409,33 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   intptr_t writeCap = sim->numInstances * 4;
   intptr_t *versionOfValue = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*versionOfValue));
   intptr_t *destUsedBy = malloc((size_t)(sim->numVersions ? sim->numVersions : 1) * sizeof(*destUsedBy));
-  if (!ALLOC(sim->buffers, cap) || !reads || !writes || !versionOfValue || !destUsedBy) {
+  intptr_t *versionLastRead = malloc((size_t)(sim->numVersions ? sim->numVersions : 1) * sizeof(*versionLastRead));
+  intptr_t *bufMaxLastRead = malloc((size_t)(cap ? cap : 1) * sizeof(*bufMaxLastRead));
+  if (!ALLOC(sim->buffers, cap) || !reads || !writes || !versionOfValue || !destUsedBy || !versionLastRead ||
+      !bufMaxLastRead) {
     free(reads);
     free(writes);
     free(versionOfValue);
     free(destUsedBy);
+    free(versionLastRead);
+    free(bufMaxLastRead);
     sim->status = RematSimOutOfMemory;
     return false;
   }
-  for (intptr_t v = 0; v < sim->numVersions; ++v)
+  for (intptr_t v = 0; v < sim->numVersions; ++v) {
     destUsedBy[v] = -1;
+    versionLastRead[v] = -1;
+  }
+  for (intptr_t k = 0; k < sim->numInstances; ++k)
+    for (intptr_t r = sim->instReadsBegin[k]; sim->instAlive[k] && r < sim->instReadsBegin[k + 1]; ++r)
+      versionLastRead[sim->readVersion[r]] = k;
   intptr_t nb = 0, nr = 0, nw = 0;
   for (intptr_t a = 0; a < g->numArgs; ++a) {
     if (g->values[a].buffer < 0)
       continue;
     sim->buffers[nb] = (RematSimBuffer){.bytes = g->buffers[g->values[a].buffer].bytes,
                                         .alloc = -1, .lastUse = -1, .external = true};
+    bufMaxLastRead[nb] = versionLastRead[a];
     sim->versions[a].buffer = nb++;
   }
   bool ok = true;
@@ -441,6 +483,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
       for (intptr_t q = sim->instReadsBegin[k]; src >= 0 && q < sim->instReadsBegin[k + 1]; ++q)
         if (sim->versions[sim->readVersion[q]].value == src)
           srcVer = sim->readVersion[q];
+      if (srcVer < 0 && op->cls != RematOpClassView)
+        srcVer = freedDestination(ctx, sim, k, x, versionLastRead, bufMaxLastRead);
       if (srcVer >= 0 && sim->versions[srcVer].buffer >= 0) {
         intptr_t b = sim->versions[srcVer].buffer;
         ver->buffer = b;
@@ -459,6 +503,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
           ++sim->buffers[b].epoch;
         }
         ver->epoch = sim->buffers[b].epoch;
+        if (versionLastRead[sim->instFirstVersion[k] + r] > bufMaxLastRead[b])
+          bufMaxLastRead[b] = versionLastRead[sim->instFirstVersion[k] + r];
         continue;
       }
       bool external = g->buffers[cls].external;
@@ -466,6 +512,7 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
                                           .alloc = external ? -1 : k,
                                           .lastUse = k,
                                           .external = external};
+      bufMaxLastRead[nb] = versionLastRead[sim->instFirstVersion[k] + r];
       ver->buffer = nb++;
       ver->epoch = 0;
     }
@@ -522,6 +569,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   free(writes);
   free(versionOfValue);
   free(destUsedBy);
+  free(versionLastRead);
+  free(bufMaxLastRead);
   return ok;
 }
 
