@@ -135,9 +135,9 @@ typedef struct Val {
 } Val;
 
 typedef enum LayerKind {
-  LMatmul,      // x @ W, W a parameter (empty + fill + matmul)
-  LBias,        // x + b, b a broadcast 1-D parameter
-  LRelu,        // elementwise linalg.generic bodies
+  LMatmul, // x @ W, W a parameter (empty + fill + matmul)
+  LBias,   // x + b, b a broadcast 1-D parameter
+  LRelu,   // elementwise linalg.generic bodies
   LSquare,
   LExp,
   LTanh,
@@ -156,7 +156,7 @@ typedef enum LayerKind {
 } LayerKind;
 
 static const char *const kLayerNames[kNumLayerKinds] = {
-    "matmul", "bias", "relu", "square", "exp",  "tanh", "residual", "mul",     "transpose",
+    "matmul", "bias", "relu",  "square", "exp",  "tanh",    "residual",     "mul",    "transpose",
     "view",   "norm", "arith", "concat", "call", "unknown", "mystery-body", "dropout"};
 
 typedef struct Layer {
@@ -253,8 +253,8 @@ static Val emitZeros(Gen *g, Val shape) {
 static Val emitMatmul(Gen *g, Val a, Val b) {
   Val init = emitZeros(g, shaped(2, a.dims[0], b.dims[1], 0));
   Val m = fresh(g, init);
-  put(&g->body, "    %s = linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s\n", m.name, a.name, b.name,
-      ty(g, &a), ty(g, &b), init.name, ty(g, &init), ty(g, &m));
+  put(&g->body, "    %s = linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s\n", m.name, a.name, b.name, ty(g, &a),
+      ty(g, &b), init.name, ty(g, &init), ty(g, &m));
   return m;
 }
 
@@ -450,8 +450,7 @@ static Val emitExpand(Gen *g, Val a, int factor) {
 
 static Val emitCollapse(Gen *g, Val a) {
   Val c = fresh(g, shaped(2, a.dims[0], a.dims[1] * a.dims[2], 0));
-  put(&g->body, "    %s = tensor.collapse_shape %s [[0], [1, 2]] : %s into %s\n", c.name, a.name, ty(g, &a),
-      ty(g, &c));
+  put(&g->body, "    %s = tensor.collapse_shape %s [[0], [1, 2]] : %s into %s\n", c.name, a.name, ty(g, &a), ty(g, &c));
   return c;
 }
 
@@ -468,8 +467,8 @@ static Val emitSwapHalves(Gen *g, Val a, int lo) {
   Val low = emitSlice(g, a, 0, lo);
   Val high = emitSlice(g, a, lo, a.dims[1] - lo);
   Val c = fresh(g, a);
-  put(&g->body, "    %s = tensor.concat dim(1) %s, %s : (%s, %s) -> %s\n", c.name, high.name, low.name,
-      ty(g, &high), ty(g, &low), ty(g, &c));
+  put(&g->body, "    %s = tensor.concat dim(1) %s, %s : (%s, %s) -> %s\n", c.name, high.name, low.name, ty(g, &high),
+      ty(g, &low), ty(g, &c));
   return c;
 }
 
@@ -494,10 +493,9 @@ static int pickDim(Reader *r) {
 
 static LayerKind pickKind(Reader *r) {
   // Matmuls and cheap elementwise layers dominate, as in real models.
-  static const LayerKind weighted[] = {LMatmul, LMatmul, LMatmul,  LMatmul, LBias,    LBias,   LRelu,
-                                       LRelu,   LSquare, LExp,     LTanh,   LResidual, LResidual, LMul,
-                                       LTranspose, LView, LNorm,   LArith,  LConcat,  LCall,   LUnknown,
-                                       LMysteryBody, LDropout};
+  static const LayerKind weighted[] = {LMatmul, LMatmul, LMatmul, LMatmul,   LBias,     LBias,        LRelu,      LRelu,
+                                       LSquare, LExp,    LTanh,   LResidual, LResidual, LMul,         LTranspose, LView,
+                                       LNorm,   LArith,  LConcat, LCall,     LUnknown,  LMysteryBody, LDropout};
   return weighted[pick(r, sizeof(weighted) / sizeof(weighted[0]))];
 }
 
@@ -650,8 +648,7 @@ static Val emitBackwardLayer(Gen *g, const Layer *L, Val gr, const bool *needGra
       // d(a_ij * s_i)/da = g_ij * s_i + sum_k g_ik * a_ik
       Val t = emitRowReduce(g, BodyDotAcc, 2, gr, a);
       Val ins[3] = {gr, L->aux, t};
-      const char *maps[4] = {"(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0)", "(d0, d1) -> (d0)",
-                             "(d0, d1) -> (d0, d1)"};
+      const char *maps[4] = {"(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0)", "(d0, d1) -> (d0)", "(d0, d1) -> (d0, d1)"};
       dA = emitGeneric(g, BodyNormGrad, 3, ins, maps, a, parallelIters(2), false);
     }
     break;
@@ -746,8 +743,8 @@ static void generate(Gen *g, Str *text) {
     put(&g->body, "    %s = arith.subf %s, %s : %s\n", diff.name, h.name, target.name, ty(g, &h));
   }
   const char *lossMaps[2] = {"(d0, d1) -> (d0, d1)", "(d0, d1) -> ()"};
-  Val loss = emitGeneric(g, BodySquareAcc, 1, &diff, lossMaps, shaped(0, 0, 0, 0), "\"reduction\", \"reduction\"",
-                         true);
+  Val loss =
+      emitGeneric(g, BodySquareAcc, 1, &diff, lossMaps, shaped(0, 0, 0, 0), "\"reduction\", \"reduction\"", true);
   addResult(g, loss);
 
   // Which activations need a gradient: those upstream of a parameter, of a
@@ -757,8 +754,8 @@ static void generate(Gen *g, Str *text) {
   bool needGrad[kMaxActs] = {returnDx};
   for (int l = 0; l < g->numLayers; ++l) {
     const Layer *L = &g->layers[l];
-    needGrad[l + 1] = needGrad[l] || L->kind == LMatmul || L->kind == LBias ||
-                      (L->otherAct >= 0 && needGrad[L->otherAct]);
+    needGrad[l + 1] =
+        needGrad[l] || L->kind == LMatmul || L->kind == LBias || (L->otherAct >= 0 && needGrad[L->otherAct]);
   }
   Val pending[kMaxActs];
   bool hasPending[kMaxActs] = {false};
@@ -1100,8 +1097,8 @@ static void printOp(MlirOperation op, Str *out) {
 
 /// Plans a copy of `base` with one planner and checks every invariant;
 /// returns whether the budget was met.
-static bool checkPlanner(MlirOperation base, const char *baseText, const OpCensus *before,
-                         const uint64_t *resultHashes, intptr_t numResults, Case *c) {
+static bool checkPlanner(MlirOperation base, const char *baseText, const OpCensus *before, const uint64_t *resultHashes,
+                         intptr_t numResults, Case *c) {
   MlirOperation module = mlirOperationClone(base);
   MlirOperation func = findStep(module);
   // Static shapes; peakBytesAfter measured on the rewritten function, not
@@ -1110,8 +1107,8 @@ static bool checkPlanner(MlirOperation base, const char *baseText, const OpCensu
   RematPlanResult result;
   long errorsBefore = diags.errors;
   diags.last.len = 0;
-  MlirLogicalResult status = rematPlanAndRewrite(func, &options, c->budget, c->percent, c->planner,
-                                                 rematCostProfileGetDefault(), &result);
+  MlirLogicalResult status =
+      rematPlanAndRewrite(func, &options, c->budget, c->percent, c->planner, rematCostProfileGetDefault(), &result);
   c->result = &result;
   Str after = {0};
   printOp(module, &after);
@@ -1220,7 +1217,7 @@ static void pickBudget(Reader *r, Case *c) {
   unsigned frac = pick16(r);
   c->percent = -1;
   // Exhausted input (all zeros) lands in ModeBetween at the lower bound.
-  c->mode = sel < 9 ? ModeBetween
+  c->mode = sel < 9    ? ModeBetween
             : sel < 11 ? ModeUnderBound
             : sel < 12 ? ModeAtBound
             : sel < 13 ? ModeAtPeak
@@ -1374,11 +1371,7 @@ int rematFuzzCheckMLIR(const char *text) {
   int64_t lb = c.lowerBound, peak = c.peak;
   for (int k = -1; k <= 9; ++k) {
     c.percent = -1;
-    c.mode = k < 0    ? ModeUnderBound
-             : k == 0 ? ModeAtBound
-             : k < 8  ? ModeBetween
-             : k == 8 ? ModeAtPeak
-                      : ModeAbovePeak;
+    c.mode = k < 0 ? ModeUnderBound : k == 0 ? ModeAtBound : k < 8 ? ModeBetween : k == 8 ? ModeAtPeak : ModeAbovePeak;
     c.budget = k < 0 ? lb - 1 : k <= 8 ? lb + (peak - lb) * k / 8 : peak + 1;
     if (c.budget < 0)
       continue;

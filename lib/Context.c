@@ -24,13 +24,11 @@
 MlirContext rematContextCreateForValidation(void) {
   MlirDialectRegistry registry = mlirDialectRegistryCreate();
   MlirDialectHandle handles[] = {
-      mlirGetDialectHandle__func__(),          mlirGetDialectHandle__arith__(),
-      mlirGetDialectHandle__math__(),          mlirGetDialectHandle__linalg__(),
-      mlirGetDialectHandle__tensor__(),        mlirGetDialectHandle__bufferization__(),
-      mlirGetDialectHandle__memref__(),        mlirGetDialectHandle__scf__(),
-      mlirGetDialectHandle__cf__(),            mlirGetDialectHandle__affine__(),
-      mlirGetDialectHandle__gpu__(),           mlirGetDialectHandle__index__(),
-      mlirGetDialectHandle__complex__(),       mlirGetDialectHandle__ml_program__(),
+      mlirGetDialectHandle__func__(),    mlirGetDialectHandle__arith__(),      mlirGetDialectHandle__math__(),
+      mlirGetDialectHandle__linalg__(),  mlirGetDialectHandle__tensor__(),     mlirGetDialectHandle__bufferization__(),
+      mlirGetDialectHandle__memref__(),  mlirGetDialectHandle__scf__(),        mlirGetDialectHandle__cf__(),
+      mlirGetDialectHandle__affine__(),  mlirGetDialectHandle__gpu__(),        mlirGetDialectHandle__index__(),
+      mlirGetDialectHandle__complex__(), mlirGetDialectHandle__ml_program__(),
   };
   for (size_t i = 0; i < sizeof(handles) / sizeof(handles[0]); ++i)
     mlirDialectHandleInsertDialect(handles[i], registry);

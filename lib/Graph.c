@@ -42,9 +42,7 @@ static bool nameContains(MlirStringRef name, const char *needle) {
   return false;
 }
 
-static MlirStringRef opName(MlirOperation op) {
-  return mlirIdentifierStr(mlirOperationGetName(op));
-}
+static MlirStringRef opName(MlirOperation op) { return mlirIdentifierStr(mlirOperationGetName(op)); }
 
 static bool nameInList(MlirStringRef name, const char *const *list) {
   for (; *list; ++list)
@@ -78,24 +76,32 @@ static int64_t elementBytes(MlirType type) {
 //===----------------------------------------------------------------------===//
 
 // Views share their source's buffer after bufferization.
-static const char *const kViewOps[] = {
-    "tensor.extract_slice", "tensor.collapse_shape", "tensor.expand_shape", "tensor.cast",
-    "tensor.reshape",       "tensor.bitcast",        "memref.subview",      "memref.cast",
-    "memref.collapse_shape", "memref.expand_shape",  "memref.reshape",      NULL};
+static const char *const kViewOps[] = {"tensor.extract_slice", "tensor.collapse_shape", "tensor.expand_shape",
+                                       "tensor.cast",          "tensor.reshape",        "tensor.bitcast",
+                                       "memref.subview",       "memref.cast",           "memref.collapse_shape",
+                                       "memref.expand_shape",  "memref.reshape",        NULL};
 
 // Pure tensor ops without regions, besides linalg ones.
-static const char *const kPureTensorOps[] = {
-    "tensor.empty",  "tensor.pad",     "tensor.concat",  "tensor.from_elements",
-    "tensor.splat",  "tensor.insert_slice", "tensor.insert", "tensor.extract", "tensor.dim",
-    "tensor.gather", "tensor.rank",    "tensor.generate", NULL};
+static const char *const kPureTensorOps[] = {"tensor.empty",
+                                             "tensor.pad",
+                                             "tensor.concat",
+                                             "tensor.from_elements",
+                                             "tensor.splat",
+                                             "tensor.insert_slice",
+                                             "tensor.insert",
+                                             "tensor.extract",
+                                             "tensor.dim",
+                                             "tensor.gather",
+                                             "tensor.rank",
+                                             "tensor.generate",
+                                             NULL};
 
 // Ops that may appear inside a region that we still call pure.
 static bool isPureBodyOp(MlirStringRef name) {
   if (nameContains(name, "rng") || nameContains(name, "random"))
     return false;
-  return nameStartsWith(name, "arith.") || nameStartsWith(name, "math.") ||
-         nameIs(name, "linalg.yield") || nameIs(name, "linalg.index") ||
-         nameIs(name, "tensor.extract") || nameIs(name, "tensor.yield") ||
+  return nameStartsWith(name, "arith.") || nameStartsWith(name, "math.") || nameIs(name, "linalg.yield") ||
+         nameIs(name, "linalg.index") || nameIs(name, "tensor.extract") || nameIs(name, "tensor.yield") ||
          nameStartsWith(name, "complex.") || nameStartsWith(name, "index.");
 }
 
@@ -123,15 +129,13 @@ static RematOpClass classifyOp(MlirOperation op) {
     return RematOpClassSideEffect;
   if (nameInList(name, kViewOps))
     return RematOpClassView;
-  if (nameIs(name, "func.call") || nameIs(name, "func.call_indirect") ||
-      nameStartsWith(name, "memref.") || nameStartsWith(name, "bufferization.") ||
-      nameStartsWith(name, "gpu.") || nameStartsWith(name, "ml_program.") ||
+  if (nameIs(name, "func.call") || nameIs(name, "func.call_indirect") || nameStartsWith(name, "memref.") ||
+      nameStartsWith(name, "bufferization.") || nameStartsWith(name, "gpu.") || nameStartsWith(name, "ml_program.") ||
       nameContains(name, "print"))
     return RematOpClassSideEffect;
   bool linalg = nameStartsWith(name, "linalg.");
   if (linalg || nameInList(name, kPureTensorOps) ||
-      (mlirOperationGetNumRegions(op) == 0 &&
-       (nameStartsWith(name, "arith.") || nameStartsWith(name, "math.")))) {
+      (mlirOperationGetNumRegions(op) == 0 && (nameStartsWith(name, "arith.") || nameStartsWith(name, "math.")))) {
     if (mlirOperationGetNumRegions(op) == 0)
       return RematOpClassPure;
     BodyCheck check = {true, op};
@@ -205,9 +209,9 @@ static bool runQuietly(MlirContext ctx, MlirOperation module, const char *pipeli
   // verifier after each pass would double the cost of building a graph.
   mlirPassManagerEnableVerifier(pm, false);
   MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
-  bool ok = mlirLogicalResultIsSuccess(
-                mlirParsePassPipeline(opm, mlirStringRefCreateFromCString(pipeline), NULL, NULL)) &&
-            mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, module));
+  bool ok =
+      mlirLogicalResultIsSuccess(mlirParsePassPipeline(opm, mlirStringRefCreateFromCString(pipeline), NULL, NULL)) &&
+      mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, module));
   mlirPassManagerDestroy(pm);
   --quietDepth;
   mlirContextDetachDiagnosticHandler(ctx, id);
@@ -375,8 +379,7 @@ static bool isTensorConstant(MlirOperation op) {
 static int inplaceDecision(MlirOperation cloneOp, intptr_t operand) {
   MlirAttribute attr =
       mlirOperationGetAttributeByName(cloneOp, mlirStringRefCreateFromCString("__inplace_operands_attr__"));
-  if (mlirAttributeIsNull(attr) || !mlirAttributeIsAArray(attr) ||
-      operand >= mlirArrayAttrGetNumElements(attr))
+  if (mlirAttributeIsNull(attr) || !mlirAttributeIsAArray(attr) || operand >= mlirArrayAttrGetNumElements(attr))
     return -1;
   MlirAttribute s = mlirArrayAttrGetElement(attr, operand);
   if (!mlirAttributeIsAString(s))
@@ -704,44 +707,28 @@ void rematGraphDestroy(RematGraph graph) {
 MlirOperation rematGraphGetFunction(RematGraph graph) { return rematGraphImpl(graph)->func; }
 intptr_t rematGraphGetNumOps(RematGraph graph) { return rematGraphImpl(graph)->numOps; }
 MlirOperation rematGraphGetOp(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->ops[pos].op; }
-RematOpClass rematGraphGetOpClass(RematGraph graph, intptr_t pos) {
-  return rematGraphImpl(graph)->ops[pos].cls;
-}
+RematOpClass rematGraphGetOpClass(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->ops[pos].cls; }
 double rematGraphGetOpFlops(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->ops[pos].flops; }
-double rematGraphGetOpBytesMoved(RematGraph graph, intptr_t pos) {
-  return rematGraphImpl(graph)->ops[pos].bytesMoved;
-}
+double rematGraphGetOpBytesMoved(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->ops[pos].bytesMoved; }
 intptr_t rematGraphGetNumValues(RematGraph graph) { return rematGraphImpl(graph)->numValues; }
 MlirValue rematGraphGetValue(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->values[pos].value; }
-int64_t rematGraphGetValueBytes(RematGraph graph, intptr_t pos) {
-  return rematGraphImpl(graph)->values[pos].bytes;
-}
-intptr_t rematGraphGetValueDefOp(RematGraph graph, intptr_t pos) {
-  return rematGraphImpl(graph)->values[pos].defOp;
-}
-intptr_t rematGraphGetValueBuffer(RematGraph graph, intptr_t pos) {
-  return rematGraphImpl(graph)->values[pos].buffer;
-}
+int64_t rematGraphGetValueBytes(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->values[pos].bytes; }
+intptr_t rematGraphGetValueDefOp(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->values[pos].defOp; }
+intptr_t rematGraphGetValueBuffer(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->values[pos].buffer; }
 intptr_t rematGraphGetNumBuffers(RematGraph graph) { return rematGraphImpl(graph)->numBuffers; }
 int64_t rematGraphGetBufferBytes(RematGraph graph, intptr_t b) { return rematGraphImpl(graph)->buffers[b].bytes; }
-intptr_t rematGraphGetBufferAllocOp(RematGraph graph, intptr_t b) {
-  return rematGraphImpl(graph)->buffers[b].allocOp;
-}
+intptr_t rematGraphGetBufferAllocOp(RematGraph graph, intptr_t b) { return rematGraphImpl(graph)->buffers[b].allocOp; }
 intptr_t rematGraphGetBufferLastUseOp(RematGraph graph, intptr_t b) {
   return rematGraphImpl(graph)->buffers[b].lastUseOp;
 }
-bool rematGraphIsBufferExternal(RematGraph graph, intptr_t b) {
-  return rematGraphImpl(graph)->buffers[b].external;
-}
+bool rematGraphIsBufferExternal(RematGraph graph, intptr_t b) { return rematGraphImpl(graph)->buffers[b].external; }
 bool rematGraphIsBufferResult(RematGraph graph, intptr_t b) { return rematGraphImpl(graph)->buffers[b].result; }
 intptr_t rematGraphGetBufferRootValue(RematGraph graph, intptr_t b) {
   return rematGraphImpl(graph)->buffers[b].rootValue;
 }
 int64_t rematGraphGetArgumentBytes(RematGraph graph) { return rematGraphImpl(graph)->argumentBytes; }
 double rematGraphGetTotalFlops(RematGraph graph) { return rematGraphImpl(graph)->totalFlops; }
-bool rematGraphHasBufferizationAnalysis(RematGraph graph) {
-  return rematGraphImpl(graph)->bufferizationAnalysis;
-}
+bool rematGraphHasBufferizationAnalysis(RematGraph graph) { return rematGraphImpl(graph)->bufferizationAnalysis; }
 
 //===----------------------------------------------------------------------===//
 // Printing names and locations

@@ -66,8 +66,6 @@ intptr_t rematGraphTopLevelIndex(const RematGraphImpl *g, MlirOperation op);
 /// in place, or -1 for ops that allocate.
 intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx);
 
-static inline RematGraphImpl *rematGraphImpl(RematGraph graph) {
-  return (RematGraphImpl *)graph.ptr;
-}
+static inline RematGraphImpl *rematGraphImpl(RematGraph graph) { return (RematGraphImpl *)graph.ptr; }
 
 #endif // REMAT_LIB_GRAPHINTERNAL_H

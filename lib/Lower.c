@@ -23,25 +23,24 @@
 // convert-bufferization-to-memref lowers the bufferization.clone ops that the
 // deallocation pipeline inserts for returned values it does not own (function
 // arguments, memref.get_global constants) into memref.alloc + memref.copy.
-static const char kCpuPipeline[] =
-    "builtin.module("
-    "func.func(convert-elementwise-to-linalg),"
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map},"
-    "buffer-deallocation-pipeline,"
-    "convert-bufferization-to-memref,"
-    "func.func(optimize-allocation-liveness),"
-    "convert-linalg-to-loops,"
-    "convert-scf-to-cf,"
-    "expand-strided-metadata,"
-    "lower-affine,"
-    "finalize-memref-to-llvm{use-generic-functions=1 use-aligned-alloc=1},"
-    "convert-arith-to-llvm,"
-    "convert-math-to-llvm,"
-    "convert-math-to-libm,"
-    "convert-func-to-llvm,"
-    "convert-cf-to-llvm,"
-    "reconcile-unrealized-casts)";
+static const char kCpuPipeline[] = "builtin.module("
+                                   "func.func(convert-elementwise-to-linalg),"
+                                   "one-shot-bufferize{bufferize-function-boundaries "
+                                   "function-boundary-type-conversion=identity-layout-map},"
+                                   "buffer-deallocation-pipeline,"
+                                   "convert-bufferization-to-memref,"
+                                   "func.func(optimize-allocation-liveness),"
+                                   "convert-linalg-to-loops,"
+                                   "convert-scf-to-cf,"
+                                   "expand-strided-metadata,"
+                                   "lower-affine,"
+                                   "finalize-memref-to-llvm{use-generic-functions=1 use-aligned-alloc=1},"
+                                   "convert-arith-to-llvm,"
+                                   "convert-math-to-llvm,"
+                                   "convert-math-to-libm,"
+                                   "convert-func-to-llvm,"
+                                   "convert-cf-to-llvm,"
+                                   "reconcile-unrealized-casts)";
 
 const char *rematLowerGetPipeline(RematLowerTarget target) {
   switch (target) {
@@ -101,9 +100,8 @@ MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
 
   MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, mlirStringRefCreateFromCString("builtin.module"));
   PipelineError err = {{0}, 0};
-  MlirLogicalResult parsed =
-      mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                            mlirStringRefCreateFromCString(kCpuPipeline), appendPipelineError, &err);
+  MlirLogicalResult parsed = mlirParsePassPipeline(
+      mlirPassManagerGetAsOpPassManager(pm), mlirStringRefCreateFromCString(kCpuPipeline), appendPipelineError, &err);
   if (mlirLogicalResultIsFailure(parsed)) {
     char buf[1200];
     snprintf(buf, sizeof(buf), "internal error: cannot build the CPU lowering pipeline: %s", err.message);

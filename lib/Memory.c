@@ -104,8 +104,7 @@ static int byBytesDescending(const void *a, const void *b) {
   return x->id < y->id ? -1 : 1;
 }
 
-intptr_t rematMemoryTrackerGetLiveBuffers(RematMemoryTracker tracker, intptr_t point, intptr_t *buffers,
-                                          intptr_t cap) {
+intptr_t rematMemoryTrackerGetLiveBuffers(RematMemoryTracker tracker, intptr_t point, intptr_t *buffers, intptr_t cap) {
   RematMemoryTrackerImpl *t = unwrapTracker(tracker);
   const RematGraphImpl *g = t->graph;
   SizedBuffer *all = malloc((size_t)(g->numBuffers ? g->numBuffers : 1) * sizeof(*all));

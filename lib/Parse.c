@@ -21,9 +21,9 @@ static MlirModule parseIn(MlirContext ctx, MlirStringRef source, MlirStringRef f
 
 // Dialects the validation context registers (see Context.c); an opaque type
 // of any other dialect is a type MLIR only keeps as text.
-static const char *const kKnownDialects[] = {"func",  "arith",  "math",   "linalg", "tensor", "bufferization",
-                                             "memref", "scf",   "cf",     "affine", "gpu",    "index",
-                                             "complex", "ml_program", NULL};
+static const char *const kKnownDialects[] = {"func",          "arith",  "math",    "linalg",     "tensor",
+                                             "bufferization", "memref", "scf",     "cf",         "affine",
+                                             "gpu",           "index",  "complex", "ml_program", NULL};
 
 static bool isIdentChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -90,8 +90,8 @@ static double nowSeconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStringRef source,
-                            MlirStringRef fileName, double *parseSeconds) {
+MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStringRef source, MlirStringRef fileName,
+                            double *parseSeconds) {
   if (!rejectCrashingLinalgTypes(validation, source, fileName))
     return (MlirModule){NULL};
   MlirModule checked = parseIn(validation, source, fileName);

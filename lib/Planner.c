@@ -63,8 +63,8 @@ bool rematParseSize(const char *text, int64_t *bytes, double *percent) {
   static const struct {
     const char *suffix;
     double scale;
-  } kUnits[] = {{"", 1},          {"B", 1},          {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-                {"KB", 1e3},      {"MB", 1e6},       {"GB", 1e9}};
+  } kUnits[] = {{"", 1},     {"B", 1},    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+                {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
   for (size_t i = 0; i < sizeof(kUnits) / sizeof(kUnits[0]); ++i) {
     if (strcmp(end, kUnits[i].suffix) != 0)
       continue;
@@ -127,10 +127,10 @@ typedef struct Planner {
   intptr_t *stamp;
   intptr_t stampGen;
   intptr_t *chain;
-  intptr_t maxChain; // longest chain a decision may clone
+  intptr_t maxChain;  // longest chain a decision may clone
   intptr_t *extended; // buffers a chain keeps alive longer (up to kMaxExtended)
   intptr_t numExtended;
-  int64_t *stageLive; // per stage: the most bytes live at any of its instances
+  int64_t *stageLive;  // per stage: the most bytes live at any of its instances
   double *inPlaceCost; // per value: its producer plus its in-place predecessors
 } Planner;
 
@@ -228,8 +228,8 @@ static bool reject(Planner *P, intptr_t value, intptr_t anchor, ChainMode mode) 
 }
 
 /// Appends a decision whose ops are P->chain[0, len) at `anchor`.
-static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chain *c, int64_t bytes,
-                         intptr_t dropFirst, intptr_t dropLast) {
+static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chain *c, int64_t bytes, intptr_t dropFirst,
+                         intptr_t dropLast) {
   if (P->numDecisions == P->capDecisions) {
     intptr_t cap = P->capDecisions ? P->capDecisions * 2 : 32;
     Decision *d = realloc(P->decisions, (size_t)cap * sizeof(*d));
@@ -239,8 +239,14 @@ static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chai
     P->capDecisions = cap;
   }
   Decision *d = &P->decisions[P->numDecisions++];
-  *d = (Decision){.value = value, .anchor = anchor, .firstItem = P->items.num, .numItems = c->len,
-                  .cost = c->cost, .flops = c->flops, .bytes = bytes, .dropFirst = dropFirst,
+  *d = (Decision){.value = value,
+                  .anchor = anchor,
+                  .firstItem = P->items.num,
+                  .numItems = c->len,
+                  .cost = c->cost,
+                  .flops = c->flops,
+                  .bytes = bytes,
+                  .dropFirst = dropFirst,
                   .dropLast = dropLast};
   for (intptr_t i = 0; i < c->len; ++i)
     if (!rematScheduleAdd(&P->items, P->chain[i], anchor))
@@ -280,8 +286,8 @@ static int compareIntptr(const void *a, const void *b) {
   return x < y ? -1 : (x > y);
 }
 
-static bool extendChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor,
-                        intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c);
+static bool extendChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor, intptr_t dropBuffer,
+                        intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c);
 
 /// The ops that recompute `value` right before op `anchor`, into P->chain:
 /// its producer plus every producer whose operand version is unusable there
@@ -289,21 +295,20 @@ static bool extendChain(Planner *P, const RematSimulation *sim, intptr_t value, 
 /// and with ChainFull also those already freed. Inputs freed before the
 /// anchor and not recomputed are kept alive longer; the bytes that adds at
 /// `peakPos` are charged. False if some op on the chain cannot be redone.
-static bool buildChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor,
-                       intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c) {
+static bool buildChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor, intptr_t dropBuffer,
+                       intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c) {
   ++P->stampGen;
   return extendChain(P, sim, value, anchor, dropBuffer, peakPos, mode, dropped, c);
 }
 
 static bool extendChainOrFail(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor,
-                              intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped,
-                              Chain *c);
+                              intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c);
 
 /// As buildChain, but ops chained since the last buildChain call count as
 /// already recomputed at the anchor (sqrt builds one group per segment). A
 /// chain that fails leaves the group as it was.
-static bool extendChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor,
-                        intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c) {
+static bool extendChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor, intptr_t dropBuffer,
+                        intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c) {
   if (extendChainOrFail(P, sim, value, anchor, dropBuffer, peakPos, mode, dropped, c))
     return true;
   for (intptr_t i = 0; i < c->len; ++i)
@@ -312,8 +317,7 @@ static bool extendChain(Planner *P, const RematSimulation *sim, intptr_t value, 
 }
 
 static bool extendChainOrFail(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor,
-                              intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped,
-                              Chain *c) {
+                              intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c) {
   const RematGraphImpl *g = P->g;
   memset(c, 0, sizeof(*c));
   P->numExtended = 0;
@@ -424,8 +428,7 @@ static bool findTarget(const Planner *P, const RematSimulation *sim, intptr_t b,
   // The clone goes into the group at `anchor` by op index: it must land
   // after t (t may itself be a clone in that group, e.g. when the peak is a
   // recompute chain and the target is a destination allocated too early).
-  if (sim->stageBegin[anchor] <= t &&
-      !(sim->instAnchor[t] == anchor && sim->instClone[t] && sim->instOp[t] < def))
+  if (sim->stageBegin[anchor] <= t && !(sim->instAnchor[t] == anchor && sim->instClone[t] && sim->instOp[t] < def))
     return false;
   *out = (Target){b, value, anchor, lo > buf->readsBegin ? sim->bufReadInst[lo - 1] : buf->alloc};
   return true;
@@ -564,8 +567,7 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, bool chai
       ChainMode mode = (ChainMode)(m % 2);
       Target shifted = popped;
       shifted.anchor -= m / 2;
-      if (m / 2 && (sim->stageBegin[shifted.anchor] <= t ||
-                    shifted.anchor <= P->g->values[shifted.value].defOp))
+      if (m / 2 && (sim->stageBegin[shifted.anchor] <= t || shifted.anchor <= P->g->values[shifted.value].defOp))
         continue;
       const Target *target = &shifted;
       if (isRejected(P, target->value, target->anchor, mode))
@@ -651,8 +653,7 @@ static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
     Pick first = {0};
     for (;;) {
       intptr_t stage = maxStage(P);
-      if (P->numDecisions > roundStart &&
-          (P->stageLive[stage] <= P->budget || P->numDecisions - roundStart >= batch))
+      if (P->numDecisions > roundStart && (P->stageLive[stage] <= P->budget || P->numDecisions - roundStart >= batch))
         break;
       intptr_t t = P->numDecisions == roundStart ? sim->peakInstance : peakInstanceOfStage(sim, stage);
       Pick pick = {0};
@@ -914,9 +915,8 @@ static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSi
     rematScheduleInit(&empty);
     ok = ok && rematSimulate(ctx, &empty, &trial) && planSqrt(&Q, &trial, kSegments[i]);
     ok = ok && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
-    bool better = ok && (trial.peakBytes <= budget
-                             ? sim->peakBytes > budget || trial.recomputeCost < sim->recomputeCost
-                             : sim->peakBytes > budget && trial.peakBytes < sim->peakBytes);
+    bool better = ok && (trial.peakBytes <= budget ? sim->peakBytes > budget || trial.recomputeCost < sim->recomputeCost
+                                                   : sim->peakBytes > budget && trial.peakBytes < sim->peakBytes);
     if (better) {
       Planner tmp = *P;
       *P = Q;
@@ -936,7 +936,6 @@ static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSi
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
-
 
 static void emitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, int64_t lowerBound,
                                 intptr_t lbOp) {
@@ -967,8 +966,8 @@ static bool recordDecisions(const Planner *P, RematGraph graph, RematPlanResult 
     if (dec->removed)
       continue;
     RematDecision *out = &result->decisions[result->numDecisions++];
-    *out = (RematDecision){.bytes = dec->bytes, .costSeconds = dec->cost, .flops = dec->flops,
-                           .numClonedOps = dec->numItems};
+    *out = (RematDecision){
+        .bytes = dec->bytes, .costSeconds = dec->cost, .flops = dec->flops, .numClonedOps = dec->numItems};
     rematGraphPrintValueName(graph, dec->value, out->value, sizeof(out->value));
     rematGraphPrintOpLocation(graph, P->g->values[dec->value].defOp, out->producerLoc, sizeof(out->producerLoc));
     rematGraphPrintOpLocation(graph, dec->anchor, out->insertedBeforeLoc, sizeof(out->insertedBeforeLoc));
@@ -1034,8 +1033,8 @@ static MlirLogicalResult finish(Planner *P, RematGraph graph, MlirOperation func
 }
 
 static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
-                                        double budgetPercent, RematPlannerKind kind,
-                                        const RematCostProfile *profile, RematPlanResult *result);
+                                        double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
+                                        RematPlanResult *result);
 
 MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                       double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
@@ -1047,8 +1046,8 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
 }
 
 static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
-                                        double budgetPercent, RematPlannerKind kind,
-                                        const RematCostProfile *profile, RematPlanResult *result) {
+                                        double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
+                                        RematPlanResult *result) {
   memset(result, 0, sizeof(*result));
   RematGraph graph = rematGraphCreate(func, options);
   if (rematGraphIsNull(graph))
@@ -1058,8 +1057,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
     rematGraphDestroy(graph);
     return mlirLogicalResultFailure();
   }
-  result->peakBytesBefore = result->peakBytesAfter = result->peakBytesPlanned =
-      rematMemoryTrackerGetPeakBytes(tracker);
+  result->peakBytesBefore = result->peakBytesAfter = result->peakBytesPlanned = rematMemoryTrackerGetPeakBytes(tracker);
   rematMemoryTrackerDestroy(tracker);
   if (budgetPercent >= 0)
     budgetBytes = (int64_t)((double)result->peakBytesBefore * budgetPercent / 100.0);
@@ -1151,8 +1149,8 @@ MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions
   for (intptr_t i = 0; ok && i < count; ++i) {
     if (ops[i] < 0 || ops[i] >= numOps || anchors[i] < 0 || anchors[i] >= numOps) {
       char msg[160];
-      snprintf(msg, sizeof(msg), "remat: schedule entry %ld (op %ld before op %ld) is out of range (%ld ops)",
-               (long)i, (long)ops[i], (long)anchors[i], (long)numOps);
+      snprintf(msg, sizeof(msg), "remat: schedule entry %ld (op %ld before op %ld) is out of range (%ld ops)", (long)i,
+               (long)ops[i], (long)anchors[i], (long)numOps);
       mlirEmitError(mlirOperationGetLocation(func), msg);
       ok = false;
       break;

@@ -64,8 +64,7 @@ bool rematRewriteSchedule(const RematGraphImpl *g, const RematSimulation *sim, i
         MlirOperation anchor = g->ops[sim->instAnchor[k]].op;
         op = mlirOperationClone(info->op);
         mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, op);
-        mlirOperationSetDiscardableAttributeByName(op, markName,
-                                                   mlirIntegerAttrGet(i64, cloneIdBase + (*numClones)++));
+        mlirOperationSetDiscardableAttributeByName(op, markName, mlirIntegerAttrGet(i64, cloneIdBase + (*numClones)++));
         for (intptr_t r = 0; r < info->numResults; ++r)
           versionValue[sim->instFirstVersion[k] + r] = mlirOperationGetResult(op, r);
       }

@@ -99,10 +99,9 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
     ctx->destination[v] = -1;
   for (intptr_t k = 0; k < g->numOps; ++k) {
     const RematOpInfo *op = &g->ops[k];
-    ctx->opAllocates[k] = op->usesBegin == op->usesEnd && op->numResults == 1 &&
-                          g->values[op->firstResult].buffer >= 0 &&
-                          !g->buffers[g->values[op->firstResult].buffer].external &&
-                          mlirOperationGetNumRegions(op->op) == 0;
+    ctx->opAllocates[k] =
+        op->usesBegin == op->usesEnd && op->numResults == 1 && g->values[op->firstResult].buffer >= 0 &&
+        !g->buffers[g->values[op->firstResult].buffer].external && mlirOperationGetNumRegions(op->op) == 0;
     for (intptr_t r = 0; r < op->numResults; ++r) {
       intptr_t operand = rematAliasingOperand(op->op, r);
       if (operand >= 0 && operand < mlirOperationGetNumOperands(op->op))
@@ -215,8 +214,7 @@ static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, 
   if (!ALLOC(sim->instOp, sim->numInstances) || !ALLOC(sim->instAnchor, sim->numInstances) ||
       !ALLOC(sim->instClone, sim->numInstances) || !ALLOC(sim->instAlive, sim->numInstances) ||
       !ALLOC(sim->instFirstVersion, sim->numInstances) || !ALLOC(sim->instReadsBegin, sim->numInstances + 1) ||
-      !ALLOC(sim->stageBegin, n + 1) || !ALLOC(sim->live, sim->numInstances + 1) ||
-      !ALLOC(sim->aliveCount, n)) {
+      !ALLOC(sim->stageBegin, n + 1) || !ALLOC(sim->live, sim->numInstances + 1) || !ALLOC(sim->aliveCount, n)) {
     sim->status = RematSimOutOfMemory;
     return false;
   }
@@ -433,8 +431,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   for (intptr_t a = 0; a < g->numArgs; ++a) {
     if (g->values[a].buffer < 0)
       continue;
-    sim->buffers[nb] = (RematSimBuffer){.bytes = g->buffers[g->values[a].buffer].bytes,
-                                        .alloc = -1, .lastUse = -1, .external = true};
+    sim->buffers[nb] =
+        (RematSimBuffer){.bytes = g->buffers[g->values[a].buffer].bytes, .alloc = -1, .lastUse = -1, .external = true};
     bufMaxLastRead[nb] = versionLastRead[a];
     sim->versions[a].buffer = nb++;
   }
@@ -508,10 +506,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
         continue;
       }
       bool external = g->buffers[cls].external;
-      sim->buffers[nb] = (RematSimBuffer){.bytes = g->buffers[cls].bytes,
-                                          .alloc = external ? -1 : k,
-                                          .lastUse = k,
-                                          .external = external};
+      sim->buffers[nb] = (RematSimBuffer){
+          .bytes = g->buffers[cls].bytes, .alloc = external ? -1 : k, .lastUse = k, .external = external};
       bufMaxLastRead[nb] = versionLastRead[sim->instFirstVersion[k] + r];
       ver->buffer = nb++;
       ver->epoch = 0;
@@ -528,8 +524,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
           continue;
         RematSimBuffer *b = &sim->buffers[sim->versions[verId].buffer];
         if (b->external || b->result) {
-          sim->buffers[nb++] = (RematSimBuffer){.bytes = alignTo16(g->values[x].bytes), .alloc = k,
-                                                .lastUse = k, .result = true};
+          sim->buffers[nb++] =
+              (RematSimBuffer){.bytes = alignTo16(g->values[x].bytes), .alloc = k, .lastUse = k, .result = true};
           continue;
         }
         b->result = true;
@@ -547,8 +543,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
       ok = false;
     }
     for (intptr_t b = 0; ok && b < nb; ++b)
-      sim->buffers[b].readsBegin = sim->buffers[b].readsEnd = sim->buffers[b].writesBegin =
-          sim->buffers[b].writesEnd = 0;
+      sim->buffers[b].readsBegin = sim->buffers[b].readsEnd = sim->buffers[b].writesBegin = sim->buffers[b].writesEnd =
+          0;
     for (intptr_t i = 0; ok && i < nr; ++i) {
       sim->bufReadInst[i] = reads[i].inst;
       sim->bufReadVer[i] = reads[i].version;

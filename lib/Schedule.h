@@ -56,9 +56,9 @@ void rematScheduleNormalize(RematSchedule *s);
 
 typedef enum RematSimStatus {
   RematSimOk,
-  RematSimNotRecomputable, // an op with side effects, regions or unknown
-  RematSimBadAnchor,       // anchor not after the op, or out of range
-  RematSimClobberedRead,   // reads a version overwritten in place
+  RematSimNotRecomputable,   // an op with side effects, regions or unknown
+  RematSimBadAnchor,         // anchor not after the op, or out of range
+  RematSimClobberedRead,     // reads a version overwritten in place
   RematSimSharedDestination, // two ops write into one fresh (empty) tensor:
                              // bufferization may merge their buffers
   RematSimOutOfMemory,
@@ -68,7 +68,7 @@ typedef enum RematSimStatus {
 /// counts). Create once per graph.
 typedef struct RematSimContext {
   const RematGraphImpl *g;
-  double *opCost;     // roofline seconds per op
+  double *opCost;      // roofline seconds per op
   bool *opUsedInInput; // some result of the op is read in the input
   intptr_t returnOp;   // index of func.return, or -1
   intptr_t numReturnOperands;
@@ -84,11 +84,11 @@ void rematSimContextFree(RematSimContext *ctx);
 /// One buffer as the rewritten function allocates it.
 typedef struct RematSimBuffer {
   int64_t bytes;
-  intptr_t alloc;   // instance that allocates it
-  intptr_t lastUse; // last instance reading it
-  bool external;    // argument or global: never counted
-  bool result;      // holds a returned value
-  intptr_t readsBegin, readsEnd; // into RematSimulation.bufReadInst/bufReadVer
+  intptr_t alloc;                  // instance that allocates it
+  intptr_t lastUse;                // last instance reading it
+  bool external;                   // argument or global: never counted
+  bool result;                     // holds a returned value
+  intptr_t readsBegin, readsEnd;   // into RematSimulation.bufReadInst/bufReadVer
   intptr_t writesBegin, writesEnd; // into RematSimulation.bufWritePos
   intptr_t epoch;                  // in-place writes so far (while simulating)
 } RematSimBuffer;

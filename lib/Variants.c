@@ -174,10 +174,9 @@ static bool hasSymbol(MlirOperation module, const char *name) {
   return found;
 }
 
-MlirLogicalResult rematBuildVariants(MlirOperation func, const RematGraphOptions *options,
-                                     const int64_t *budgetBytes, const double *budgetPercent, intptr_t count,
-                                     RematPlannerKind kind, const RematCostProfile *profile,
-                                     RematVariantInfo *out) {
+MlirLogicalResult rematBuildVariants(MlirOperation func, const RematGraphOptions *options, const int64_t *budgetBytes,
+                                     const double *budgetPercent, intptr_t count, RematPlannerKind kind,
+                                     const RematCostProfile *profile, RematVariantInfo *out) {
   MlirContext ctx = mlirOperationGetContext(func);
   MlirLocation loc = mlirOperationGetLocation(func);
   MlirAttribute nameAttr = mlirOperationGetAttributeByName(func, mlirSymbolTableGetSymbolAttributeName());
@@ -209,8 +208,8 @@ MlirLogicalResult rematBuildVariants(MlirOperation func, const RematGraphOptions
     mlirOperationSetAttributeByName(clone, visibilityName,
                                     mlirStringAttrGet(ctx, mlirStringRefCreateFromCString("private")));
     RematPlanResult plan;
-    if (mlirLogicalResultIsFailure(rematPlanAndRewrite(clone, options, budgetBytes[i], budgetPercent[i], kind,
-                                                       profile, &plan))) {
+    if (mlirLogicalResultIsFailure(
+            rematPlanAndRewrite(clone, options, budgetBytes[i], budgetPercent[i], kind, profile, &plan))) {
       ok = false;
       break;
     }
@@ -223,8 +222,8 @@ MlirLogicalResult rematBuildVariants(MlirOperation func, const RematGraphOptions
     if (!met) {
       char msg[256];
       snprintf(msg, sizeof(msg),
-               "remat: variant %ld (budget %lld bytes) could not be fitted: the planner stopped at %lld bytes",
-               (long)i, (long long)v->budgetBytes, (long long)v->peakBytes);
+               "remat: variant %ld (budget %lld bytes) could not be fitted: the planner stopped at %lld bytes", (long)i,
+               (long long)v->budgetBytes, (long long)v->peakBytes);
       mlirEmitError(loc, msg);
       ok = false;
     }

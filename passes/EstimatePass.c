@@ -152,9 +152,7 @@ MlirLogicalResult rematAnnotateEstimateWithOptions(MlirOperation func, const Rem
   return mlirLogicalResultSuccess();
 }
 
-MlirLogicalResult rematAnnotateEstimate(MlirOperation func) {
-  return rematAnnotateEstimateWithOptions(func, NULL);
-}
+MlirLogicalResult rematAnnotateEstimate(MlirOperation func) { return rematAnnotateEstimateWithOptions(func, NULL); }
 
 //===----------------------------------------------------------------------===//
 // The C external pass
@@ -205,12 +203,12 @@ MlirPass rematCreateEstimatePassWithOptions(const RematGraphOptions *options) {
       mlirGetDialectHandle__tensor__(),
   };
   MlirExternalPassCallbacks callbacks = {estimateConstruct, estimateDestruct, NULL, estimateClone, estimateRun};
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(&kEstimatePassTypeID), mlirStringRefCreateFromCString("RematEstimatePass"),
-      mlirStringRefCreateFromCString("remat-estimate"),
-      mlirStringRefCreateFromCString("Annotate each function with remat's memory estimate"),
-      mlirStringRefCreateFromCString("func.func"), (intptr_t)(sizeof(dialects) / sizeof(dialects[0])), dialects,
-      callbacks, data);
+  return mlirCreateExternalPass(mlirTypeIDCreate(&kEstimatePassTypeID),
+                                mlirStringRefCreateFromCString("RematEstimatePass"),
+                                mlirStringRefCreateFromCString("remat-estimate"),
+                                mlirStringRefCreateFromCString("Annotate each function with remat's memory estimate"),
+                                mlirStringRefCreateFromCString("func.func"),
+                                (intptr_t)(sizeof(dialects) / sizeof(dialects[0])), dialects, callbacks, data);
 }
 
 MlirPass rematCreateEstimatePass(void) { return rematCreateEstimatePassWithOptions(NULL); }

@@ -41,8 +41,7 @@ std::recursive_mutex &serial() {
 /// Shared by both passes: the dialects the nested pipelines create ops of must
 /// be loaded before the (multithreaded) pass manager starts, and cloning the
 /// enclosing module is only safe when no other thread is rewriting it.
-template <typename Derived>
-struct RematPassBase : mlir::PassWrapper<Derived, mlir::OperationPass<mlir::func::FuncOp>> {
+template <typename Derived> struct RematPassBase : mlir::PassWrapper<Derived, mlir::OperationPass<mlir::func::FuncOp>> {
   void getDependentDialects(mlir::DialectRegistry &registry) const override {
     registry.insert<mlir::arith::ArithDialect, mlir::bufferization::BufferizationDialect, mlir::func::FuncDialect,
                     mlir::linalg::LinalgDialect, mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
@@ -101,9 +100,8 @@ struct RematPass : RematPassBase<RematPass> {
   void runOnOperation() override {
     std::lock_guard<std::recursive_mutex> guard(serial());
     if (!mayRun(getOperation()) ||
-        mlirLogicalResultIsFailure(
-            rematRunPass(wrap(getOperation()), budget.getValue().c_str(), planner.getValue().c_str(),
-                         profile.getValue().c_str())))
+        mlirLogicalResultIsFailure(rematRunPass(wrap(getOperation()), budget.getValue().c_str(),
+                                                planner.getValue().c_str(), profile.getValue().c_str())))
       signalPassFailure();
   }
   Option<std::string> budget{*this, "budget", llvm::cl::desc("Memory budget: bytes, KiB/MiB/GiB, KB/MB/GB or N%"),
@@ -115,8 +113,7 @@ struct RematPass : RematPassBase<RematPass> {
 
 } // namespace
 
-extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT ::mlir::PassPluginLibraryInfo
-mlirGetPassPluginInfo() {
+extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT ::mlir::PassPluginLibraryInfo mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "remat", REMAT_PLUGIN_VERSION, []() {
             mlir::PassRegistration<EstimatePass>();
             mlir::PassRegistration<RematPass>();

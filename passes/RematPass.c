@@ -18,8 +18,7 @@
 #include "remat/Memory.h"
 #include "remat/Plan.h"
 
-MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const char *planner,
-                               const char *profile) {
+MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const char *planner, const char *profile) {
   MlirLocation loc = mlirOperationGetLocation(func);
   char message[256];
   if (!profile || !*profile)
@@ -31,10 +30,8 @@ MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const cha
     mlirEmitError(loc, message);
     return mlirLogicalResultFailure();
   }
-  if (strcmp(planner, "none") && strcmp(planner, "sqrt") && strcmp(planner, "greedy") &&
-      strcmp(planner, "default")) {
-    snprintf(message, sizeof(message), "remat: unknown planner '%s' (expected none, sqrt, greedy or default)",
-             planner);
+  if (strcmp(planner, "none") && strcmp(planner, "sqrt") && strcmp(planner, "greedy") && strcmp(planner, "default")) {
+    snprintf(message, sizeof(message), "remat: unknown planner '%s' (expected none, sqrt, greedy or default)", planner);
     mlirEmitError(loc, message);
     return mlirLogicalResultFailure();
   }
@@ -49,8 +46,7 @@ MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const cha
   int64_t bytes = 0;
   double percent = -1;
   if (!rematParseSize(budget, &bytes, &percent)) {
-    snprintf(message, sizeof(message), "remat: budget needs bytes, KiB/MiB/GiB, KB/MB/GB or N%%, got '%s'",
-             budget);
+    snprintf(message, sizeof(message), "remat: budget needs bytes, KiB/MiB/GiB, KB/MB/GB or N%%, got '%s'", budget);
     mlirEmitError(loc, message);
     return mlirLogicalResultFailure();
   }

@@ -320,6 +320,4 @@ void rematRuntimeSetNoVariantHandler(RematNoVariantHandler handler, void *userDa
 
 const RematVariantChoice *rematRuntimeGetVariantChoice(void) { return &choice; }
 
-void rematRuntimeResetVariantChoice(void) {
-  choice = (RematVariantChoice){-1, 0, -1, "unlimited", 0};
-}
+void rematRuntimeResetVariantChoice(void) { choice = (RematVariantChoice){-1, 0, -1, "unlimited", 0}; }

@@ -81,9 +81,9 @@ void rematAllocTrackerSetCapExceededHandler(RematCapExceededHandler handler, voi
 enum { REMAT_CGROUP_HEADROOM_BYTES = 64 << 20 };
 
 typedef struct RematVariantChoice {
-  int64_t index;     ///< variant that ran; -1 if none fitted (or none asked)
-  int64_t peakBytes; ///< its peak (or the smallest peak when none fitted)
-  int64_t freeBytes; ///< free memory when deciding; -1 = unlimited
+  int64_t index;      ///< variant that ran; -1 if none fitted (or none asked)
+  int64_t peakBytes;  ///< its peak (or the smallest peak when none fitted)
+  int64_t freeBytes;  ///< free memory when deciding; -1 = unlimited
   const char *source; ///< "cap", "cgroup" or "unlimited"
   int64_t numTried;   ///< variants asked before deciding
 } RematVariantChoice;

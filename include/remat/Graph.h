@@ -39,12 +39,12 @@ typedef struct RematGraphOptions {
 
 /// Why an op can or cannot be recomputed.
 typedef enum RematOpClass {
-  RematOpClassPure,        ///< Known pure tensor op: may be recomputed.
-  RematOpClassView,        ///< Pure view (reshape, slice, cast): free to redo.
-  RematOpClassTerminator,  ///< func.return.
-  RematOpClassRegion,      ///< Op with regions not proven pure.
-  RematOpClassSideEffect,  ///< Memory/side effects, RNG, calls.
-  RematOpClassUnknown,     ///< Not known to remat: counted conservatively.
+  RematOpClassPure,       ///< Known pure tensor op: may be recomputed.
+  RematOpClassView,       ///< Pure view (reshape, slice, cast): free to redo.
+  RematOpClassTerminator, ///< func.return.
+  RematOpClassRegion,     ///< Op with regions not proven pure.
+  RematOpClassSideEffect, ///< Memory/side effects, RNG, calls.
+  RematOpClassUnknown,    ///< Not known to remat: counted conservatively.
 } RematOpClass;
 
 /// Builds the graph of `func` (a func.func with a body, in a context from

@@ -41,8 +41,7 @@ int64_t rematMemoryTrackerGetPeakBytes(RematMemoryTracker tracker);
 intptr_t rematMemoryTrackerGetPeakOp(RematMemoryTracker tracker);
 
 /// Adds `bytes` over the points [first, last] (negative bytes remove).
-void rematMemoryTrackerAddRange(RematMemoryTracker tracker, intptr_t first, intptr_t last,
-                                int64_t bytes);
+void rematMemoryTrackerAddRange(RematMemoryTracker tracker, intptr_t first, intptr_t last, int64_t bytes);
 
 /// Lower bound on the peak of any plan that keeps the program's ops: the
 /// largest, over ops, of the buffers the op itself touches plus the results
@@ -51,8 +50,7 @@ int64_t rematGraphGetLowerBoundBytes(RematGraph graph, intptr_t *forcingOp);
 
 /// Fills `buffers` (capacity `cap`) with the buffers live at `point`, largest
 /// first; returns how many are live (may exceed `cap`).
-intptr_t rematMemoryTrackerGetLiveBuffers(RematMemoryTracker tracker, intptr_t point,
-                                          intptr_t *buffers, intptr_t cap);
+intptr_t rematMemoryTrackerGetLiveBuffers(RematMemoryTracker tracker, intptr_t point, intptr_t *buffers, intptr_t cap);
 
 #ifdef __cplusplus
 }

@@ -16,8 +16,8 @@ extern "C" {
 /// name. Several top-level ops get an implicit module, as in mlir-opt.
 /// Returns a null module on failure. The caller owns the module.
 /// `parseSeconds` (nullable) receives the time of the working parse alone.
-MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStringRef source,
-                            MlirStringRef fileName, double *parseSeconds);
+MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStringRef source, MlirStringRef fileName,
+                            double *parseSeconds);
 
 /// Runs the normalization remat expects before analysis and lowering
 /// (elementwise arith/math on tensors become linalg.generic). Diagnostics go

@@ -54,8 +54,7 @@ bool rematEstimateReadsModule(MlirOperation func);
 /// planner "none" it only annotates the estimate. Planning is not part of this
 /// build: any other combination emits an error and fails. NULL strings read
 /// as the defaults (budget "", planner "default", profile "h200").
-MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const char *planner,
-                               const char *profile);
+MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const char *planner, const char *profile);
 
 /// Creates the `remat-estimate` external pass on func.func (runs
 /// rematAnnotateEstimate). The caller owns the pass until it is added to a

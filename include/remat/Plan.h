@@ -62,13 +62,13 @@ typedef struct RematPlanResult {
   int64_t resolvedBudgetBytes; ///< the budget in bytes after resolving N%
   bool budgetMet;
   int64_t peakBytesBefore;
-  int64_t peakBytesAfter;     ///< of the rewritten function, from a fresh graph
-  int64_t peakBytesPlanned;   ///< what the planner's simulation predicted
-  intptr_t numClonedOps;      ///< clones inserted
-  intptr_t numErasedOps;      ///< originals whose uses all moved to clones
-  double planSeconds;         ///< search time (graph building excluded)
-  double rewriteSeconds;      ///< IR rewrite + rebuilding the graph
-  double passSeconds;         ///< the whole call: analysis, search, rewrite
+  int64_t peakBytesAfter;   ///< of the rewritten function, from a fresh graph
+  int64_t peakBytesPlanned; ///< what the planner's simulation predicted
+  intptr_t numClonedOps;    ///< clones inserted
+  intptr_t numErasedOps;    ///< originals whose uses all moved to clones
+  double planSeconds;       ///< search time (graph building excluded)
+  double rewriteSeconds;    ///< IR rewrite + rebuilding the graph
+  double passSeconds;       ///< the whole call: analysis, search, rewrite
   double recomputeFlops;
   double recomputeTimeSeconds;
   intptr_t numDecisions;

@@ -19,21 +19,21 @@ extern "C" {
 
 /// Everything reported about one function. All handles are borrowed.
 typedef struct RematFunctionReport {
-  RematGraph graph;                 ///< the function as written out
-  RematMemoryTracker before;        ///< timeline of `graph`
-  int64_t peakBytesBefore;          ///< peak of the input function
-  int64_t peakBytesAfter;           ///< equals the peak before without a plan
-  int64_t budgetBytes;              ///< -1: no budget given
-  const char *planner;              ///< "none" without a plan
-  double planSeconds;               ///< planner search time
-  double passSeconds;               ///< analysis + search + rewrite
-  double parseSeconds;              ///< parsing the module (same run)
-  int64_t peakBytesPlanned;         ///< the planner's simulated peak
+  RematGraph graph;          ///< the function as written out
+  RematMemoryTracker before; ///< timeline of `graph`
+  int64_t peakBytesBefore;   ///< peak of the input function
+  int64_t peakBytesAfter;    ///< equals the peak before without a plan
+  int64_t budgetBytes;       ///< -1: no budget given
+  const char *planner;       ///< "none" without a plan
+  double planSeconds;        ///< planner search time
+  double passSeconds;        ///< analysis + search + rewrite
+  double parseSeconds;       ///< parsing the module (same run)
+  int64_t peakBytesPlanned;  ///< the planner's simulated peak
   const RematCostProfile *profile;
   double recomputeFlops;
   double recomputeTimeSeconds;
   bool budgetMet;
-  const RematDecision *decisions;   ///< borrowed
+  const RematDecision *decisions; ///< borrowed
   intptr_t numDecisions;
 } RematFunctionReport;
 

@@ -40,10 +40,9 @@ typedef struct RematVariantInfo {
 /// is used when `budgetPercent[i]` < 0, else that percentage of the step's
 /// peak. A budget that cannot be met is an error naming it; the module is
 /// then left unchanged. `out` receives `count` entries in dispatch order.
-MlirLogicalResult rematBuildVariants(MlirOperation func, const RematGraphOptions *options,
-                                     const int64_t *budgetBytes, const double *budgetPercent, intptr_t count,
-                                     RematPlannerKind kind, const RematCostProfile *profile,
-                                     RematVariantInfo *out);
+MlirLogicalResult rematBuildVariants(MlirOperation func, const RematGraphOptions *options, const int64_t *budgetBytes,
+                                     const double *budgetPercent, intptr_t count, RematPlannerKind kind,
+                                     const RematCostProfile *profile, RematVariantInfo *out);
 
 #ifdef __cplusplus
 }

@@ -40,8 +40,8 @@ typedef struct Options {
   const char *profile;
   int64_t dimBound;
   bool hasBudget;
-  int64_t budgetBytes;   // when budgetPercent < 0
-  double budgetPercent;  // N of "N%", else -1
+  int64_t budgetBytes;  // when budgetPercent < 0
+  double budgetPercent; // N of "N%", else -1
   RematPlannerKind planner;
   const char *plannerName;
   const char *planFile; // replay a schedule: lines "FUNC OP ANCHOR" (top-level op indices)
@@ -53,37 +53,36 @@ typedef struct Options {
 
 enum { kMaxBudgets = 16 };
 
-static const char *kUsage =
-    "usage: remat-opt [options] [FILE|-]\n"
-    "\n"
-    "Reads a training step (func.func on tensors: linalg, tensor, arith, math),\n"
-    "reports its memory timeline and writes the IR.\n"
-    "\n"
-    "  -o FILE               write IR to FILE (default: stdout)\n"
-    "  --estimate            report only; IR is not written\n"
-    "  --report=text|json    report format (default text)\n"
-    "  --report-file=FILE    write the report to FILE (default: stdout with\n"
-    "                        --estimate, else stderr)\n"
-    "  --profile=h200|cpu    roofline cost profile (default h200)\n"
-    "  --lower=none|cpu      lower the output (cpu: LLVM dialect, the pipeline\n"
-    "                        remat-run uses; gpu: not in this build)\n"
-    "  --dim-bound=N         upper bound for dynamic dimensions\n"
-    "  --split-input-file    treat '// -----' lines as boundaries of separate\n"
-    "                        inputs\n"
-    "  --budget=SIZE         fit each function's peak under SIZE: bytes,\n"
-    "                        KiB/MiB/GiB, KB/MB/GB, or N% of its own peak\n"
-    "  --planner=NAME        none, sqrt (segment checkpoints), greedy (cheap\n"
-    "                        producers next to consumers) or default (chain-\n"
-    "                        aware, near-optimal; used when a budget is given)\n"
-    "  --plan-file=FILE      replay a schedule: one 'FUNC OP ANCHOR' line per\n"
-    "                        recomputation (op indices as in the JSON graph)\n"
-    "  --export-graph=FILE   write the planning graph of each function as JSON\n"
-    "  --budgets=S1,S2,...   one variant of each step per budget plus a\n"
-    "                        dispatcher that runs the cheapest variant fitting\n"
-    "                        the memory free at run time (docs/variants.md)\n"
-    "  --gpu-chip=CHIP       reserved by the contract; rejected until built\n"
-    "                        reserved by the contract; rejected until built\n"
-    "  --help, --version\n";
+static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
+                            "\n"
+                            "Reads a training step (func.func on tensors: linalg, tensor, arith, math),\n"
+                            "reports its memory timeline and writes the IR.\n"
+                            "\n"
+                            "  -o FILE               write IR to FILE (default: stdout)\n"
+                            "  --estimate            report only; IR is not written\n"
+                            "  --report=text|json    report format (default text)\n"
+                            "  --report-file=FILE    write the report to FILE (default: stdout with\n"
+                            "                        --estimate, else stderr)\n"
+                            "  --profile=h200|cpu    roofline cost profile (default h200)\n"
+                            "  --lower=none|cpu      lower the output (cpu: LLVM dialect, the pipeline\n"
+                            "                        remat-run uses; gpu: not in this build)\n"
+                            "  --dim-bound=N         upper bound for dynamic dimensions\n"
+                            "  --split-input-file    treat '// -----' lines as boundaries of separate\n"
+                            "                        inputs\n"
+                            "  --budget=SIZE         fit each function's peak under SIZE: bytes,\n"
+                            "                        KiB/MiB/GiB, KB/MB/GB, or N% of its own peak\n"
+                            "  --planner=NAME        none, sqrt (segment checkpoints), greedy (cheap\n"
+                            "                        producers next to consumers) or default (chain-\n"
+                            "                        aware, near-optimal; used when a budget is given)\n"
+                            "  --plan-file=FILE      replay a schedule: one 'FUNC OP ANCHOR' line per\n"
+                            "                        recomputation (op indices as in the JSON graph)\n"
+                            "  --export-graph=FILE   write the planning graph of each function as JSON\n"
+                            "  --budgets=S1,S2,...   one variant of each step per budget plus a\n"
+                            "                        dispatcher that runs the cheapest variant fitting\n"
+                            "                        the memory free at run time (docs/variants.md)\n"
+                            "  --gpu-chip=CHIP       reserved by the contract; rejected until built\n"
+                            "                        reserved by the contract; rejected until built\n"
+                            "  --help, --version\n";
 
 //===----------------------------------------------------------------------===//
 // Diagnostics: "FILE:LINE:COL: error: message"
@@ -452,7 +451,8 @@ static int replayPlanFile(MlirOperation func, intptr_t index, const Options *opt
       continue;
     if (n == cap) {
       cap *= 2;
-      intptr_t *o = realloc(ops, (size_t)cap * sizeof(*ops)), *a = o ? realloc(anchors, (size_t)cap * sizeof(*a)) : NULL;
+      intptr_t *o = realloc(ops, (size_t)cap * sizeof(*ops)),
+               *a = o ? realloc(anchors, (size_t)cap * sizeof(*a)) : NULL;
       if (o)
         ops = o;
       if (!o || !a) {
@@ -465,8 +465,8 @@ static int replayPlanFile(MlirOperation func, intptr_t index, const Options *opt
     anchors[n++] = anchor;
   }
   fclose(f);
-  if (rc == kExitOk && mlirLogicalResultIsFailure(rematApplySchedule(func, graphOptions, ops, anchors, n, profile,
-                                                                     result)))
+  if (rc == kExitOk &&
+      mlirLogicalResultIsFailure(rematApplySchedule(func, graphOptions, ops, anchors, n, profile, result)))
     rc = kExitUser;
   free(ops);
   free(anchors);
@@ -480,8 +480,7 @@ static int buildVariants(MlirModule module, const Options *opts, DiagState *diag
   intptr_t numFuncs = collectFunctions(module, &funcs);
   if (!funcs)
     return kExitInternal;
-  const RematCostProfile *profile =
-      opts->profile ? rematCostProfileGet(opts->profile) : rematCostProfileGetDefault();
+  const RematCostProfile *profile = opts->profile ? rematCostProfileGet(opts->profile) : rematCostProfileGetDefault();
   RematGraphOptions graphOptions = {.dynamicDimBound = opts->dimBound, .reusePlannedPeak = false};
   int rc = kExitOk;
   for (intptr_t i = 0; rc == kExitOk && i < numFuncs; ++i) {
@@ -489,16 +488,14 @@ static int buildVariants(MlirModule module, const Options *opts, DiagState *diag
     if (!mlirAttributeIsNull(vis))
       continue; // private helpers are not steps
     RematVariantInfo info[kMaxBudgets];
-    if (mlirLogicalResultIsFailure(rematBuildVariants(funcs[i], &graphOptions, opts->budgetsBytes,
-                                                      opts->budgetsPercent, opts->numBudgets, opts->planner,
-                                                      profile, info))) {
+    if (mlirLogicalResultIsFailure(rematBuildVariants(funcs[i], &graphOptions, opts->budgetsBytes, opts->budgetsPercent,
+                                                      opts->numBudgets, opts->planner, profile, info))) {
       rc = diags->errors ? kExitUser : kExitInternal;
       break;
     }
     for (intptr_t v = 0; v < opts->numBudgets; ++v)
-      fprintf(stderr, "remat-opt: variant %s: budget %lld bytes, peak %lld bytes, %ld recomputations\n",
-              info[v].name, (long long)info[v].budgetBytes, (long long)info[v].peakBytes,
-              (long)info[v].numDecisions);
+      fprintf(stderr, "remat-opt: variant %s: budget %lld bytes, peak %lld bytes, %ld recomputations\n", info[v].name,
+              (long long)info[v].budgetBytes, (long long)info[v].peakBytes, (long)info[v].numDecisions);
   }
   free(funcs);
   return rc;
@@ -516,8 +513,7 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
   intptr_t numFuncs = collectFunctions(module, &funcs);
   if (!funcs)
     return kExitInternal;
-  const RematCostProfile *profile =
-      opts->profile ? rematCostProfileGet(opts->profile) : rematCostProfileGetDefault();
+  const RematCostProfile *profile = opts->profile ? rematCostProfileGet(opts->profile) : rematCostProfileGetDefault();
   RematFunctionReport *reports = calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(*reports));
   int rc = reports ? kExitOk : kExitInternal;
   intptr_t built = 0;
@@ -715,9 +711,9 @@ int main(int argc, char **argv) {
     int errorsBefore = diags.errors;
     // A whole file is read by MLIR itself so that locations name it.
     bool wholeFile = numChunks == 1 && opts.input && strcmp(opts.input, "-") != 0;
-    MlirModule module = rematModuleParse(validation, working, mlirStringRefCreate(text, pad + chunks[c].len),
-                                         mlirStringRefCreateFromCString(wholeFile ? opts.input : ""),
-                                         &out.parseSeconds);
+    MlirModule module =
+        rematModuleParse(validation, working, mlirStringRefCreate(text, pad + chunks[c].len),
+                         mlirStringRefCreateFromCString(wholeFile ? opts.input : ""), &out.parseSeconds);
     int chunkRc;
     if (mlirModuleIsNull(module)) {
       chunkRc = diags.errors > errorsBefore ? kExitUser : kExitInternal;

@@ -41,13 +41,12 @@
 
 enum { EXIT_OK = 0, EXIT_USER = 1, EXIT_INTERNAL = 2 };
 
-static const char *kUsage =
-    "usage: remat-run [--target=cpu|gpu] [--steps=N] [--seed=S] [--entry=NAME]\n"
-    "                 [--mem-cap=SIZE] [--json] [--inputs-dir=DIR] [--outputs-dir=DIR] FILE|-\n"
-    "  Lowers the tensor IR in FILE (or stdin for -) with the CPU pipeline, runs the\n"
-    "  entry function on seeded random inputs and reports peak heap bytes, step time\n"
-    "  and output checksums. SIZE: bytes, or with KiB/MiB/GiB or KB/MB/GB.\n"
-    "  REMAT_MEM_CAP sets the cap when --mem-cap is absent.\n";
+static const char *kUsage = "usage: remat-run [--target=cpu|gpu] [--steps=N] [--seed=S] [--entry=NAME]\n"
+                            "                 [--mem-cap=SIZE] [--json] [--inputs-dir=DIR] [--outputs-dir=DIR] FILE|-\n"
+                            "  Lowers the tensor IR in FILE (or stdin for -) with the CPU pipeline, runs the\n"
+                            "  entry function on seeded random inputs and reports peak heap bytes, step time\n"
+                            "  and output checksums. SIZE: bytes, or with KiB/MiB/GiB or KB/MB/GB.\n"
+                            "  REMAT_MEM_CAP sets the cap when --mem-cap is absent.\n";
 
 static void errorf(const char *fmt, ...) {
   va_list ap;
@@ -860,7 +859,8 @@ static int run(const Options *opts) {
   void **packedArgs = calloc(numArgs + 2, sizeof(void *));
   Output *firstOutputs = calloc(numResults + 1, sizeof(Output));
   void **freed = calloc(numResults + 1, sizeof(void *));
-  if (!argData || !argPristine || !argDesc || !argDescPtr || !resultOffset || !resultBuf || !packedArgs || !firstOutputs || !freed) {
+  if (!argData || !argPristine || !argDesc || !argDescPtr || !resultOffset || !resultBuf || !packedArgs ||
+      !firstOutputs || !freed) {
     errorf("out of memory");
     rc = EXIT_INTERNAL;
     goto cleanup;
@@ -945,8 +945,8 @@ static int run(const Options *opts) {
                prog.entryName, (long long)noVariantChoice.peakBytes, (long long)noVariantChoice.freeBytes,
                noVariantChoice.source);
       else
-        errorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive,
-               capRequested, capCap);
+        errorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive, capRequested,
+               capCap);
       rc = EXIT_USER;
       goto cleanup;
     }
@@ -1043,8 +1043,8 @@ static int run(const Options *opts) {
     printf("step_time_s: %.9f (min over %ld step%s, mean %.9f)\n", minTime, opts->steps, opts->steps == 1 ? "" : "s",
            totalTime / (double)opts->steps);
     for (size_t i = 0; i < numResults; ++i)
-      printf("output %zu: %s, %zu bytes, checksum %016" PRIx64 "\n", i, prog.results[i].typeText,
-             firstOutputs[i].bytes, firstOutputs[i].checksum);
+      printf("output %zu: %s, %zu bytes, checksum %016" PRIx64 "\n", i, prog.results[i].typeText, firstOutputs[i].bytes,
+             firstOutputs[i].checksum);
   }
   if (leakedBytes)
     fprintf(stderr, "remat-run: warning: %zu bytes allocated during a step were never freed\n", leakedBytes);
