@@ -1,0 +1,574 @@
+#!/usr/bin/env python3
+"""Planner comparison: sqrt, greedy and default against the MILP optimum.
+
+    python3 bench/compare_planners.py [--quick] [--time-limit S] [--search]
+
+For each bench graph (scripts/gen_examples.py) and budget (90/70/50/35% of the
+step's peak and 1.1 x its lower bound, those at or above the lower bound):
+runs `remat-opt --planner=sqrt|greedy|default --budget=BYTES` and bench/milp.py
+(Checkmate's MILP, HiGHS), replays the MILP's plan with `remat-opt --plan-file`,
+runs the rewritten step with remat-run and checks it (outputs bit-identical to
+the original step, measured peak <= budget, planned = rewritten = measured
+peak). Then the scaling run: default on a ~10,000-op residual stack, plan and
+pass time against the parse time of the same run. Writes bench/results/planners.md
+(and .json). --search looks for the largest graph of each family whose MILP is
+proven optimal within 10 minutes at every budget.
+
+Creates bench/.venv (HiGHS from bench/requirements.txt) on first use.
+"""
+import argparse
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+VENV = os.path.join(BENCH, ".venv")
+VENV_PY = os.path.join(VENV, "bin", "python")
+
+
+def ensure_venv():
+    """Re-executes this script inside bench/.venv, creating it if needed."""
+    if os.path.realpath(sys.prefix) == os.path.realpath(VENV):
+        return
+    if not os.path.exists(VENV_PY):
+        print("creating %s (HiGHS from bench/requirements.txt)" % VENV, flush=True)
+        subprocess.check_call([sys.executable, "-m", "venv", VENV])
+    try:
+        subprocess.check_call([VENV_PY, "-c", "import highspy"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except subprocess.CalledProcessError:
+        subprocess.check_call([VENV_PY, "-m", "pip", "install", "-q", "-r", os.path.join(BENCH, "requirements.txt")])
+    os.execv(VENV_PY, [VENV_PY, os.path.abspath(__file__)] + sys.argv[1:])
+
+
+# name, generator arguments. Small enough for the MILP; the largest ones the
+# solver proves optimal within 10 minutes are found with --search.
+FULL_GRAPHS = [
+    ("mlp-d3", "mlp --depth 3 --batch 64"),
+    ("mlp-d5", "mlp --depth 5 --batch 64"),
+    ("resnet-d2", "resnet --depth 2 --batch 64 --width 16"),
+    ("resnet-d3", "resnet --depth 3 --batch 64 --width 16"),
+    ("resnet-d4", "resnet --depth 4 --batch 64 --width 16"),
+    ("cnn-d2", "cnn --depth 2 --batch 2 --image 8"),
+    ("cnn-d3", "cnn --depth 3 --batch 2 --image 8"),
+    ("transformer-d1", "transformer --depth 1 --batch 2 --seq 8"),
+]
+QUICK_GRAPHS = [
+    ("mlp-d3", "mlp --depth 3 --batch 64"),
+    ("resnet-d2", "resnet --depth 2 --batch 64 --width 16"),
+]
+SEARCH_FAMILIES = [
+    ("mlp", "mlp --batch 64 --depth %d", [3, 4, 5, 6, 8]),
+    ("resnet", "resnet --batch 64 --width 16 --depth %d", [2, 3, 4, 5, 6]),
+    ("cnn", "cnn --batch 2 --image 8 --depth %d", [2, 3, 4]),
+    ("transformer", "transformer --batch 2 --seq 8 --depth %d", [1, 2]),
+]
+SCALING = ("resnet-d256", "resnet --depth 256 --batch 64 --width 16")
+PERCENTS = [90, 70, 50, 35]
+PLANNERS = ["sqrt", "greedy", "default"]
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+class Runner:
+    def __init__(self, build, work, commands):
+        self.opt = os.path.join(build, "bin", "remat-opt")
+        self.run_bin = os.path.join(build, "bin", "remat-run")
+        self.work = work
+        self.commands = commands  # every command run, for the report
+
+    def note(self, argv):
+        self.commands.append(" ".join(shlex.quote(os.path.relpath(a, ROOT) if a.startswith(ROOT) else a)
+                                      for a in argv))
+
+    def sh(self, argv, check=True, record=True):
+        if record:
+            self.note([a.split("=", 1)[0] + "=" + os.path.relpath(a.split("=", 1)[1], ROOT)
+                       if "=" in a and a.split("=", 1)[1].startswith(ROOT) else a for a in argv])
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if check and p.returncode != 0:
+            raise RuntimeError("%s failed (%d): %s" % (argv[0], p.returncode, p.stderr.strip()[-2000:]))
+        return p
+
+    def generate(self, name, spec):
+        path = os.path.join(self.work, name + ".mlir")
+        self.sh([sys.executable, os.path.join(ROOT, "scripts", "gen_examples.py")] + spec.split() + ["-o", path])
+        return path
+
+    def export(self, mlir):
+        g = mlir[:-5] + ".graph.json"
+        self.sh([self.opt, "--estimate", "--export-graph=" + g, mlir], record=True)
+        return json.load(open(g))["functions"][0]
+
+    def plan(self, mlir, tag, args):
+        out = "%s.%s.mlir" % (mlir[:-5], tag)
+        rep = "%s.%s.json" % (mlir[:-5], tag)
+        t0 = time.perf_counter()
+        p = self.sh([self.opt] + args + [mlir, "-o", out, "--report=json", "--report-file=" + rep], check=False)
+        wall = time.perf_counter() - t0
+        r = {"rc": p.returncode, "wall_s": wall, "stderr": p.stderr.strip()[-500:]}
+        if os.path.exists(rep) and os.path.getsize(rep):
+            try:
+                r.update(json.load(open(rep))["functions"][0])
+            except (ValueError, KeyError, IndexError):
+                pass
+        r["ir"] = out if p.returncode == 0 else None
+        if os.path.exists(rep):
+            os.unlink(rep)
+        return r
+
+    def execute(self, mlir):
+        p = self.sh([self.run_bin, "--json", mlir])
+        return json.loads(p.stdout)
+
+
+def machine():
+    cpu = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = "%.1f GiB" % (int(line.split()[1]) / 1048576)
+    except OSError:
+        pass
+    import highspy  # noqa
+    try:
+        from importlib.metadata import version
+        hv = version("highspy")
+    except Exception:
+        hv = "?"
+    git = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", "lib", "include", "tools"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.split("\n")
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory": mem, "python": platform.python_version(),
+            "highspy": hv, "git": git, "uncommitted_sources": [l[3:] for l in dirty if l.strip()]}
+
+
+def budgets_for(fn):
+    peak, lb = fn["peak_bytes"], fn["lower_bound_bytes"]
+    out = []
+    for pct in PERCENTS:
+        b = int(peak * pct / 100.0)
+        if lb <= b < peak:
+            out.append(("%d%%" % pct, b))
+    b = int(1.1 * lb)
+    if b < peak and all(b != x for _, x in out):
+        out.append(("1.1xLB", b))
+    return out
+
+
+def fmt_s(x):
+    return "%.4g" % x if x is not None else "-"
+
+
+def gap(x, opt):
+    if x is None or opt is None:
+        return None
+    if opt == 0:
+        return 0.0 if x == 0 else float("inf")
+    return 100.0 * (x - opt) / opt
+
+
+def fmt_gap(g):
+    if g is None:
+        return "-"
+    if g == float("inf"):
+        return "inf"
+    return "%+.1f%%" % g
+
+
+def run_graph(R, milp, name, spec, time_limit, moves_limit):
+    log("== %s: scripts/gen_examples.py %s" % (name, spec))
+    mlir = R.generate(name, spec)
+    fn = R.export(mlir)
+    base = R.execute(mlir)
+    nodes, extra, info = milp.coarsen(fn)
+    g = {"name": name, "spec": spec, "ops": len(fn["ops"]), "milp_nodes": info["nodes"],
+         "milp_edges": info["edges"], "peak_bytes": fn["peak_bytes"], "lower_bound_bytes": fn["lower_bound_bytes"],
+         "measured_peak_bytes": base["peak_bytes"], "rows": []}
+    log("   %d ops, %d MILP nodes, peak %d bytes (measured %d), lower bound %d"
+        % (g["ops"], g["milp_nodes"], fn["peak_bytes"], base["peak_bytes"], fn["lower_bound_bytes"]))
+    checksums = [o["checksum"] for o in base["outputs"]]
+    for label, budget in budgets_for(fn):
+        row = {"budget": label, "budget_bytes": budget, "planners": {}}
+        for p in PLANNERS:
+            r = R.plan(mlir, p, ["--planner=" + p, "--budget=%d" % budget])
+            met = r["rc"] == 0 and r.get("budget_met", False)
+            row["planners"][p] = {
+                "met": met, "rc": r["rc"], "recompute_time_s": r.get("recompute_time_s"),
+                "peak_bytes_after": r.get("peak_bytes_after"), "plan_time_s": r.get("plan_time_s"),
+                "pass_time_s": r.get("pass_time_s"), "parse_time_s": r.get("parse_time_s"), "wall_s": r["wall_s"],
+                "error": None if met else r["stderr"]}
+            if p == "default" and met:
+                run = R.execute(r["ir"])
+                row["planners"][p]["measured_peak_bytes"] = run["peak_bytes"]
+                row["planners"][p]["outputs_identical"] = [o["checksum"] for o in run["outputs"]] == checksums
+        # The optimum.
+        R.note([VENV_PY, os.path.join(BENCH, "milp.py"), mlir[:-5] + ".graph.json", "--budget", str(budget),
+                "--time-limit", str(time_limit), "--plan-out",
+                os.path.join(R.work, "%s.%s.plan" % (name, label.replace("%", "pct")))])
+        lines, st = milp.solve_graph(fn, budget, time_limit, moves_time_limit=moves_limit)
+        cm = st["checkmate"]
+        opt = {"status": cm["status"], "optimal": cm["optimal"], "infeasible": cm["infeasible"],
+               "objective_s": cm["objective_s"], "bound_s": cm["bound_s"], "mip_gap": cm["mip_gap"],
+               "solve_time_s": cm["solve_time_s"], "variables": cm["variables"],
+               "binary_variables": cm["binary_variables"], "constraints": cm["constraints"],
+               "nonzeros": cm["nonzeros"], "bb_nodes": cm["bb_nodes"]}
+        if "moves" in st:
+            opt["moves"] = {k: st["moves"][k] for k in ("status", "objective_s", "bound_s", "solve_time_s")}
+        if lines is not None:
+            plan = os.path.join(R.work, "%s.%s.plan" % (name, label.replace("%", "pct")))
+            with open(plan, "w") as f:
+                f.write("# %s budget %d: %s\n" % (name, budget, cm["status"]))
+                for l in lines:
+                    f.write("%d %d %d\n" % l)
+            rep = R.plan(mlir, "milp", ["--plan-file=" + plan])
+            opt["plan_file"] = os.path.relpath(plan, ROOT)
+            opt["plan_lines"] = len(lines)
+            opt["model_peak_bytes"] = st["model_peak_bytes"]
+            opt["replay_rc"] = rep["rc"]
+            opt["replay_error"] = rep["stderr"] if rep["rc"] else None
+            if rep["rc"] == 0:
+                run = R.execute(rep["ir"])
+                opt.update({
+                    "recompute_time_s": rep["recompute_time_s"],
+                    "peak_bytes_planned": rep["peak_bytes_planned"], "peak_bytes_after": rep["peak_bytes_after"],
+                    "measured_peak_bytes": run["peak_bytes"],
+                    "outputs_identical": [o["checksum"] for o in run["outputs"]] == checksums})
+                opt["verified"] = (opt["outputs_identical"] and run["peak_bytes"] <= budget
+                                   and rep["peak_bytes_planned"] == rep["peak_bytes_after"] == run["peak_bytes"])
+                opt["model_matches_simulator"] = st["model_peak_bytes"] == rep["peak_bytes_planned"]
+                # report figures have 6 significant digits
+                opt["objective_matches_replay"] = abs(rep["recompute_time_s"] - cm["objective_s"]) <= \
+                    1e-5 * max(abs(cm["objective_s"]), 1e-12)
+            else:
+                opt["verified"] = False
+        row["optimum"] = opt
+        d = row["planners"]["default"]
+        known = opt["optimal"] and opt.get("verified")
+        row["default_gap_pct"] = gap(d["recompute_time_s"] if d["met"] else None,
+                                     opt.get("recompute_time_s") if known else None)
+        # Unproven: the optimum lies between the bound and the best found, so
+        # default is at most this far above it.
+        row["default_gap_upper_pct"] = None
+        if not opt["optimal"] and d["met"] and opt["bound_s"] is not None and opt["bound_s"] > 0:
+            row["default_gap_upper_pct"] = gap(d["recompute_time_s"], opt["bound_s"])
+            best = opt.get("recompute_time_s") if opt.get("verified") else None
+            row["default_gap_lower_pct"] = gap(d["recompute_time_s"], best) if best else None
+        g["rows"].append(row)
+        cells = []
+        for p in PLANNERS:
+            x = row["planners"][p]
+            cells.append("%s %s" % (p, fmt_s(x["recompute_time_s"]) if x["met"] else "not met"))
+        log("   %-7s %9d B  %s | opt %s (%s, %.1fs, %s) | default gap %s"
+            % (label, budget, "  ".join(cells), fmt_s(opt.get("recompute_time_s", opt["objective_s"])),
+               opt["status"], opt["solve_time_s"],
+               "verified" if opt.get("verified") else "NOT verified" if lines is not None else "no plan",
+               fmt_gap(row["default_gap_pct"])))
+    return g
+
+
+def run_scaling(R, repeats):
+    name, spec = SCALING
+    log("== scaling: %s (scripts/gen_examples.py %s)" % (name, spec))
+    mlir = R.generate(name, spec)
+    res = {"name": name, "spec": spec, "runs": []}
+    for label in ["70%", "50%"]:
+        for k in range(repeats):
+            r = R.plan(mlir, "default", ["--planner=default", "--budget=" + label])
+            res["num_ops"] = r.get("num_ops")
+            x = {"budget": label, "rc": r["rc"], "budget_met": r.get("budget_met"),
+                 "plan_time_s": r.get("plan_time_s"), "pass_time_s": r.get("pass_time_s"),
+                 "parse_time_s": r.get("parse_time_s"), "wall_s": r["wall_s"],
+                 "recompute_time_s": r.get("recompute_time_s"), "peak_bytes_before": r.get("peak_bytes_before"),
+                 "peak_bytes_after": r.get("peak_bytes_after"), "budget_bytes": r.get("budget_bytes")}
+            res["runs"].append(x)
+            log("   %s run %d: plan %.3fs, pass %.3fs, parse %.3fs (plan/parse %.2f, pass/parse %.2f), wall %.2fs"
+                % (label, k + 1, x["plan_time_s"], x["pass_time_s"], x["parse_time_s"],
+                   x["plan_time_s"] / x["parse_time_s"], x["pass_time_s"] / x["parse_time_s"], x["wall_s"]))
+    return res
+
+
+def search(R, milp, time_limit):
+    """Per family and budget level, the largest graph whose MILP is proven
+    (optimal or infeasible) within time_limit. Depths ascend; a budget level
+    stops at its first unproven depth."""
+    out = []
+    for fam, pattern, depths in SEARCH_FAMILIES:
+        failed = set()
+        for d in depths:
+            name = "search-%s-d%d" % (fam, d)
+            spec = pattern % d
+            mlir = R.generate(name, spec)
+            fn = R.export(mlir)
+            nodes, extra, info = milp.coarsen(fn)
+            todo = [(l, b) for l, b in budgets_for(fn) if l not in failed]
+            if not todo:
+                break
+            for label, budget in todo:
+                R.note([VENV_PY, os.path.join(BENCH, "milp.py"), mlir[:-5] + ".graph.json", "--budget", str(budget),
+                        "--time-limit", str(time_limit)])
+                lines, st = milp.solve_graph(fn, budget, time_limit)
+                cm = st["checkmate"]
+                e = {"family": fam, "depth": d, "spec": spec, "ops": len(fn["ops"]), "milp_nodes": info["nodes"],
+                     "budget": label, "budget_bytes": budget, "status": cm["status"], "optimal": cm["optimal"],
+                     "infeasible": cm["infeasible"], "solve_time_s": cm["solve_time_s"],
+                     "variables": cm["variables"], "binary_variables": cm["binary_variables"],
+                     "constraints": cm["constraints"], "objective_s": cm["objective_s"], "bound_s": cm["bound_s"],
+                     "mip_gap": cm["mip_gap"]}
+                out.append(e)
+                log("   search %s d=%d (%d ops, %d nodes) %s (%d B): %s in %.1fs"
+                    % (fam, d, e["ops"], info["nodes"], label, budget, cm["status"], cm["solve_time_s"]))
+                if not (cm["optimal"] or cm["infeasible"]):
+                    failed.add(label)
+    return out
+
+
+def search_summary(searched):
+    """(family, budget label) -> largest proven entry, and the first failure."""
+    best, fail = {}, {}
+    for e in searched:
+        key = (e["family"], e["budget"])
+        if e["optimal"] or e["infeasible"]:
+            if key not in best or e["milp_nodes"] > best[key]["milp_nodes"]:
+                best[key] = e
+        elif key not in fail:
+            fail[key] = e
+    return best, fail
+
+
+def write_markdown(path, meta, graphs, scaling, searched):
+    L = []
+    w = L.append
+    w("# Planner comparison: sqrt, greedy, default against the MILP optimum")
+    w("")
+    w("Generated by `%s` on %s." % (meta["command"], meta["date"]))
+    w("")
+    m = meta["machine"]
+    w("Machine: %s, %s cores, %s; Python %s, highspy %s; remat at `%s`%s."
+      % (m["cpu"], m["cores"], m["memory"], m["python"], m["highspy"], m["git"],
+         " (uncommitted changes in: %s)" % ", ".join(m["uncommitted_sources"]) if m["uncommitted_sources"] else ""))
+    w("")
+    w("Costs are the planners' `recompute_time_s` (roofline seconds of re-executed ops, h200 profile, the "
+      "objective every planner minimises). **optimum** = Checkmate's MILP (every original op stays; "
+      "clones are extra) solved by HiGHS, its plan replayed with `remat-opt --plan-file` (the cost shown "
+      "is the replay's) and run with remat-run: outputs bit-identical to the original step, measured peak "
+      "<= budget, planned = rewritten = measured peak (column *verified*). `gap` = (default - optimum) / "
+      "optimum where the optimum is proven; where it is not, `a..b` brackets it between the best schedule found and the solver's "
+      "proven lower bound. `plan s` = default's `plan_time_s` (planner search), "
+      "`parse s` = `parse_time_s` of the same run. A budget no planner meets and the MILP proves "
+      "infeasible cannot be met by any schedule of this kind.")
+    w("")
+    w("| graph | ops / MILP nodes | budget | bytes | sqrt | greedy | default | optimum | MILP status (s) | verified | gap | plan s | parse s |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for g in graphs:
+        for r in g["rows"]:
+            cells = []
+            o = r["optimum"]
+            known = o["optimal"] and o.get("verified")
+            ocost = o.get("recompute_time_s") if known else None
+            for p in PLANNERS:
+                x = r["planners"][p]
+                if not x["met"]:
+                    cells.append("not met (peak %s)" % x["peak_bytes_after"] if x["peak_bytes_after"] else "not met")
+                else:
+                    gp = gap(x["recompute_time_s"], ocost)
+                    cells.append("%s%s" % (fmt_s(x["recompute_time_s"]),
+                                           " (%s)" % fmt_gap(gp) if gp is not None and p != "default" else ""))
+            if o["infeasible"]:
+                ocell = "infeasible"
+            elif o.get("recompute_time_s") is not None:
+                ocell = fmt_s(o["recompute_time_s"]) + ("" if o["optimal"] else " (best found, bound %s)"
+                                                        % fmt_s(o["bound_s"]))
+            else:
+                ocell = "none found"
+            d = r["planners"]["default"]
+            w("| %s | %d / %d | %s | %d | %s | %s | %s | %s | %s (%.1f) | %s | %s | %s | %s |"
+              % (g["name"], g["ops"], g["milp_nodes"], r["budget"], r["budget_bytes"], cells[0], cells[1], cells[2],
+                 ocell, o["status"], o["solve_time_s"],
+                 "yes" if o.get("verified") else ("-" if o.get("plan_file") is None else "NO"),
+                 fmt_gap(r["default_gap_pct"]) if r["default_gap_pct"] is not None else
+                 ("%s..%s" % (fmt_gap(r["default_gap_lower_pct"]), fmt_gap(r["default_gap_upper_pct"]))
+                  if r.get("default_gap_lower_pct") is not None else "<= %s" % fmt_gap(r["default_gap_upper_pct"]))
+                 if r.get("default_gap_upper_pct") is not None else "-",
+                 fmt_s(d["plan_time_s"]), fmt_s(d["parse_time_s"])))
+    w("")
+    # Gap summary.
+    gaps = [(g["name"], r["budget"], r["default_gap_pct"]) for g in graphs for r in g["rows"]
+            if r["default_gap_pct"] is not None]
+    unmet = [(g["name"], r["budget"]) for g in graphs for r in g["rows"]
+             if not r["planners"]["default"]["met"] and r["optimum"]["optimal"] and r["optimum"].get("verified")]
+    if gaps or unmet:
+        worst = max(gaps, key=lambda x: x[2]) if gaps else None
+        over = [x for x in gaps if x[2] > 5.0]
+        w("Default vs the proven optimum: %d budgets compared%s; %d above the 5%% target%s%s."
+          % (len(gaps), ", worst %s at %s (%s)" % (worst[0], worst[1], fmt_gap(worst[2])) if worst else "",
+             len(over), (": " + ", ".join("%s %s (%s)" % (a, b, fmt_gap(c)) for a, b, c in over)) if over else "",
+             "; budgets the optimum meets but default does not: " + ", ".join("%s %s" % u for u in unmet)
+             if unmet else ""))
+        w("")
+    # Solver sizes.
+    w("## MILP sizes and status")
+    w("")
+    w("HiGHS, one thread, time limit %s s per solve, relative gap tolerance 0 (absolute 1e-15 s). Model: "
+      "bench/milp.py (bench/README.md, *The MILP*)." % meta["time_limit"])
+    w("")
+    w("| graph | budget | variables (binary) | constraints | nonzeros | status | objective s | bound s | MIP gap | B&B nodes | solve s | model peak = simulator peak | objective = replayed cost |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for g in graphs:
+        for r in g["rows"]:
+            o = r["optimum"]
+            w("| %s | %s | %d (%d) | %d | %d | %s | %s | %s | %s | %d | %.1f | %s | %s |"
+              % (g["name"], r["budget"], o["variables"], o["binary_variables"], o["constraints"], o["nonzeros"],
+                 o["status"], fmt_s(o["objective_s"]), fmt_s(o["bound_s"]),
+                 "%.2g" % o["mip_gap"] if o["mip_gap"] is not None else "-", o["bb_nodes"], o["solve_time_s"],
+                 {True: "yes", False: "NO"}.get(o.get("model_matches_simulator"), "-"),
+                 {True: "yes", False: "NO"}.get(o.get("objective_matches_replay"), "-")))
+    w("")
+    if searched:
+        best, fail = search_summary(searched["entries"])
+        w("## Largest graphs the MILP proves within %s s" % searched["time_limit"])
+        w("")
+        w("From `%s` (%s, remat `%s`): per family and budget level, depths ascending, a level stops at its "
+          "first depth not proven (optimal or infeasible) within the limit. Sizes: top-level ops / MILP nodes; "
+          "model size of the largest proven solve." % (searched["command"], searched["date"], searched["git"]))
+        w("")
+        w("| family | budget | largest proven | ops / nodes | variables (binary) / constraints | status, solve s | first not proven (best, bound) |")
+        w("|---|---|---|---|---|---|---|")
+        fams = []
+        for e in searched["entries"]:
+            if (e["family"], e["budget"]) not in fams:
+                fams.append((e["family"], e["budget"]))
+        for key in fams:
+            b, f = best.get(key), fail.get(key)
+            w("| %s | %s | %s | %s | %s | %s | %s |"
+              % (key[0], key[1], "`%s`" % b["spec"] if b else "none",
+                 "%d / %d" % (b["ops"], b["milp_nodes"]) if b else "-",
+                 "%d (%d) / %d" % (b["variables"], b["binary_variables"], b["constraints"]) if b else "-",
+                 "%s, %.0f" % (b["status"], b["solve_time_s"]) if b else "-",
+                 "depth %d, %d nodes: %s (%s, %s)" % (f["depth"], f["milp_nodes"], f["status"],
+                                                      fmt_s(f["objective_s"]), fmt_s(f["bound_s"]))
+                 if f else "none within the searched depths"))
+        w("")
+    if scaling:
+        w("## Pass time on a %d-op step" % (scaling.get("num_ops") or 0))
+        w("")
+        w("`scripts/gen_examples.py %s`, planner default. `plan` = planner search (`plan_time_s`), "
+          "`pass` = the whole pass (graph and bufferization analysis, search, rewrite, re-analysis; "
+          "`pass_time_s`), `parse` = parsing the same file in the same run (`parse_time_s`)." % scaling["spec"])
+        w("")
+        w("| budget | run | plan s | pass s | parse s | plan / parse | pass / parse | remat-opt wall s | budget met |")
+        w("|---|---|---|---|---|---|---|---|---|")
+        for k, x in enumerate(scaling["runs"]):
+            w("| %s | %d | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %s |"
+              % (x["budget"], k % meta["repeats"] + 1, x["plan_time_s"], x["pass_time_s"], x["parse_time_s"],
+                 x["plan_time_s"] / x["parse_time_s"], x["pass_time_s"] / x["parse_time_s"], x["wall_s"],
+                 x["budget_met"]))
+        pr = [x["plan_time_s"] / x["parse_time_s"] for x in scaling["runs"]]
+        sr = [x["pass_time_s"] / x["parse_time_s"] for x in scaling["runs"]]
+        w("")
+        w("Median plan time %.3f s (target < 1 s), plan/parse %.2f (target <= 1); median pass time %.3f s, "
+          "pass/parse %.2f." % (statistics.median(x["plan_time_s"] for x in scaling["runs"]), statistics.median(pr),
+                                statistics.median(x["pass_time_s"] for x in scaling["runs"]), statistics.median(sr)))
+        w("")
+    w("## Commands")
+    w("")
+    w("Every command is in the .json next to this file (`meta.commands`). Generators, then those of the "
+      "first graph's first budget (the other rows differ in file names and budgets):")
+    w("")
+    w("```")
+    cmds = meta["commands"]
+    for c in cmds:
+        if "gen_examples.py" in c:
+            w(c)
+    first = [c for c in cmds if "gen_examples.py" not in c]
+    shown = 0
+    for c in first:
+        w(c)
+        shown += 1
+        if "remat-run" in c and shown > 6:
+            break
+    w("```")
+    w("")
+    open(path, "w").write("\n".join(L))
+
+
+def main():
+    ensure_venv()
+    sys.path.insert(0, BENCH)
+    import milp
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="two small graphs, 20 s per solve, no scaling repeats")
+    ap.add_argument("--time-limit", type=float, help="seconds per MILP solve (default 60, --quick 20)")
+    ap.add_argument("--moves-time-limit", type=float, default=0.0,
+                    help="also try the exact model with moves for this many seconds per budget (default off)")
+    ap.add_argument("--search", action="store_true",
+                    help="only the search: per family and budget level, the largest graph the MILP proves "
+                         "within --search-time-limit; writes bench/results/milp-search.json, which the table "
+                         "run then includes (hours)")
+    ap.add_argument("--search-time-limit", type=float, default=600.0)
+    ap.add_argument("--no-scaling", action="store_true")
+    ap.add_argument("--graphs", help="comma-separated subset of the graph names")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build-bench"), help="build tree with bin/remat-opt")
+    ap.add_argument("--work", default=os.path.join(BENCH, "work"), help="scratch directory (gitignored)")
+    ap.add_argument("--out", help="markdown report (default bench/results/planners.md, quick: planners-quick.md)")
+    a = ap.parse_args()
+    if not os.path.exists(os.path.join(a.build, "bin", "remat-opt")):
+        sys.exit("no %s/bin/remat-opt: build it first:\n  cmake -G Ninja -S %s -B %s -DCMAKE_BUILD_TYPE=Release "
+                 "&& ninja -C %s" % (a.build, ROOT, a.build, a.build))
+    time_limit = a.time_limit or (20.0 if a.quick else 60.0)
+    os.makedirs(a.work, exist_ok=True)
+    os.makedirs(os.path.join(BENCH, "results"), exist_ok=True)
+    out = a.out or os.path.join(BENCH, "results", "planners-quick.md" if a.quick else "planners.md")
+    commands = []
+    R = Runner(a.build, a.work, commands)
+    meta = {"command": "python3 bench/compare_planners.py " + " ".join(sys.argv[1:]),
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "machine": machine(), "time_limit": time_limit,
+            "search_time_limit": a.search_time_limit, "repeats": 1 if a.quick else 3}
+    m = meta["machine"]
+    log("machine: %s, %s cores, %s; highspy %s; remat %s" % (m["cpu"], m["cores"], m["memory"], m["highspy"],
+                                                            m["git"]))
+    if m["uncommitted_sources"]:
+        log("note: uncommitted changes in %s" % ", ".join(m["uncommitted_sources"]))
+    log("command: %s" % meta["command"])
+    graphs = QUICK_GRAPHS if a.quick else FULL_GRAPHS
+    if a.graphs:
+        want = a.graphs.split(",")
+        graphs = [g for g in FULL_GRAPHS + [x for x in QUICK_GRAPHS if x not in FULL_GRAPHS] if g[0] in want]
+    t0 = time.perf_counter()
+    search_json = os.path.join(BENCH, "results", "milp-search.json")
+    if a.search:
+        entries = search(R, milp, a.search_time_limit)
+        json.dump({"command": meta["command"], "date": meta["date"], "git": m["git"], "machine": m,
+                   "time_limit": a.search_time_limit, "entries": entries, "commands": commands},
+                  open(search_json, "w"), indent=1)
+        log("wrote %s (%.0f s)" % (os.path.relpath(search_json, ROOT), time.perf_counter() - t0))
+        return
+    results = [run_graph(R, milp, n, s, time_limit, a.moves_time_limit) for n, s in graphs]
+    scaling = None if a.no_scaling else run_scaling(R, meta["repeats"])
+    searched = json.load(open(search_json)) if os.path.exists(search_json) and not a.quick else None
+    meta["commands"] = commands
+    meta["total_s"] = time.perf_counter() - t0
+    write_markdown(out, meta, results, scaling, searched)
+    json.dump({"meta": meta, "graphs": results, "scaling": scaling}, open(out[:-3] + ".json", "w"), indent=1)
+    log("wrote %s (%.0f s)" % (os.path.relpath(out, ROOT), meta["total_s"]))
+
+
+if __name__ == "__main__":
+    main()
