@@ -64,7 +64,7 @@ QUICK_GRAPHS = [
 ]
 SEARCH_FAMILIES = [
     ("mlp", "mlp --batch 64 --depth %d", [3, 4, 5, 6, 8]),
-    ("resnet", "resnet --batch 64 --width 16 --depth %d", [2, 3, 4, 5, 6]),
+    ("resnet", "resnet --batch 64 --width 16 --depth %d", [2, 3, 4, 5, 6, 8, 12, 16]),
     ("cnn", "cnn --batch 2 --image 8 --depth %d", [2, 3, 4]),
     ("transformer", "transformer --batch 2 --seq 8 --depth %d", [1, 2]),
 ]
@@ -205,19 +205,7 @@ def run_graph(R, milp, name, spec, time_limit, moves_limit):
         % (g["ops"], g["milp_nodes"], fn["peak_bytes"], base["peak_bytes"], fn["lower_bound_bytes"]))
     checksums = [o["checksum"] for o in base["outputs"]]
     for label, budget in budgets_for(fn):
-        row = {"budget": label, "budget_bytes": budget, "planners": {}}
-        for p in PLANNERS:
-            r = R.plan(mlir, p, ["--planner=" + p, "--budget=%d" % budget])
-            met = r["rc"] == 0 and r.get("budget_met", False)
-            row["planners"][p] = {
-                "met": met, "rc": r["rc"], "recompute_time_s": r.get("recompute_time_s"),
-                "peak_bytes_after": r.get("peak_bytes_after"), "plan_time_s": r.get("plan_time_s"),
-                "pass_time_s": r.get("pass_time_s"), "parse_time_s": r.get("parse_time_s"), "wall_s": r["wall_s"],
-                "error": None if met else r["stderr"]}
-            if p == "default" and met:
-                run = R.execute(r["ir"])
-                row["planners"][p]["measured_peak_bytes"] = run["peak_bytes"]
-                row["planners"][p]["outputs_identical"] = [o["checksum"] for o in run["outputs"]] == checksums
+        row = {"budget": label, "budget_bytes": budget, "planners": run_planners(R, mlir, budget, checksums)}
         # The optimum.
         R.note([VENV_PY, os.path.join(BENCH, "milp.py"), mlir[:-5] + ".graph.json", "--budget", str(budget),
                 "--time-limit", str(time_limit), "--plan-out",
@@ -233,54 +221,165 @@ def run_graph(R, milp, name, spec, time_limit, moves_limit):
             opt["moves"] = {k: st["moves"][k] for k in ("status", "objective_s", "bound_s", "solve_time_s")}
         if lines is not None:
             plan = os.path.join(R.work, "%s.%s.plan" % (name, label.replace("%", "pct")))
-            with open(plan, "w") as f:
-                f.write("# %s budget %d: %s\n" % (name, budget, cm["status"]))
-                for l in lines:
-                    f.write("%d %d %d\n" % l)
-            rep = R.plan(mlir, "milp", ["--plan-file=" + plan])
-            opt["plan_file"] = os.path.relpath(plan, ROOT)
-            opt["plan_lines"] = len(lines)
-            opt["model_peak_bytes"] = st["model_peak_bytes"]
-            opt["replay_rc"] = rep["rc"]
-            opt["replay_error"] = rep["stderr"] if rep["rc"] else None
-            if rep["rc"] == 0:
-                run = R.execute(rep["ir"])
-                opt.update({
-                    "recompute_time_s": rep["recompute_time_s"],
-                    "peak_bytes_planned": rep["peak_bytes_planned"], "peak_bytes_after": rep["peak_bytes_after"],
-                    "measured_peak_bytes": run["peak_bytes"],
-                    "outputs_identical": [o["checksum"] for o in run["outputs"]] == checksums})
-                opt["verified"] = (opt["outputs_identical"] and run["peak_bytes"] <= budget
-                                   and rep["peak_bytes_planned"] == rep["peak_bytes_after"] == run["peak_bytes"])
-                opt["model_matches_simulator"] = st["model_peak_bytes"] == rep["peak_bytes_planned"]
-                # report figures have 6 significant digits
-                opt["objective_matches_replay"] = abs(rep["recompute_time_s"] - cm["objective_s"]) <= \
-                    1e-5 * max(abs(cm["objective_s"]), 1e-12)
-            else:
-                opt["verified"] = False
-        row["optimum"] = opt
-        d = row["planners"]["default"]
-        known = opt["optimal"] and opt.get("verified")
-        row["default_gap_pct"] = gap(d["recompute_time_s"] if d["met"] else None,
-                                     opt.get("recompute_time_s") if known else None)
-        # Unproven: the optimum lies between the bound and the best found, so
-        # default is at most this far above it.
-        row["default_gap_upper_pct"] = None
-        if not opt["optimal"] and d["met"] and opt["bound_s"] is not None and opt["bound_s"] > 0:
-            row["default_gap_upper_pct"] = gap(d["recompute_time_s"], opt["bound_s"])
-            best = opt.get("recompute_time_s") if opt.get("verified") else None
-            row["default_gap_lower_pct"] = gap(d["recompute_time_s"], best) if best else None
-        g["rows"].append(row)
-        cells = []
-        for p in PLANNERS:
-            x = row["planners"][p]
-            cells.append("%s %s" % (p, fmt_s(x["recompute_time_s"]) if x["met"] else "not met"))
-        log("   %-7s %9d B  %s | opt %s (%s, %.1fs, %s) | default gap %s"
-            % (label, budget, "  ".join(cells), fmt_s(opt.get("recompute_time_s", opt["objective_s"])),
-               opt["status"], opt["solve_time_s"],
-               "verified" if opt.get("verified") else "NOT verified" if lines is not None else "no plan",
-               fmt_gap(row["default_gap_pct"])))
+            write_plan(plan, "# %s budget %d: %s" % (name, budget, cm["status"]), lines)
+            replay(R, mlir, plan, budget, checksums, st["model_peak_bytes"], cm["objective_s"], opt)
+        finish_row(g, row, opt, label, budget, lines is not None)
     return g
+
+
+def run_planners(R, mlir, budget, checksums):
+    """sqrt, greedy, default at budget; default's step is run and checked."""
+    res = {}
+    for p in PLANNERS:
+        r = R.plan(mlir, p, ["--planner=" + p, "--budget=%d" % budget])
+        met = r["rc"] == 0 and r.get("budget_met", False)
+        res[p] = {
+            "met": met, "rc": r["rc"], "recompute_time_s": r.get("recompute_time_s"),
+            "peak_bytes_after": r.get("peak_bytes_after"), "plan_time_s": r.get("plan_time_s"),
+            "pass_time_s": r.get("pass_time_s"), "parse_time_s": r.get("parse_time_s"), "wall_s": r["wall_s"],
+            "error": None if met else r["stderr"]}
+        if p == "default" and met:
+            run = R.execute(r["ir"])
+            res[p]["measured_peak_bytes"] = run["peak_bytes"]
+            res[p]["outputs_identical"] = [o["checksum"] for o in run["outputs"]] == checksums
+    return res
+
+
+def write_plan(path, header, lines):
+    with open(path, "w") as f:
+        f.write(header + "\n")
+        for l in lines:
+            f.write("%d %d %d\n" % tuple(l))
+
+
+def replay(R, mlir, plan, budget, checksums, model_peak, objective_s, opt):
+    """Replays an optimal plan with remat-opt --plan-file, runs it with
+    remat-run and checks it; fills opt."""
+    rep = R.plan(mlir, "milp", ["--plan-file=" + plan])
+    opt["plan_file"] = os.path.relpath(plan, ROOT)
+    opt["plan_lines"] = sum(1 for l in open(plan) if l.strip() and not l.startswith("#"))
+    opt["model_peak_bytes"] = model_peak
+    opt["replay_rc"] = rep["rc"]
+    opt["replay_error"] = rep["stderr"] if rep["rc"] else None
+    if rep["rc"] == 0:
+        run = R.execute(rep["ir"])
+        opt.update({
+            "recompute_time_s": rep["recompute_time_s"],
+            "peak_bytes_planned": rep["peak_bytes_planned"], "peak_bytes_after": rep["peak_bytes_after"],
+            "measured_peak_bytes": run["peak_bytes"],
+            "outputs_identical": [o["checksum"] for o in run["outputs"]] == checksums})
+        opt["verified"] = (opt["outputs_identical"] and run["peak_bytes"] <= budget
+                           and rep["peak_bytes_planned"] == rep["peak_bytes_after"] == run["peak_bytes"])
+        opt["model_matches_simulator"] = (model_peak == rep["peak_bytes_planned"]) if model_peak is not None else None
+        # report figures have 6 significant digits
+        opt["objective_matches_replay"] = abs(rep["recompute_time_s"] - objective_s) <= \
+            1e-5 * max(abs(objective_s), 1e-12)
+    else:
+        opt["verified"] = False
+
+
+def finish_row(g, row, opt, label, budget, has_plan):
+    row["optimum"] = opt
+    d = row["planners"]["default"]
+    # The optimum is known when proven and its plan replayed, verified and
+    # costing the proven objective.
+    known = opt["optimal"] and opt.get("verified") and opt.get("objective_matches_replay")
+    row["default_gap_pct"] = gap(d["recompute_time_s"] if d["met"] else None,
+                                 opt.get("recompute_time_s") if known else None)
+    # Unproven: the optimum lies between the bound and the best found, so
+    # default is at most this far above it.
+    row["default_gap_upper_pct"] = None
+    if not opt["optimal"] and d["met"] and opt["bound_s"] is not None and opt["bound_s"] > 0:
+        row["default_gap_upper_pct"] = gap(d["recompute_time_s"], opt["bound_s"])
+        best = opt.get("recompute_time_s") if opt.get("verified") else opt.get("best_found_s")
+        row["default_gap_lower_pct"] = gap(d["recompute_time_s"], best) if best else None
+    g["rows"].append(row)
+    cells = []
+    for p in PLANNERS:
+        x = row["planners"][p]
+        cells.append("%s %s" % (p, fmt_s(x["recompute_time_s"]) if x["met"] else "not met"))
+    log("   %-7s %9d B  %s | opt %s (%s, %.1fs, %s) | default gap %s"
+        % (label, budget, "  ".join(cells), fmt_s(opt.get("recompute_time_s", opt["objective_s"])),
+           opt["status"], opt["solve_time_s"],
+           "verified" if opt.get("verified") else "NOT verified" if has_plan else "no plan",
+           fmt_gap(row["default_gap_pct"])))
+
+
+def run_from_search(R, milp, searched, time_limit):
+    """The table over the size search's graphs and budgets (milp-search.json):
+    the planners at each budget; the search's status, objective and bound as
+    the optimum's proof. The optimal plan of each proven entry is recovered and
+    replayed: from the entry's plan file when the search wrote one, else by
+    solving the same model again with the proven bound as an objective floor
+    (milp.build_and_solve), which stops at the first schedule reaching it."""
+    graphs = []
+    groups = []
+    for e in searched["entries"]:
+        if not groups or (groups[-1][0]["family"], groups[-1][0]["depth"]) != (e["family"], e["depth"]):
+            groups.append([])
+        groups[-1].append(e)
+    for entries in groups:
+        e0 = entries[0]
+        name = "search-%s-d%d" % (e0["family"], e0["depth"])
+        log("== %s: scripts/gen_examples.py %s" % (name, e0["spec"]))
+        mlir = R.generate(name, e0["spec"])
+        fn = R.export(mlir)
+        base = R.execute(mlir)
+        nodes, extra, info = milp.coarsen(fn)
+        g = {"name": name, "spec": e0["spec"], "family": e0["family"], "depth": e0["depth"], "ops": len(fn["ops"]),
+             "milp_nodes": info["nodes"], "milp_edges": info["edges"], "peak_bytes": fn["peak_bytes"],
+             "lower_bound_bytes": fn["lower_bound_bytes"], "measured_peak_bytes": base["peak_bytes"], "rows": []}
+        log("   %d ops, %d MILP nodes, peak %d bytes (measured %d), lower bound %d"
+            % (g["ops"], g["milp_nodes"], fn["peak_bytes"], base["peak_bytes"], fn["lower_bound_bytes"]))
+        checksums = [o["checksum"] for o in base["outputs"]]
+        budgets = dict(budgets_for(fn))
+        same = g["ops"] == e0["ops"] and g["milp_nodes"] == e0["milp_nodes"]
+        for e in entries:
+            label, budget = e["budget"], e["budget_bytes"]
+            # The search's graph must be this one (same generator, same export).
+            same_graph = same and budgets.get(label) == budget
+            row = {"budget": label, "budget_bytes": budget, "planners": run_planners(R, mlir, budget, checksums)}
+            opt = {k: e.get(k) for k in ("status", "optimal", "infeasible", "objective_s", "bound_s", "mip_gap",
+                                         "solve_time_s", "variables", "binary_variables", "constraints",
+                                         "nonzeros", "bb_nodes")}
+            opt["proof"] = "milp-search.json (remat %s)" % e.get("git", searched["git"])
+            opt["same_graph"] = same_graph
+            if not same_graph:
+                log("   %s: the graph differs from the search's; its optimum is not used" % label)
+                opt["optimal"] = False
+            has_plan = False
+            if opt["optimal"]:
+                plan = os.path.join(R.work, "%s.%s.plan" % (name, label.replace("%", "pct")))
+                prev = e.get("plan_file") and os.path.join(ROOT, e["plan_file"])
+                model_peak = None
+                if prev and os.path.exists(prev):
+                    plan = prev
+                    opt["plan_from"] = "search"
+                else:
+                    R.note([VENV_PY, os.path.join(BENCH, "milp.py"), mlir[:-5] + ".graph.json", "--budget",
+                            str(budget), "--time-limit", str(time_limit), "--objective-floor", repr(e["bound_s"]),
+                            "--plan-out", plan])
+                    lines, st = milp.solve_graph(fn, budget, time_limit, objective_floor=e["bound_s"])
+                    cm = st["checkmate"]
+                    opt["plan_from"] = "re-solve with the proven bound as objective floor"
+                    opt["resolve"] = {k: cm[k] for k in ("status", "objective_s", "bound_s", "solve_time_s",
+                                                         "bb_nodes", "nonzeros")}
+                    log("   %s: plan recovered (%s, %.1f s; search proof %.1f s)"
+                        % (label, cm["status"], cm["solve_time_s"], e["solve_time_s"]))
+                    if lines is not None:
+                        write_plan(plan, "# %s budget %d: optimum %r s (proven by the size search), plan %s"
+                                   % (name, budget, e["objective_s"], cm["status"]), lines)
+                        model_peak = st["model_peak_bytes"]
+                    else:
+                        plan = None
+                if plan:
+                    has_plan = True
+                    replay(R, mlir, plan, budget, checksums, model_peak, e["objective_s"], opt)
+            elif not opt["infeasible"] and e.get("objective_s") is not None:
+                opt["best_found_s"] = e["objective_s"]  # no plan kept: not replayed
+            finish_row(g, row, opt, label, budget, has_plan)
+        graphs.append(g)
+    return graphs
 
 
 def run_scaling(R, repeats):
@@ -304,13 +403,20 @@ def run_scaling(R, repeats):
     return res
 
 
-def search(R, milp, time_limit):
+def search(R, milp, time_limit, git, families=None, depths_override=None, previous=()):
     """Per family and budget level, the largest graph whose MILP is proven
     (optimal or infeasible) within time_limit. Depths ascend; a budget level
-    stops at its first unproven depth."""
+    stops at its first unproven depth. Optimal plans are written to the work
+    directory (entry plan_file)."""
     out = []
     for fam, pattern, depths in SEARCH_FAMILIES:
-        failed = set()
+        if families and fam not in families:
+            continue
+        if depths_override:
+            depths = depths_override
+        # Levels already unproven at a smaller depth (earlier runs) stay stopped.
+        failed = {e["budget"] for e in previous
+                  if e["family"] == fam and not (e["optimal"] or e["infeasible"]) and e["depth"] < min(depths)}
         for d in depths:
             name = "search-%s-d%d" % (fam, d)
             spec = pattern % d
@@ -321,16 +427,23 @@ def search(R, milp, time_limit):
             if not todo:
                 break
             for label, budget in todo:
+                plan = os.path.join(R.work, "%s.%s.plan" % (name, label.replace("%", "pct")))
                 R.note([VENV_PY, os.path.join(BENCH, "milp.py"), mlir[:-5] + ".graph.json", "--budget", str(budget),
-                        "--time-limit", str(time_limit)])
+                        "--time-limit", str(time_limit), "--plan-out", plan])
                 lines, st = milp.solve_graph(fn, budget, time_limit)
                 cm = st["checkmate"]
                 e = {"family": fam, "depth": d, "spec": spec, "ops": len(fn["ops"]), "milp_nodes": info["nodes"],
                      "budget": label, "budget_bytes": budget, "status": cm["status"], "optimal": cm["optimal"],
                      "infeasible": cm["infeasible"], "solve_time_s": cm["solve_time_s"],
                      "variables": cm["variables"], "binary_variables": cm["binary_variables"],
-                     "constraints": cm["constraints"], "objective_s": cm["objective_s"], "bound_s": cm["bound_s"],
-                     "mip_gap": cm["mip_gap"]}
+                     "constraints": cm["constraints"], "nonzeros": cm["nonzeros"], "bb_nodes": cm["bb_nodes"],
+                     "objective_s": cm["objective_s"], "bound_s": cm["bound_s"], "mip_gap": cm["mip_gap"],
+                     "git": git}
+                # The plan (the table replays it instead of solving again).
+                if lines is not None and cm["optimal"]:
+                    write_plan(plan, "# %s budget %d: %s, objective %r s" % (name, budget, cm["status"],
+                                                                            cm["objective_s"]), lines)
+                    e["plan_file"] = os.path.relpath(plan, ROOT)
                 out.append(e)
                 log("   search %s d=%d (%d ops, %d nodes) %s (%d B): %s in %.1fs"
                     % (fam, d, e["ops"], info["nodes"], label, budget, cm["status"], cm["solve_time_s"]))
@@ -352,9 +465,14 @@ def search_summary(searched):
     return best, fail
 
 
+def fmt_num(x, f="%d"):
+    return f % x if x is not None else "-"
+
+
 def write_markdown(path, meta, graphs, scaling, searched):
     L = []
     w = L.append
+    fs = meta.get("from_search")
     w("# Planner comparison: sqrt, greedy, default against the MILP optimum")
     w("")
     w("Generated by `%s` on %s." % (meta["command"], meta["date"]))
@@ -364,23 +482,36 @@ def write_markdown(path, meta, graphs, scaling, searched):
       % (m["cpu"], m["cores"], m["memory"], m["python"], m["highspy"], m["git"],
          " (uncommitted changes in: %s)" % ", ".join(m["uncommitted_sources"]) if m["uncommitted_sources"] else ""))
     w("")
+    if fs:
+        w("Graphs and budgets: those of the MILP size search, `bench/results/milp-search.json` (`%s`, %s, "
+          "remat `%s`, HiGHS time limit %s s per solve). The columns *MILP status (s)*, the objective, bound "
+          "and model size are that search's solve, the optimum's proof; the planners, the replays and the "
+          "runs are this run's. Each proven optimum's plan is replayed and run: the plan file the search "
+          "wrote where it kept one, else the plan recovered by solving the same model again with the "
+          "search's proven bound as a lower bound on the objective (`milp.py --objective-floor`: HiGHS stops "
+          "at the first schedule that reaches it; *plan recovery s* in the sizes table). A row is used only "
+          "if this run's graph has the search's op count, MILP node count and budget in bytes."
+          % (searched["command"], searched["date"], searched["git"], searched["time_limit"]))
+        w("")
     w("Costs are the planners' `recompute_time_s` (roofline seconds of re-executed ops, h200 profile, the "
       "objective every planner minimises). **optimum** = Checkmate's MILP (every original op stays; "
       "clones are extra) solved by HiGHS, its plan replayed with `remat-opt --plan-file` (the cost shown "
       "is the replay's) and run with remat-run: outputs bit-identical to the original step, measured peak "
       "<= budget, planned = rewritten = measured peak (column *verified*). `gap` = (default - optimum) / "
-      "optimum where the optimum is proven; where it is not, `a..b` brackets it between the best schedule found and the solver's "
-      "proven lower bound. `plan s` = default's `plan_time_s` (planner search), "
-      "`parse s` = `parse_time_s` of the same run. A budget no planner meets and the MILP proves "
-      "infeasible cannot be met by any schedule of this kind.")
+      "optimum where the optimum is proven and its replayed cost equals the proven objective; where it is "
+      "not proven, `a..b` brackets default's gap between the best schedule found and the solver's proven "
+      "lower bound (`<= b`: none found). `plan s` = default's `plan_time_s` (planner search), `pass s` = "
+      "its `pass_time_s` (analysis, search, rewrite, re-analysis), `parse s` = `parse_time_s` of the same "
+      "run. A budget no planner meets and the MILP proves infeasible cannot be met by any schedule of this "
+      "kind.")
     w("")
-    w("| graph | ops / MILP nodes | budget | bytes | sqrt | greedy | default | optimum | MILP status (s) | verified | gap | plan s | parse s |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    w("| graph | ops / MILP nodes | budget | bytes | sqrt | greedy | default | optimum | MILP status (s) | verified | gap | plan s | pass s | parse s |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for g in graphs:
         for r in g["rows"]:
             cells = []
             o = r["optimum"]
-            known = o["optimal"] and o.get("verified")
+            known = o["optimal"] and o.get("verified") and o.get("objective_matches_replay")
             ocost = o.get("recompute_time_s") if known else None
             for p in PLANNERS:
                 x = r["planners"][p]
@@ -395,18 +526,25 @@ def write_markdown(path, meta, graphs, scaling, searched):
             elif o.get("recompute_time_s") is not None:
                 ocell = fmt_s(o["recompute_time_s"]) + ("" if o["optimal"] else " (best found, bound %s)"
                                                         % fmt_s(o["bound_s"]))
+            elif o.get("best_found_s") is not None:
+                ocell = "- (best found %s, bound %s)" % (fmt_s(o["best_found_s"]), fmt_s(o["bound_s"]))
             else:
-                ocell = "none found"
+                ocell = "none found" + (" (bound %s)" % fmt_s(o["bound_s"]) if o.get("bound_s") else "")
             d = r["planners"]["default"]
-            w("| %s | %d / %d | %s | %d | %s | %s | %s | %s | %s (%.1f) | %s | %s | %s | %s |"
+            if r["default_gap_pct"] is not None:
+                gcell = fmt_gap(r["default_gap_pct"])
+                if r["default_gap_pct"] > 5.0:
+                    gcell = "**%s**" % gcell
+            elif r.get("default_gap_upper_pct") is not None:
+                gcell = ("%s..%s" % (fmt_gap(r["default_gap_lower_pct"]), fmt_gap(r["default_gap_upper_pct"]))
+                         if r.get("default_gap_lower_pct") is not None else "<= %s" % fmt_gap(r["default_gap_upper_pct"]))
+            else:
+                gcell = "-"
+            w("| %s | %d / %d | %s | %d | %s | %s | %s | %s | %s (%.1f) | %s | %s | %s | %s | %s |"
               % (g["name"], g["ops"], g["milp_nodes"], r["budget"], r["budget_bytes"], cells[0], cells[1], cells[2],
                  ocell, o["status"], o["solve_time_s"],
                  "yes" if o.get("verified") else ("-" if o.get("plan_file") is None else "NO"),
-                 fmt_gap(r["default_gap_pct"]) if r["default_gap_pct"] is not None else
-                 ("%s..%s" % (fmt_gap(r["default_gap_lower_pct"]), fmt_gap(r["default_gap_upper_pct"]))
-                  if r.get("default_gap_lower_pct") is not None else "<= %s" % fmt_gap(r["default_gap_upper_pct"]))
-                 if r.get("default_gap_upper_pct") is not None else "-",
-                 fmt_s(d["plan_time_s"]), fmt_s(d["parse_time_s"])))
+                 gcell, fmt_s(d["plan_time_s"]), fmt_s(d["pass_time_s"]), fmt_s(d["parse_time_s"])))
     w("")
     # Gap summary.
     gaps = [(g["name"], r["budget"], r["default_gap_pct"]) for g in graphs for r in g["rows"]
@@ -416,27 +554,41 @@ def write_markdown(path, meta, graphs, scaling, searched):
     if gaps or unmet:
         worst = max(gaps, key=lambda x: x[2]) if gaps else None
         over = [x for x in gaps if x[2] > 5.0]
-        w("Default vs the proven optimum: %d budgets compared%s; %d above the 5%% target%s%s."
+        w("**Default vs the proven optimum: %d budgets compared%s; %d above the 5%% target%s%s.**"
           % (len(gaps), ", worst %s at %s (%s)" % (worst[0], worst[1], fmt_gap(worst[2])) if worst else "",
              len(over), (": " + ", ".join("%s %s (%s)" % (a, b, fmt_gap(c)) for a, b, c in over)) if over else "",
              "; budgets the optimum meets but default does not: " + ", ".join("%s %s" % u for u in unmet)
              if unmet else ""))
         w("")
+    bad = [(g["name"], r["budget"]) for g in graphs for r in g["rows"]
+           if r["optimum"].get("plan_file") and not (r["optimum"].get("verified")
+                                                     and r["optimum"].get("objective_matches_replay"))]
+    if bad:
+        w("**Optimal plans that did not replay, fit or cost the proven objective:** %s."
+          % ", ".join("%s %s" % x for x in bad))
+        w("")
     # Solver sizes.
     w("## MILP sizes and status")
     w("")
     w("HiGHS, one thread, time limit %s s per solve, relative gap tolerance 0 (absolute 1e-15 s). Model: "
-      "bench/milp.py (bench/README.md, *The MILP*)." % meta["time_limit"])
+      "bench/milp.py (bench/README.md, *The MILP*).%s" % (meta["time_limit"], " Status, objective, bound, "
+      "size and *solve s* are the size search's; *plan recovery s* is this run's solve with the proven "
+      "bound as objective floor, which recovers an optimal plan." if fs else ""))
     w("")
-    w("| graph | budget | variables (binary) | constraints | nonzeros | status | objective s | bound s | MIP gap | B&B nodes | solve s | model peak = simulator peak | objective = replayed cost |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    w("| graph | budget | variables (binary) | constraints | nonzeros | status | objective s | bound s | MIP gap | B&B nodes | solve s |%s model peak = simulator peak | objective = replayed cost |"
+      % (" plan recovery s |" if fs else ""))
+    w("|---|---|---|---|---|---|---|---|---|---|---|%s---|---|" % ("---|" if fs else ""))
     for g in graphs:
         for r in g["rows"]:
             o = r["optimum"]
-            w("| %s | %s | %d (%d) | %d | %d | %s | %s | %s | %s | %d | %.1f | %s | %s |"
-              % (g["name"], r["budget"], o["variables"], o["binary_variables"], o["constraints"], o["nonzeros"],
-                 o["status"], fmt_s(o["objective_s"]), fmt_s(o["bound_s"]),
-                 "%.2g" % o["mip_gap"] if o["mip_gap"] is not None else "-", o["bb_nodes"], o["solve_time_s"],
+            rs = o.get("resolve")
+            w("| %s | %s | %d (%d) | %d | %s | %s | %s | %s | %s | %s | %.1f |%s %s | %s |"
+              % (g["name"], r["budget"], o["variables"], o["binary_variables"], o["constraints"],
+                 fmt_num(o.get("nonzeros")), o["status"], fmt_s(o["objective_s"]), fmt_s(o["bound_s"]),
+                 "%.2g" % o["mip_gap"] if o["mip_gap"] is not None else "-", fmt_num(o.get("bb_nodes")),
+                 o["solve_time_s"],
+                 (" %s |" % ("%.1f (%s)" % (rs["solve_time_s"], rs["status"]) if rs else
+                             "kept by the search" if o.get("plan_from") == "search" else "-")) if fs else "",
                  {True: "yes", False: "NO"}.get(o.get("model_matches_simulator"), "-"),
                  {True: "yes", False: "NO"}.get(o.get("objective_matches_replay"), "-")))
     w("")
@@ -448,22 +600,30 @@ def write_markdown(path, meta, graphs, scaling, searched):
           "first depth not proven (optimal or infeasible) within the limit. Sizes: top-level ops / MILP nodes; "
           "model size of the largest proven solve." % (searched["command"], searched["date"], searched["git"]))
         w("")
-        w("| family | budget | largest proven | ops / nodes | variables (binary) / constraints | status, solve s | first not proven (best, bound) |")
-        w("|---|---|---|---|---|---|---|")
+        rows = {(g.get("family"), g.get("depth"), r["budget"]): r for g in graphs for r in g["rows"]}
+        w("| family | budget | largest proven | ops / nodes | variables (binary) / constraints | status, solve s | plan replayed, run, fits | default gap | first not proven (best, bound) |")
+        w("|---|---|---|---|---|---|---|---|---|")
         fams = []
         for e in searched["entries"]:
             if (e["family"], e["budget"]) not in fams:
                 fams.append((e["family"], e["budget"]))
         for key in fams:
             b, f = best.get(key), fail.get(key)
-            w("| %s | %s | %s | %s | %s | %s | %s |"
+            r = rows.get((key[0], b["depth"], key[1])) if b else None
+            o = r["optimum"] if r else {}
+            deepest = max(e["depth"] for e in searched["entries"] if e["family"] == key[0])
+            w("| %s | %s | %s | %s | %s | %s | %s | %s | %s |"
               % (key[0], key[1], "`%s`" % b["spec"] if b else "none",
                  "%d / %d" % (b["ops"], b["milp_nodes"]) if b else "-",
                  "%d (%d) / %d" % (b["variables"], b["binary_variables"], b["constraints"]) if b else "-",
                  "%s, %.0f" % (b["status"], b["solve_time_s"]) if b else "-",
+                 ("yes (measured peak %d <= %d)" % (o["measured_peak_bytes"], r["budget_bytes"])
+                  if o.get("verified") and o.get("objective_matches_replay") else "NO") if r and b["optimal"]
+                 else "-",
+                 fmt_gap(r["default_gap_pct"]) if r and r["default_gap_pct"] is not None else "-",
                  "depth %d, %d nodes: %s (%s, %s)" % (f["depth"], f["milp_nodes"], f["status"],
                                                       fmt_s(f["objective_s"]), fmt_s(f["bound_s"]))
-                 if f else "none within the searched depths"))
+                 if f else "none up to depth %d (the largest searched)" % deepest))
         w("")
     if scaling:
         w("## Pass time on a %d-op step" % (scaling.get("num_ops") or 0))
@@ -523,6 +683,17 @@ def main():
                          "within --search-time-limit; writes bench/results/milp-search.json, which the table "
                          "run then includes (hours)")
     ap.add_argument("--search-time-limit", type=float, default=600.0)
+    ap.add_argument("--families", help="with --search: comma-separated subset (mlp,resnet,cnn,transformer); "
+                                       "their entries replace those in milp-search.json")
+    ap.add_argument("--depths", help="with --search --families: only these depths (comma-separated); "
+                                     "entries of other depths are kept")
+    ap.add_argument("--from-search", action="store_true",
+                    help="the table over the graphs and budgets of results/milp-search.json instead of the fixed "
+                         "graph list: the search's solves are the optimum's proof; each proven optimum's plan is "
+                         "replayed (recovered with the proven bound as objective floor when the search kept no "
+                         "plan file)")
+    ap.add_argument("--search-json", default=os.path.join(BENCH, "results", "milp-search.json"),
+                    help="the size search's results (default bench/results/milp-search.json)")
     ap.add_argument("--no-scaling", action="store_true")
     ap.add_argument("--graphs", help="comma-separated subset of the graph names")
     ap.add_argument("--build", default=os.path.join(ROOT, "build-bench"), help="build tree with bin/remat-opt")
@@ -536,6 +707,7 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     os.makedirs(os.path.join(BENCH, "results"), exist_ok=True)
     out = a.out or os.path.join(BENCH, "results", "planners-quick.md" if a.quick else "planners.md")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     commands = []
     R = Runner(a.build, a.work, commands)
     meta = {"command": "python3 bench/compare_planners.py " + " ".join(sys.argv[1:]),
@@ -552,17 +724,44 @@ def main():
         want = a.graphs.split(",")
         graphs = [g for g in FULL_GRAPHS + [x for x in QUICK_GRAPHS if x not in FULL_GRAPHS] if g[0] in want]
     t0 = time.perf_counter()
-    search_json = os.path.join(BENCH, "results", "milp-search.json")
+    search_json = a.search_json
     if a.search:
-        entries = search(R, milp, a.search_time_limit)
-        json.dump({"command": meta["command"], "date": meta["date"], "git": m["git"], "machine": m,
-                   "time_limit": a.search_time_limit, "entries": entries, "commands": commands},
-                  open(search_json, "w"), indent=1)
+        if a.depths and not a.families:
+            sys.exit("--depths needs --families")
+        fams = a.families.split(",") if a.families else None
+        depths = [int(x) for x in a.depths.split(",")] if a.depths else None
+        old = json.load(open(search_json)) if fams and os.path.exists(search_json) else None
+        previous = old["entries"] if old else ()
+        entries = search(R, milp, a.search_time_limit, m["git"], fams, depths, previous)
+        doc = {"command": meta["command"], "date": meta["date"], "git": m["git"], "machine": m,
+               "time_limit": a.search_time_limit, "entries": entries, "commands": commands}
+        if old:
+            # Replace only the searched families (with --depths, only those
+            # depths); entries of earlier runs keep the commit they ran at.
+            for e in old["entries"]:
+                e.setdefault("git", old["git"])
+            done = {(e["family"], e["depth"], e["budget"]) for e in entries}
+            kept = [e for e in old["entries"] if (e["family"], e["depth"], e["budget"]) not in done
+                    and (depths or e["family"] not in fams)]
+            order = [f for f, _, _ in SEARCH_FAMILIES]
+            doc["entries"] = sorted(kept + entries, key=lambda e: (order.index(e["family"]), e["depth"]))
+            doc["command"] = old["command"] + "; " + meta["command"]
+            doc["date"] = old["date"] + "; " + meta["date"]
+            doc["git"] = ", ".join(sorted({e["git"] for e in doc["entries"]}))
+            doc["commands"] = old.get("commands", []) + commands
+        json.dump(doc, open(search_json, "w"), indent=1)
         log("wrote %s (%.0f s)" % (os.path.relpath(search_json, ROOT), time.perf_counter() - t0))
         return
-    results = [run_graph(R, milp, n, s, time_limit, a.moves_time_limit) for n, s in graphs]
-    scaling = None if a.no_scaling else run_scaling(R, meta["repeats"])
     searched = json.load(open(search_json)) if os.path.exists(search_json) and not a.quick else None
+    if a.from_search:
+        if not searched:
+            sys.exit("--from-search: no %s (run --search first)" % os.path.relpath(search_json, ROOT))
+        meta["time_limit"] = a.search_time_limit
+        meta["from_search"] = True
+        results = run_from_search(R, milp, searched, a.search_time_limit)
+    else:
+        results = [run_graph(R, milp, n, s, time_limit, a.moves_time_limit) for n, s in graphs]
+    scaling = None if a.no_scaling else run_scaling(R, meta["repeats"])
     meta["commands"] = commands
     meta["total_s"] = time.perf_counter() - t0
     write_markdown(out, meta, results, scaling, searched)

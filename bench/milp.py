@@ -315,11 +315,16 @@ def new_highs(verbose):
 
 
 def build_and_solve(nodes, extra_return, budget, time_limit, threads=1, verbose=False, moves=False,
-                    start_runs=None):
+                    start_runs=None, objective_floor=None):
     """Checkmate's MILP on the coarse graph. moves=False: R[t,t] = 1 (every
     original stays; the objective counts clones). moves=True: R[t,t] free for
     unpinned nodes (originals may move later at no cost; exact for the
-    simulator but with a weak LP relaxation). Returns (runs or None, stats)."""
+    simulator but with a weak LP relaxation). objective_floor (seconds, not
+    with moves): a lower bound on the objective already proven by an earlier
+    solve of the same model (its dual bound), added as a row so that HiGHS
+    stops at the first schedule that reaches it: a cheap way to recover an
+    optimal plan whose optimality was proven before. Returns (runs or None,
+    stats)."""
     import highspy
     import numpy as np
 
@@ -422,6 +427,11 @@ def build_and_solve(nodes, extra_return, budget, time_limit, threads=1, verbose=
         for i in range(N):
             if not nodes[i].pinned:
                 add_row(1.0, None, [(1, R[(t, i)]) for t in range(i, N)])
+    if objective_floor is not None:
+        assert not moves
+        # 1e-7 ns below the proven bound: within the absolute gap tolerance.
+        add_row(objective_floor * NS - 1e-7, None,
+                [(nodes[i].cost * NS, var) for (t, i), var in R.items() if t > i and isinstance(var, tuple)])
     # Memory at node k of stage t (KiB):
     #   sum_{i<t} M_i S[t,i] + sum_{j<=k} M_j R[t,j]
     #     - sum_{j<k} sum_{i in deps(j)+{j}} M_i FREE[t,i,j]  <=  budget
@@ -509,6 +519,7 @@ def build_and_solve(nodes, extra_return, budget, time_limit, threads=1, verbose=
     info = h.getInfo()
     stats = {
         "model": "moves" if moves else "checkmate",
+        "objective_floor_s": objective_floor,
         "status": h.modelStatusToString(status),
         "optimal": status == highspy.HighsModelStatus.kOptimal,
         "infeasible": status == highspy.HighsModelStatus.kInfeasible,
@@ -557,10 +568,11 @@ def parse_budget(text, peak):
     return int(text)
 
 
-def solve_graph(fn, budget, time_limit, func=0, threads=1, verbose=False, moves_time_limit=0.0):
+def solve_graph(fn, budget, time_limit, func=0, threads=1, verbose=False, moves_time_limit=0.0,
+                objective_floor=None):
     """Returns (plan lines or None, stats). The Checkmate model (originals
     fixed) first; with moves_time_limit > 0, then the exact model with moves,
-    started from the Checkmate optimum."""
+    started from the Checkmate optimum. objective_floor: see build_and_solve."""
     t0 = time.perf_counter()
     nodes, extra, info = coarsen(fn)
     base_peak, _, _, _ = simulate(nodes, [[t] for t in range(len(nodes))], extra)
@@ -568,7 +580,8 @@ def solve_graph(fn, budget, time_limit, func=0, threads=1, verbose=False, moves_
              "lower_bound_bytes": fn["lower_bound_bytes"], "coarse_peak_bytes": base_peak}
     if base_peak != fn["peak_bytes"]:
         stats["warning"] = "coarse model peak %d != graph peak %d" % (base_peak, fn["peak_bytes"])
-    runs, s = build_and_solve(nodes, extra, budget, time_limit, threads=threads, verbose=verbose)
+    runs, s = build_and_solve(nodes, extra, budget, time_limit, threads=threads, verbose=verbose,
+                              objective_floor=objective_floor)
     stats["checkmate"] = s
     best, best_stats = runs, s
     if moves_time_limit > 0 and runs is not None:
@@ -601,6 +614,10 @@ def main():
     ap.add_argument("--moves-time-limit", type=float, default=0.0,
                     help="also solve the exact model with moves (originals may move later at no cost), "
                          "started from the Checkmate optimum, for this many seconds (default 0: off)")
+    ap.add_argument("--objective-floor", type=float,
+                    help="seconds: a lower bound on the objective proven by an earlier solve of the same graph and "
+                         "budget (its bound_s); HiGHS then stops at the first schedule that reaches it, which "
+                         "recovers the optimal plan cheaply. Status Optimal then relies on that earlier proof")
     ap.add_argument("--plan-out", help="plan file to write (FUNC OP ANCHOR lines)")
     ap.add_argument("--stats-out", help="solver stats JSON (default stdout)")
     ap.add_argument("--verbose", action="store_true", help="HiGHS log")
@@ -608,7 +625,8 @@ def main():
     fn = json.load(open(a.graph))["functions"][a.func]
     budget = parse_budget(a.budget, fn["peak_bytes"])
     try:
-        lines, stats = solve_graph(fn, budget, a.time_limit, a.func, a.threads, a.verbose, a.moves_time_limit)
+        lines, stats = solve_graph(fn, budget, a.time_limit, a.func, a.threads, a.verbose, a.moves_time_limit,
+                                   a.objective_floor)
     except Unsupported as e:
         print("milp.py: unsupported graph: %s" % e, file=sys.stderr)
         return 2
