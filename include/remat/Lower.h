@@ -30,6 +30,15 @@ const char *rematLowerGetPipeline(RematLowerTarget target);
 /// diagnostics are emitted in the module's context and failure is returned.
 MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target);
 
+/// The GPU lowering for `chip` ("sm_90", ...): every tensor computation in a
+/// kernel (reductions with parallel dims first, split when their outputs
+/// cannot fill a block of 128 threads; parallel loops tiled into blocks of up
+/// to 256 threads), every buffer on the device (gpu.alloc/gpu.dealloc, i.e.
+/// mgpuMemAlloc/mgpuMemFree), kernels lowered through NVVM to PTX held in
+/// gpu.binary ops, host code in the LLVM dialect calling the `mgpu*` ABI of
+/// runtime/. See docs/gpu.md.
+MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip);
+
 #ifdef __cplusplus
 }
 #endif

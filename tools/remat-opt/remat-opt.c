@@ -36,7 +36,8 @@ typedef struct Options {
   ReportFormat report;
   bool estimate;
   bool splitInputFile;
-  const char *lower; // none|cpu|gpu
+  const char *lower;   // none|cpu|gpu
+  const char *gpuChip; // --gpu-chip, default sm_90
   const char *profile;
   int64_t dimBound;
   bool hasBudget;
@@ -64,8 +65,9 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "  --report-file=FILE    write the report to FILE (default: stdout with\n"
                             "                        --estimate, else stderr)\n"
                             "  --profile=h200|cpu    roofline cost profile (default h200)\n"
-                            "  --lower=none|cpu      lower the output (cpu: LLVM dialect, the pipeline\n"
-                            "                        remat-run uses; gpu: not in this build)\n"
+                            "  --lower=none|cpu|gpu  lower the output (cpu: LLVM dialect, the pipeline\n"
+                            "                        remat-run uses; gpu: host LLVM dialect calling\n"
+                            "                        runtime/'s mgpu* ABI + PTX kernels, docs/gpu.md)\n"
                             "  --dim-bound=N         upper bound for dynamic dimensions\n"
                             "  --split-input-file    treat '// -----' lines as boundaries of separate\n"
                             "                        inputs\n"
@@ -80,8 +82,7 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "  --budgets=S1,S2,...   one variant of each step per budget plus a\n"
                             "                        dispatcher that runs the cheapest variant fitting\n"
                             "                        the memory free at run time (docs/variants.md)\n"
-                            "  --gpu-chip=CHIP       reserved by the contract; rejected until built\n"
-                            "                        reserved by the contract; rejected until built\n"
+                            "  --gpu-chip=CHIP       PTX target of --lower=gpu (default sm_90)\n"
                             "  --help, --version\n";
 
 //===----------------------------------------------------------------------===//
@@ -205,8 +206,6 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       opts->lower = a + strlen("--lower=");
       if (strcmp(opts->lower, "none") && strcmp(opts->lower, "cpu") && strcmp(opts->lower, "gpu"))
         return usageError("unknown lowering '%s' (expected none, cpu or gpu)", opts->lower);
-      if (strcmp(opts->lower, "gpu") == 0)
-        return usageError("%s: the GPU lowering is not part of this build yet", a);
     } else if (startsWith(a, "--dim-bound=")) {
       const char *n = a + strlen("--dim-bound=");
       char *end = NULL;
@@ -255,7 +254,11 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       if (opts->numBudgets == 0)
         return usageError("--budgets needs at least one size%s", "");
     } else if (startsWith(a, "--gpu-chip=")) {
-      return usageError("%s: the GPU path is not part of this build yet", a);
+      opts->gpuChip = a + strlen("--gpu-chip=");
+      const char *digits = opts->gpuChip + 3;
+      if (strncmp(opts->gpuChip, "sm_", 3) != 0 || !*digits || strlen(digits) > 4 ||
+          strspn(digits, "0123456789") < strlen(digits) - (digits[strlen(digits) - 1] == 'a'))
+        return usageError("bad GPU chip '%s' (expected sm_NN, e.g. sm_90)", opts->gpuChip);
     } else if (a[0] == '-' && a[1] != '\0') {
       return usageError("unknown option '%s'", a);
     } else {
@@ -622,6 +625,9 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
 
   if (opts->lower && strcmp(opts->lower, "cpu") == 0 &&
       mlirLogicalResultIsFailure(rematLowerModule(module, RematLowerTargetCPU)))
+    return diags->errors ? kExitUser : kExitInternal;
+  if (opts->lower && strcmp(opts->lower, "gpu") == 0 &&
+      mlirLogicalResultIsFailure(rematLowerModuleForGPU(module, opts->gpuChip ? opts->gpuChip : "sm_90")))
     return diags->errors ? kExitUser : kExitInternal;
   if (!out->firstIR)
     fputs("// -----\n", out->ir);

@@ -1,0 +1,1032 @@
+//===- GpuLower.c - The GPU lowering: kernels, device buffers, PTX --------===//
+//
+// See remat/Lower.h. MLIR's passes do the heavy lifting (bufferization, the
+// deallocation pipeline, linalg to parallel loops, mapping parallel loops to
+// blocks and threads, NVVM and PTX); this file adds the four steps upstream
+// has no textual pass for:
+//
+//  1. Reductions get their parallel dimensions first (so that each thread owns
+//     one output element and sums in the CPU's order), and reductions with too
+//     few outputs to fill a block are split in two: a kernel of at least 128
+//     threads computes partial results over contiguous chunks, a small kernel
+//     combines them (linalg's split-reduction, written with the C API).
+//  2. Every buffer lives on the device: memref.alloc/dealloc become
+//     gpu.alloc/gpu.dealloc (mgpuMemAlloc/mgpuMemFree in runtime/), and
+//     memref.copy becomes linalg.copy so that copies run in kernels too.
+//  3. Whatever computation remains on the host after linalg-to-parallel-loops
+//     (a store into a rank-0 buffer, the combine loop of a scalar reduction) is
+//     wrapped in a one-iteration parallel loop, i.e. a one-thread kernel.
+//  4. Parallel loops are tiled per loop: up to 256 threads per block over the
+//     innermost (contiguous) dimensions, mapped to thread x first, with bounds
+//     guards where a tile does not divide the loop.
+//
+// A final check refuses (as an internal error) any host code left reading or
+// writing buffer contents: no host loop may touch device memory.
+//
+//===----------------------------------------------------------------------===//
+#include "remat/Lower.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Dialect/GPU.h"
+#include "mlir-c/Dialect/Linalg.h"
+#include "mlir-c/Pass.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  kMaxThreadsPerBlock = 256,
+  kMinThreadsPerBlock = 128,
+  kMaxDims = 16,
+  kMaxOperands = 64,
+};
+
+//===----------------------------------------------------------------------===//
+// Small helpers over the C API
+//===----------------------------------------------------------------------===//
+
+static bool isOp(MlirOperation op, const char *name) {
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  size_t n = strlen(name);
+  return s.length == n && memcmp(s.data, name, n) == 0;
+}
+
+static bool opNameStartsWith(MlirOperation op, const char *prefix) {
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  size_t n = strlen(prefix);
+  return s.length >= n && memcmp(s.data, prefix, n) == 0;
+}
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static MlirNamedAttribute namedAttr(MlirContext ctx, const char *name, MlirAttribute attr) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, str(name)), attr);
+}
+
+typedef struct OpSpec {
+  const char *name;
+  intptr_t numOperands;
+  const MlirValue *operands;
+  intptr_t numResults;
+  const MlirType *results;
+  intptr_t numAttrs;
+  const MlirNamedAttribute *attrs;
+  intptr_t numRegions;
+  MlirRegion *regions;
+} OpSpec;
+
+static MlirOperation createOp(MlirLocation loc, OpSpec spec) {
+  MlirOperationState state = mlirOperationStateGet(str(spec.name), loc);
+  if (spec.numOperands)
+    mlirOperationStateAddOperands(&state, spec.numOperands, spec.operands);
+  if (spec.numResults)
+    mlirOperationStateAddResults(&state, spec.numResults, spec.results);
+  if (spec.numAttrs)
+    mlirOperationStateAddAttributes(&state, spec.numAttrs, spec.attrs);
+  if (spec.numRegions)
+    mlirOperationStateAddOwnedRegions(&state, spec.numRegions, spec.regions);
+  return mlirOperationCreate(&state);
+}
+
+static MlirOperation insertBefore(MlirOperation anchor, MlirOperation op) {
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, op);
+  return op;
+}
+
+static MlirValue indexConstantBefore(MlirOperation anchor, int64_t value) {
+  MlirContext ctx = mlirOperationGetContext(anchor);
+  MlirLocation loc = mlirOperationGetLocation(anchor);
+  MlirType index = mlirIndexTypeGet(ctx);
+  MlirNamedAttribute attr = namedAttr(ctx, "value", mlirIntegerAttrGet(index, value));
+  MlirOperation op = insertBefore(
+      anchor,
+      createOp(loc,
+               (OpSpec){.name = "arith.constant", .numResults = 1, .results = &index, .numAttrs = 1, .attrs = &attr}));
+  return mlirOperationGetResult(op, 0);
+}
+
+/// Reads an integer from an `arith.constant` of index type; false otherwise.
+static bool constantIndexValue(MlirValue v, int64_t *out) {
+  if (!mlirValueIsAOpResult(v))
+    return false;
+  MlirOperation def = mlirOpResultGetOwner(v);
+  if (!isOp(def, "arith.constant"))
+    return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(def, str("value"));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsAInteger(a))
+    return false;
+  *out = mlirIntegerAttrGetValueInt(a);
+  return true;
+}
+
+typedef struct ErrorText {
+  char message[1024];
+  size_t length;
+} ErrorText;
+
+static void appendError(MlirStringRef s, void *userData) {
+  ErrorText *err = userData;
+  size_t room = sizeof(err->message) - 1 - err->length;
+  size_t n = s.length < room ? s.length : room;
+  memcpy(err->message + err->length, s.data, n);
+  err->length += n;
+  err->message[err->length] = '\0';
+}
+
+static MlirLogicalResult runPipeline(MlirModule module, const char *pipeline) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirContext ctx = mlirOperationGetContext(moduleOp);
+  MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
+  ErrorText err = {{0}, 0};
+  if (mlirLogicalResultIsFailure(
+          mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm), str(pipeline), appendError, &err))) {
+    char buf[1400];
+    snprintf(buf, sizeof(buf), "internal error: cannot build the GPU lowering pipeline '%s': %s", pipeline,
+             err.message);
+    mlirEmitError(mlirOperationGetLocation(moduleOp), buf);
+    mlirPassManagerDestroy(pm);
+    return mlirLogicalResultFailure();
+  }
+  MlirLogicalResult result = mlirPassManagerRunOnOp(pm, moduleOp);
+  mlirPassManagerDestroy(pm);
+  return result;
+}
+
+/// Collects operations of the module matching `pred` (pre-order), so that
+/// callers can rewrite them without mutating what a walk is visiting.
+typedef struct OpList {
+  MlirOperation *ops;
+  intptr_t size, capacity;
+  bool (*pred)(MlirOperation);
+} OpList;
+
+static void opListPush(OpList *list, MlirOperation op) {
+  if (list->size == list->capacity) {
+    list->capacity = list->capacity ? 2 * list->capacity : 64;
+    list->ops = realloc(list->ops, (size_t)list->capacity * sizeof(MlirOperation));
+  }
+  list->ops[list->size++] = op;
+}
+
+static MlirWalkResult collectMatching(MlirOperation op, void *userData) {
+  OpList *list = userData;
+  if (list->pred(op))
+    opListPush(list, op);
+  return MlirWalkResultAdvance;
+}
+
+static OpList collectOps(MlirModule module, bool (*pred)(MlirOperation)) {
+  OpList list = {NULL, 0, 0, pred};
+  mlirOperationWalk(mlirModuleGetOperation(module), collectMatching, &list, MlirWalkPreOrder);
+  return list;
+}
+
+//===----------------------------------------------------------------------===//
+// Step 1: reductions (tensor level, generic form)
+//===----------------------------------------------------------------------===//
+
+typedef struct GenericInfo {
+  intptr_t numDims, numInputs, numOutputs;
+  MlirAffineMap maps[kMaxOperands];
+  bool isReduction[kMaxDims];
+  int64_t size[kMaxDims]; // -1 when not static
+} GenericInfo;
+
+static void printToBuffer(MlirStringRef s, void *userData) {
+  char *buf = userData;
+  size_t len = strlen(buf);
+  size_t room = 63 - len;
+  size_t n = s.length < room ? s.length : room;
+  memcpy(buf + len, s.data, n);
+  buf[len + n] = '\0';
+}
+
+static bool readGeneric(MlirOperation op, GenericInfo *info) {
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
+  MlirAttribute iters = mlirOperationGetAttributeByName(op, str("iterator_types"));
+  MlirAttribute segments = mlirOperationGetAttributeByName(op, str("operandSegmentSizes"));
+  if (mlirAttributeIsNull(maps) || mlirAttributeIsNull(iters) || mlirAttributeIsNull(segments))
+    return false;
+  info->numInputs = mlirDenseI32ArrayGetElement(segments, 0);
+  info->numOutputs = mlirDenseI32ArrayGetElement(segments, 1);
+  intptr_t numOperands = info->numInputs + info->numOutputs;
+  info->numDims = mlirArrayAttrGetNumElements(iters);
+  if (numOperands > kMaxOperands || info->numDims > kMaxDims || mlirArrayAttrGetNumElements(maps) != numOperands ||
+      mlirOperationGetNumOperands(op) != numOperands)
+    return false;
+  for (intptr_t d = 0; d < info->numDims; ++d) {
+    char buf[64] = {0};
+    mlirAttributePrint(mlirArrayAttrGetElement(iters, d), printToBuffer, buf);
+    info->isReduction[d] = strstr(buf, "reduction") != NULL;
+    info->size[d] = -1;
+  }
+  for (intptr_t i = 0; i < numOperands; ++i) {
+    info->maps[i] = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
+    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+    if (!mlirTypeIsARankedTensor(t))
+      return false;
+    intptr_t rank = mlirShapedTypeGetRank(t);
+    if (mlirAffineMapGetNumResults(info->maps[i]) != rank)
+      return false;
+    for (intptr_t k = 0; k < rank; ++k) {
+      MlirAffineExpr e = mlirAffineMapGetResult(info->maps[i], k);
+      if (mlirAffineExprIsADim(e) && !mlirShapedTypeIsDynamicDim(t, k))
+        info->size[mlirAffineDimExprGetPosition(e)] = mlirShapedTypeGetDimSize(t, k);
+    }
+  }
+  for (intptr_t d = 0; d < info->numDims; ++d)
+    if (info->size[d] < 0)
+      return false;
+  return true;
+}
+
+static MlirAttribute iteratorAttr(MlirContext ctx, bool reduction) {
+  return mlirAttributeParseGet(ctx,
+                               str(reduction ? "#linalg.iterator_type<reduction>" : "#linalg.iterator_type<parallel>"));
+}
+
+/// Rewrites `expr` (over the generic's dims) with dim d replaced by the
+/// expression subst[d].
+static MlirAffineExpr substituteDims(MlirContext ctx, MlirAffineExpr expr, intptr_t numOldDims, intptr_t numNewDims,
+                                     const MlirAffineExpr *subst) {
+  MlirAffineMap map = mlirAffineMapGet(ctx, numNewDims, 0, numOldDims, (MlirAffineExpr *)subst);
+  return mlirAffineExprCompose(expr, map);
+}
+
+static MlirAttribute remapMap(MlirContext ctx, MlirAffineMap map, intptr_t numOldDims, intptr_t numNewDims,
+                              const MlirAffineExpr *subst, intptr_t extraResults, const MlirAffineExpr *extra) {
+  intptr_t n = mlirAffineMapGetNumResults(map);
+  MlirAffineExpr results[kMaxDims + 2];
+  for (intptr_t k = 0; k < n; ++k)
+    results[k] = substituteDims(ctx, mlirAffineMapGetResult(map, k), numOldDims, numNewDims, subst);
+  for (intptr_t k = 0; k < extraResults; ++k)
+    results[n + k] = extra[k];
+  return mlirAffineMapAttrGet(mlirAffineMapGet(ctx, numNewDims, 0, n + extraResults, results));
+}
+
+/// True when the body uses linalg.index (dimension numbers would move).
+static MlirWalkResult findIndexOp(MlirOperation op, void *userData) {
+  if (isOp(op, "linalg.index")) {
+    *(bool *)userData = true;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static bool bodyUsesIndex(MlirOperation generic) {
+  bool found = false;
+  mlirOperationWalk(generic, findIndexOp, &found, MlirWalkPreOrder);
+  return found;
+}
+
+/// The op combining the accumulator in a single-output reduction body, and
+/// its identity element: `acc` must have exactly one use, in an associative
+/// and commutative arith op whose result is yielded.
+static bool findCombiner(MlirOperation generic, MlirOperation *combiner, double *identity, int *accOperand) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(generic, 0));
+  intptr_t nargs = mlirBlockGetNumArguments(body);
+  if (nargs == 0)
+    return false;
+  MlirValue acc = mlirBlockGetArgument(body, nargs - 1);
+  if (!mlirTypeIsAF32(mlirValueGetType(acc)) && !mlirTypeIsAF64(mlirValueGetType(acc)))
+    return false;
+  MlirOpOperand use = mlirValueGetFirstUse(acc);
+  if (mlirOpOperandIsNull(use) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(use)))
+    return false;
+  MlirOperation c = mlirOpOperandGetOwner(use);
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  if (mlirOperationGetNumOperands(yield) != 1 || mlirOperationGetNumResults(c) != 1 ||
+      !mlirValueEqual(mlirOperationGetOperand(yield, 0), mlirOperationGetResult(c, 0)) ||
+      mlirOperationGetNumOperands(c) != 2)
+    return false;
+  if (isOp(c, "arith.addf"))
+    *identity = 0.0;
+  else if (isOp(c, "arith.mulf"))
+    *identity = 1.0;
+  else if (isOp(c, "arith.maximumf") || isOp(c, "arith.maxnumf"))
+    *identity = -INFINITY;
+  else if (isOp(c, "arith.minimumf") || isOp(c, "arith.minnumf"))
+    *identity = INFINITY;
+  else
+    return false;
+  *combiner = c;
+  *accOperand = (int)mlirOpOperandGetOperandNumber(use);
+  return true;
+}
+
+static MlirOperation createGeneric(MlirOperation anchor, intptr_t numInputs, const MlirValue *inputs,
+                                   intptr_t numOutputs, const MlirValue *outputs, MlirAttribute maps,
+                                   MlirAttribute iterators, MlirRegion body) {
+  MlirContext ctx = mlirOperationGetContext(anchor);
+  MlirValue operands[kMaxOperands];
+  MlirType results[kMaxOperands];
+  for (intptr_t i = 0; i < numInputs; ++i)
+    operands[i] = inputs[i];
+  for (intptr_t i = 0; i < numOutputs; ++i) {
+    operands[numInputs + i] = outputs[i];
+    results[i] = mlirValueGetType(outputs[i]);
+  }
+  int32_t seg[2] = {(int32_t)numInputs, (int32_t)numOutputs};
+  MlirNamedAttribute attrs[3] = {
+      namedAttr(ctx, "indexing_maps", maps),
+      namedAttr(ctx, "iterator_types", iterators),
+      namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, seg)),
+  };
+  return insertBefore(anchor, createOp(mlirOperationGetLocation(anchor), (OpSpec){.name = "linalg.generic",
+                                                                                  .numOperands = numInputs + numOutputs,
+                                                                                  .operands = operands,
+                                                                                  .numResults = numOutputs,
+                                                                                  .results = results,
+                                                                                  .numAttrs = 3,
+                                                                                  .attrs = attrs,
+                                                                                  .numRegions = 1,
+                                                                                  .regions = &body}));
+}
+
+static void replaceAndErase(MlirOperation oldOp, MlirOperation newOp) {
+  for (intptr_t i = 0; i < mlirOperationGetNumResults(oldOp); ++i)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(oldOp, i), mlirOperationGetResult(newOp, i));
+  mlirOperationDestroy(oldOp);
+}
+
+/// Rewrites one reduction generic: parallel dims first; split when it has too
+/// few outputs to fill a block. Returns false when it leaves the op alone.
+static void rewriteReduction(MlirOperation op) {
+  MlirContext ctx = mlirOperationGetContext(op);
+  GenericInfo info;
+  if (!readGeneric(op, &info))
+    return;
+  intptr_t n = info.numDims;
+  int64_t parallelSize = 1;
+  bool anyReduction = false;
+  for (intptr_t d = 0; d < n; ++d) {
+    if (info.isReduction[d])
+      anyReduction = true;
+    else
+      parallelSize *= info.size[d];
+  }
+  if (!anyReduction || bodyUsesIndex(op))
+    return;
+
+  // The new order: parallel dims, then reduction dims, each in their order.
+  intptr_t order[kMaxDims], position[kMaxDims], numParallel = 0;
+  for (intptr_t d = 0; d < n; ++d)
+    if (!info.isReduction[d])
+      order[numParallel++] = d;
+  intptr_t k = numParallel;
+  for (intptr_t d = 0; d < n; ++d)
+    if (info.isReduction[d])
+      order[k++] = d;
+  for (intptr_t i = 0; i < n; ++i)
+    position[order[i]] = i;
+
+  // Split candidate: the reduction dim with the largest power-of-two factor
+  // (at most 256) when the outputs alone cannot fill a block. Only dims that
+  // every operand indexes plainly (no convolution-style sums) qualify.
+  intptr_t splitDim = -1;
+  int64_t split = 1;
+  MlirOperation combiner = {NULL};
+  double identity = 0;
+  int accOperand = 0;
+  if (parallelSize < kMinThreadsPerBlock && info.numOutputs == 1 &&
+      findCombiner(op, &combiner, &identity, &accOperand)) {
+    for (intptr_t d = 0; d < n; ++d) {
+      if (!info.isReduction[d])
+        continue;
+      bool plain = true;
+      for (intptr_t i = 0; i < info.numInputs + info.numOutputs && plain; ++i)
+        for (intptr_t r = 0; r < mlirAffineMapGetNumResults(info.maps[i]); ++r) {
+          MlirAffineExpr e = mlirAffineMapGetResult(info.maps[i], r);
+          if (!mlirAffineExprIsADim(e) && mlirAffineExprIsFunctionOfDim(e, d))
+            plain = false;
+        }
+      int64_t f = 1;
+      while (plain && f < kMaxThreadsPerBlock && info.size[d] % (2 * f) == 0)
+        f *= 2;
+      if (f > split) {
+        split = f;
+        splitDim = d;
+      }
+    }
+    // Worth it only when the partial kernel reaches a full block.
+    if (parallelSize * split < kMinThreadsPerBlock)
+      splitDim = -1;
+  }
+
+  bool ordered = true;
+  for (intptr_t i = 0; i < n; ++i)
+    ordered = ordered && order[i] == i;
+  if (ordered && splitDim < 0)
+    return;
+
+  intptr_t numOperands = info.numInputs + info.numOutputs;
+  MlirValue operands[kMaxOperands];
+  for (intptr_t i = 0; i < numOperands; ++i)
+    operands[i] = mlirOperationGetOperand(op, i);
+  MlirRegion body = mlirRegionCreate();
+  mlirRegionTakeBody(body, mlirOperationGetRegion(op, 0));
+
+  if (splitDim < 0) {
+    MlirAffineExpr subst[kMaxDims];
+    MlirAttribute maps[kMaxOperands], iters[kMaxDims];
+    for (intptr_t d = 0; d < n; ++d)
+      subst[d] = mlirAffineDimExprGet(ctx, position[d]);
+    for (intptr_t i = 0; i < numOperands; ++i)
+      maps[i] = remapMap(ctx, info.maps[i], n, n, subst, 0, NULL);
+    for (intptr_t i = 0; i < n; ++i)
+      iters[i] = iteratorAttr(ctx, info.isReduction[order[i]]);
+    MlirOperation g = createGeneric(op, info.numInputs, operands, info.numOutputs, operands + info.numInputs,
+                                    mlirArrayAttrGet(ctx, numOperands, maps), mlirArrayAttrGet(ctx, n, iters), body);
+    replaceAndErase(op, g);
+    return;
+  }
+
+  // Split. Stage 1 dims: [parallel..., t, reductions with splitDim -> j].
+  // Inputs indexing splitDim at result r are expanded at r into [split, m];
+  // the partial result has the output's shape plus a trailing [split].
+  MlirLocation loc = mlirOperationGetLocation(op);
+  intptr_t n1 = n + 1;
+  intptr_t tDim = numParallel;
+  MlirAffineExpr subst[kMaxDims];
+  for (intptr_t d = 0; d < n; ++d)
+    subst[d] = mlirAffineDimExprGet(ctx, position[d] + (position[d] >= numParallel ? 1 : 0));
+  MlirAffineExpr tExpr = mlirAffineDimExprGet(ctx, tDim);
+  MlirAffineExpr jExpr = subst[splitDim];
+  int64_t chunk = info.size[splitDim] / split;
+
+  MlirAttribute maps1[kMaxOperands];
+  MlirValue inputs1[kMaxOperands];
+  for (intptr_t i = 0; i < info.numInputs; ++i) {
+    MlirAffineMap map = info.maps[i];
+    intptr_t rank = mlirAffineMapGetNumResults(map);
+    intptr_t at = -1;
+    for (intptr_t r = 0; r < rank; ++r) {
+      MlirAffineExpr e = mlirAffineMapGetResult(map, r);
+      if (mlirAffineExprIsADim(e) && mlirAffineDimExprGetPosition(e) == splitDim)
+        at = r;
+    }
+    if (at < 0) {
+      inputs1[i] = operands[i];
+      maps1[i] = remapMap(ctx, map, n, n1, subst, 0, NULL);
+      continue;
+    }
+    MlirType t = mlirValueGetType(operands[i]);
+    int64_t shape[kMaxDims + 1];
+    MlirAffineExpr results[kMaxDims + 1];
+    MlirAttribute groups[kMaxDims];
+    intptr_t outRank = 0;
+    for (intptr_t r = 0; r < rank; ++r) {
+      MlirAttribute members[2];
+      if (r == at) {
+        members[0] = mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), outRank);
+        members[1] = mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), outRank + 1);
+        shape[outRank] = split;
+        results[outRank++] = tExpr;
+        shape[outRank] = chunk;
+        results[outRank++] = jExpr;
+        groups[r] = mlirArrayAttrGet(ctx, 2, members);
+      } else {
+        members[0] = mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), outRank);
+        shape[outRank] = mlirShapedTypeGetDimSize(t, r);
+        results[outRank++] = substituteDims(ctx, mlirAffineMapGetResult(map, r), n, n1, subst);
+        groups[r] = mlirArrayAttrGet(ctx, 1, members);
+      }
+    }
+    MlirType expandedType =
+        mlirRankedTensorTypeGet(outRank, shape, mlirShapedTypeGetElementType(t), mlirAttributeGetNull());
+    MlirNamedAttribute attrs[2] = {
+        namedAttr(ctx, "reassociation", mlirArrayAttrGet(ctx, rank, groups)),
+        namedAttr(ctx, "static_output_shape", mlirDenseI64ArrayGet(ctx, outRank, shape)),
+    };
+    MlirOperation expand = insertBefore(op, createOp(loc, (OpSpec){.name = "tensor.expand_shape",
+                                                                   .numOperands = 1,
+                                                                   .operands = &operands[i],
+                                                                   .numResults = 1,
+                                                                   .results = &expandedType,
+                                                                   .numAttrs = 2,
+                                                                   .attrs = attrs}));
+    inputs1[i] = mlirOperationGetResult(expand, 0);
+    maps1[i] = mlirAffineMapAttrGet(mlirAffineMapGet(ctx, n1, 0, outRank, results));
+  }
+
+  // The partial accumulator: the output's shape + [split], filled with the
+  // combiner's identity.
+  MlirValue init = operands[info.numInputs];
+  MlirType initType = mlirValueGetType(init);
+  MlirType elem = mlirShapedTypeGetElementType(initType);
+  intptr_t outRank = mlirShapedTypeGetRank(initType);
+  int64_t partialShape[kMaxDims + 1];
+  for (intptr_t r = 0; r < outRank; ++r)
+    partialShape[r] = mlirShapedTypeGetDimSize(initType, r);
+  partialShape[outRank] = split;
+  MlirType partialType = mlirRankedTensorTypeGet(outRank + 1, partialShape, elem, mlirAttributeGetNull());
+  MlirOperation empty =
+      insertBefore(op, createOp(loc, (OpSpec){.name = "tensor.empty", .numResults = 1, .results = &partialType}));
+  MlirNamedAttribute cstAttr = namedAttr(ctx, "value", mlirFloatAttrDoubleGet(ctx, elem, identity));
+  MlirOperation cst = insertBefore(
+      op, createOp(
+              loc,
+              (OpSpec){.name = "arith.constant", .numResults = 1, .results = &elem, .numAttrs = 1, .attrs = &cstAttr}));
+  MlirValue fillOperands[2] = {mlirOperationGetResult(cst, 0), mlirOperationGetResult(empty, 0)};
+  int32_t fillSeg[2] = {1, 1};
+  MlirNamedAttribute fillAttr = namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, fillSeg));
+  MlirRegion fillRegion = mlirRegionCreate();
+  MlirOperation fill = insertBefore(op, createOp(loc, (OpSpec){.name = "linalg.fill",
+                                                               .numOperands = 2,
+                                                               .operands = fillOperands,
+                                                               .numResults = 1,
+                                                               .results = &partialType,
+                                                               .numAttrs = 1,
+                                                               .attrs = &fillAttr,
+                                                               .numRegions = 1,
+                                                               .regions = &fillRegion}));
+  mlirLinalgFillBuiltinNamedOpRegion(fill);
+  MlirValue partialInit = mlirOperationGetResult(fill, 0);
+  maps1[info.numInputs] = remapMap(ctx, info.maps[info.numInputs], n, n1, subst, 1, &tExpr);
+  MlirAttribute iters1[kMaxDims + 1];
+  for (intptr_t i = 0; i < n1; ++i)
+    iters1[i] = iteratorAttr(ctx, i > numParallel);
+  // The combiner is cloned before the body moves into stage 1.
+  MlirOperation combinerClone = mlirOperationClone(combiner);
+  MlirOperation stage1 =
+      createGeneric(op, info.numInputs, inputs1, 1, &partialInit, mlirArrayAttrGet(ctx, info.numInputs + 1, maps1),
+                    mlirArrayAttrGet(ctx, n1, iters1), body);
+
+  // Stage 2: dims [parallel..., t]; combine the partials into the original
+  // output in ascending t.
+  MlirAffineExpr subst2[kMaxDims];
+  for (intptr_t d = 0; d < n; ++d)
+    subst2[d] = info.isReduction[d] ? mlirAffineConstantExprGet(ctx, 0) : mlirAffineDimExprGet(ctx, position[d]);
+  MlirAffineExpr t2 = mlirAffineDimExprGet(ctx, numParallel);
+  intptr_t n2 = numParallel + 1;
+  MlirAttribute maps2[2] = {
+      remapMap(ctx, info.maps[info.numInputs], n, n2, subst2, 1, &t2),
+      remapMap(ctx, info.maps[info.numInputs], n, n2, subst2, 0, NULL),
+  };
+  MlirAttribute iters2[kMaxDims + 1];
+  for (intptr_t i = 0; i < n2; ++i)
+    iters2[i] = iteratorAttr(ctx, i == numParallel);
+  MlirRegion body2 = mlirRegionCreate();
+  MlirType argTypes[2] = {elem, elem};
+  MlirLocation argLocs[2] = {loc, loc};
+  MlirBlock block2 = mlirBlockCreate(2, argTypes, argLocs);
+  mlirRegionAppendOwnedBlock(body2, block2);
+  mlirBlockAppendOwnedOperation(block2, combinerClone);
+  mlirOperationSetOperand(combinerClone, accOperand, mlirBlockGetArgument(block2, 1));
+  mlirOperationSetOperand(combinerClone, 1 - accOperand, mlirBlockGetArgument(block2, 0));
+  MlirValue combined = mlirOperationGetResult(combinerClone, 0);
+  mlirBlockAppendOwnedOperation(
+      block2, createOp(loc, (OpSpec){.name = "linalg.yield", .numOperands = 1, .operands = &combined}));
+  MlirValue partial = mlirOperationGetResult(stage1, 0);
+  MlirOperation stage2 = createGeneric(op, 1, &partial, 1, &init, mlirArrayAttrGet(ctx, 2, maps2),
+                                       mlirArrayAttrGet(ctx, n2, iters2), body2);
+  replaceAndErase(op, stage2);
+}
+
+static bool isGeneric(MlirOperation op) { return isOp(op, "linalg.generic"); }
+
+static void rewriteReductions(MlirModule module) {
+  OpList list = collectOps(module, isGeneric);
+  for (intptr_t i = 0; i < list.size; ++i)
+    rewriteReduction(list.ops[i]);
+  free(list.ops);
+}
+
+//===----------------------------------------------------------------------===//
+// Step 2: device buffers
+//===----------------------------------------------------------------------===//
+
+static bool isBufferOp(MlirOperation op) {
+  return isOp(op, "memref.alloc") || isOp(op, "memref.dealloc") || isOp(op, "memref.copy");
+}
+
+/// `%t = gpu.wait async` before `anchor`: a stream to order device work on.
+static MlirValue streamBefore(MlirOperation anchor) {
+  MlirType tokenType = mlirGPUAsyncTokenTypeGet(mlirOperationGetContext(anchor));
+  MlirOperation wait =
+      insertBefore(anchor, createOp(mlirOperationGetLocation(anchor),
+                                    (OpSpec){.name = "gpu.wait", .numResults = 1, .results = &tokenType}));
+  return mlirOperationGetResult(wait, 0);
+}
+
+/// `gpu.wait [%token]` before `anchor`: synchronous from the host's view.
+static void waitBefore(MlirOperation anchor, MlirValue token) {
+  insertBefore(anchor, createOp(mlirOperationGetLocation(anchor),
+                                (OpSpec){.name = "gpu.wait", .numOperands = 1, .operands = &token}));
+}
+
+static MlirLogicalResult moveBuffersToDevice(MlirModule module) {
+  OpList list = collectOps(module, isBufferOp);
+  MlirLogicalResult result = mlirLogicalResultSuccess();
+  for (intptr_t i = 0; i < list.size; ++i) {
+    MlirOperation op = list.ops[i];
+    MlirContext ctx = mlirOperationGetContext(op);
+    MlirLocation loc = mlirOperationGetLocation(op);
+    if (isOp(op, "memref.alloc")) {
+      if (mlirOperationGetNumOperands(op) != 0) {
+        mlirEmitError(loc, "the GPU lowering needs static shapes (give --dim-bound for dynamic dims)");
+        result = mlirLogicalResultFailure();
+        continue;
+      }
+      // gpu-to-llvm lowers only the async forms (a stream from a token):
+      //   %t = gpu.wait async; %m, %u = gpu.alloc async [%t]; gpu.wait [%u]
+      // runtime/ hands out one stream, so this costs no stream creation.
+      MlirValue token = streamBefore(op);
+      MlirType types[2] = {mlirValueGetType(mlirOperationGetResult(op, 0)), mlirGPUAsyncTokenTypeGet(ctx)};
+      int32_t seg[3] = {1, 0, 0};
+      MlirNamedAttribute attr = namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 3, seg));
+      MlirOperation alloc = insertBefore(op, createOp(loc, (OpSpec){.name = "gpu.alloc",
+                                                                    .numOperands = 1,
+                                                                    .operands = &token,
+                                                                    .numResults = 2,
+                                                                    .results = types,
+                                                                    .numAttrs = 1,
+                                                                    .attrs = &attr}));
+      waitBefore(op, mlirOperationGetResult(alloc, 1));
+      mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(alloc, 0));
+      mlirOperationDestroy(op);
+    } else if (isOp(op, "memref.dealloc")) {
+      MlirValue token = streamBefore(op);
+      MlirValue operands[2] = {token, mlirOperationGetOperand(op, 0)};
+      MlirType tokenType = mlirGPUAsyncTokenTypeGet(ctx);
+      MlirOperation dealloc = insertBefore(op, createOp(loc, (OpSpec){.name = "gpu.dealloc",
+                                                                      .numOperands = 2,
+                                                                      .operands = operands,
+                                                                      .numResults = 1,
+                                                                      .results = &tokenType}));
+      waitBefore(op, mlirOperationGetResult(dealloc, 0));
+      mlirOperationDestroy(op);
+    } else {
+      MlirValue operands[2] = {mlirOperationGetOperand(op, 0), mlirOperationGetOperand(op, 1)};
+      int32_t seg[2] = {1, 1};
+      MlirNamedAttribute attr = namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, seg));
+      MlirRegion region = mlirRegionCreate();
+      MlirOperation copy = insertBefore(op, createOp(loc, (OpSpec){.name = "linalg.copy",
+                                                                   .numOperands = 2,
+                                                                   .operands = operands,
+                                                                   .numAttrs = 1,
+                                                                   .attrs = &attr,
+                                                                   .numRegions = 1,
+                                                                   .regions = &region}));
+      mlirLinalgFillBuiltinNamedOpRegion(copy);
+      mlirOperationDestroy(op);
+    }
+  }
+  free(list.ops);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Steps 3 and 4: kernels for everything, tiled
+//===----------------------------------------------------------------------===//
+
+/// Host-side ops that never read or write buffer contents.
+static bool isHostSafe(MlirOperation op) {
+  static const char *const kSafe[] = {
+      "arith.constant",
+      "memref.subview",
+      "memref.expand_shape",
+      "memref.collapse_shape",
+      "memref.cast",
+      "memref.reinterpret_cast",
+      "memref.extract_strided_metadata",
+      "memref.extract_aligned_pointer_as_index",
+      "memref.view",
+      "gpu.alloc",
+      "gpu.dealloc",
+      "gpu.wait",
+      "func.return",
+      "scf.yield",
+  };
+  for (size_t i = 0; i < sizeof(kSafe) / sizeof(kSafe[0]); ++i)
+    if (isOp(op, kSafe[i]))
+      return true;
+  if (opNameStartsWith(op, "arith.") || opNameStartsWith(op, "index."))
+    return true;
+  // Conditional deallocations from the deallocation pipeline.
+  if (isOp(op, "scf.if")) {
+    for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r) {
+      MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+      for (MlirOperation o = mlirBlockIsNull(b) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(b);
+           !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+        if (!isHostSafe(o))
+          return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+static MlirOperation createParallel(MlirOperation anchor, intptr_t rank, const MlirValue *lbs, const MlirValue *ubs,
+                                    const MlirValue *steps, MlirBlock *bodyOut) {
+  MlirContext ctx = mlirOperationGetContext(anchor);
+  MlirLocation loc = mlirOperationGetLocation(anchor);
+  MlirValue operands[3 * kMaxDims];
+  for (intptr_t i = 0; i < rank; ++i) {
+    operands[i] = lbs[i];
+    operands[rank + i] = ubs[i];
+    operands[2 * rank + i] = steps[i];
+  }
+  int32_t seg[4] = {(int32_t)rank, (int32_t)rank, (int32_t)rank, 0};
+  MlirNamedAttribute attr = namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 4, seg));
+  MlirType index = mlirIndexTypeGet(ctx);
+  MlirType types[kMaxDims];
+  MlirLocation locs[kMaxDims];
+  for (intptr_t i = 0; i < rank; ++i) {
+    types[i] = index;
+    locs[i] = loc;
+  }
+  MlirRegion region = mlirRegionCreate();
+  MlirBlock body = mlirBlockCreate(rank, types, locs);
+  mlirRegionAppendOwnedBlock(region, body);
+  *bodyOut = body;
+  return createOp(loc, (OpSpec){.name = "scf.parallel",
+                                .numOperands = 3 * rank,
+                                .operands = operands,
+                                .numAttrs = 1,
+                                .attrs = &attr,
+                                .numRegions = 1,
+                                .regions = &region});
+}
+
+static MlirOperation createReduceTerminator(MlirLocation loc) { return createOp(loc, (OpSpec){.name = "scf.reduce"}); }
+
+/// Wraps `op` (no results) in `scf.parallel (%i) = (0) to (1) step (1)`.
+static void wrapInUnitParallel(MlirOperation op) {
+  MlirValue zero = indexConstantBefore(op, 0), one = indexConstantBefore(op, 1);
+  MlirBlock body;
+  insertBefore(op, createParallel(op, 1, &zero, &one, &one, &body));
+  MlirOperation term = createReduceTerminator(mlirOperationGetLocation(op));
+  mlirBlockAppendOwnedOperation(body, term);
+  mlirOperationMoveBefore(op, term);
+}
+
+static int64_t nextPowerOfTwo(int64_t v) {
+  int64_t p = 1;
+  while (p < v)
+    p *= 2;
+  return p;
+}
+
+/// Tiles a top-level scf.parallel with static bounds (lb 0, step 1) into
+/// blocks (outer loop) and threads (inner loop), innermost dims first.
+static void tileParallel(MlirOperation loop) {
+  intptr_t numOperands = mlirOperationGetNumOperands(loop);
+  if (numOperands % 3 != 0 || mlirOperationGetNumResults(loop) != 0)
+    return;
+  intptr_t rank = numOperands / 3;
+  if (rank > kMaxDims)
+    return;
+  int64_t ub[kMaxDims];
+  for (intptr_t d = 0; d < rank; ++d) {
+    int64_t lb, step;
+    if (!constantIndexValue(mlirOperationGetOperand(loop, d), &lb) ||
+        !constantIndexValue(mlirOperationGetOperand(loop, rank + d), &ub[d]) ||
+        !constantIndexValue(mlirOperationGetOperand(loop, 2 * rank + d), &step) || lb != 0 || step != 1)
+      return;
+  }
+  // Threads over the last (contiguous) dims, at most three (thread x, y, z).
+  int64_t tile[kMaxDims];
+  int64_t budget = kMaxThreadsPerBlock;
+  bool guard = false;
+  intptr_t threadDims = 0;
+  for (intptr_t d = rank - 1; d >= 0; --d) {
+    tile[d] = 1;
+    if (threadDims < 3 && budget > 1) {
+      int64_t t = nextPowerOfTwo(ub[d]);
+      tile[d] = t < budget ? t : budget;
+      budget /= tile[d];
+      guard = guard || ub[d] % tile[d] != 0;
+      ++threadDims;
+    }
+  }
+
+  // Outer loop (blocks) and inner loop (threads), both listing dims from the
+  // last to the first so that the contiguous dim maps to x.
+  MlirValue zero = indexConstantBefore(loop, 0), one = indexConstantBefore(loop, 1);
+  MlirValue lbs[kMaxDims], ubs[kMaxDims], steps[kMaxDims], innerUbs[kMaxDims], innerLbs[kMaxDims], innerSteps[kMaxDims];
+  intptr_t innerDim[kMaxDims], numInner = 0;
+  for (intptr_t i = 0; i < rank; ++i) {
+    intptr_t d = rank - 1 - i;
+    lbs[i] = zero;
+    ubs[i] = mlirOperationGetOperand(loop, rank + d);
+    steps[i] = tile[d] == 1 ? one : indexConstantBefore(loop, tile[d]);
+    if (tile[d] > 1) {
+      innerDim[numInner] = d;
+      innerLbs[numInner] = zero;
+      innerUbs[numInner] = steps[i];
+      innerSteps[numInner++] = one;
+    }
+  }
+  if (numInner == 0) { // a single-iteration loop: one block of one thread
+    innerDim[numInner] = rank - 1;
+    innerLbs[numInner] = zero;
+    innerUbs[numInner] = one;
+    innerSteps[numInner++] = one;
+  }
+  MlirBlock outerBody, innerBody;
+  MlirOperation outer = insertBefore(loop, createParallel(loop, rank, lbs, ubs, steps, &outerBody));
+  MlirOperation inner = createParallel(loop, numInner, innerLbs, innerUbs, innerSteps, &innerBody);
+  mlirBlockAppendOwnedOperation(outerBody, inner);
+  mlirBlockAppendOwnedOperation(outerBody, createReduceTerminator(mlirOperationGetLocation(loop)));
+
+  // Index of dim d = block index (+ thread index where tiled).
+  MlirLocation loc = mlirOperationGetLocation(loop);
+  MlirBlock oldBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  MlirType index = mlirIndexTypeGet(mlirOperationGetContext(loop));
+  MlirValue dimIndex[kMaxDims];
+  MlirValue inBounds = {NULL};
+  for (intptr_t i = 0; i < rank; ++i) {
+    intptr_t d = rank - 1 - i;
+    dimIndex[d] = mlirBlockGetArgument(outerBody, i);
+  }
+  for (intptr_t j = 0; j < numInner; ++j) {
+    intptr_t d = innerDim[j];
+    if (tile[d] == 1)
+      continue;
+    MlirValue operands[2] = {dimIndex[d], mlirBlockGetArgument(innerBody, j)};
+    MlirOperation add = createOp(
+        loc,
+        (OpSpec){.name = "arith.addi", .numOperands = 2, .operands = operands, .numResults = 1, .results = &index});
+    mlirBlockAppendOwnedOperation(innerBody, add);
+    dimIndex[d] = mlirOperationGetResult(add, 0);
+    if (ub[d] % tile[d] != 0) {
+      MlirContext ctx = mlirOperationGetContext(loop);
+      MlirType i1 = mlirIntegerTypeGet(ctx, 1);
+      MlirValue cmpOperands[2] = {dimIndex[d], mlirOperationGetOperand(loop, rank + d)};
+      // arith.cmpi predicate 2 = slt
+      MlirNamedAttribute pred = namedAttr(ctx, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 2));
+      MlirOperation cmp = createOp(loc, (OpSpec){.name = "arith.cmpi",
+                                                 .numOperands = 2,
+                                                 .operands = cmpOperands,
+                                                 .numResults = 1,
+                                                 .results = &i1,
+                                                 .numAttrs = 1,
+                                                 .attrs = &pred});
+      mlirBlockAppendOwnedOperation(innerBody, cmp);
+      MlirValue c = mlirOperationGetResult(cmp, 0);
+      if (!mlirValueIsNull(inBounds)) {
+        MlirValue andOperands[2] = {inBounds, c};
+        MlirOperation a = createOp(
+            loc,
+            (OpSpec){.name = "arith.andi", .numOperands = 2, .operands = andOperands, .numResults = 1, .results = &i1});
+        mlirBlockAppendOwnedOperation(innerBody, a);
+        c = mlirOperationGetResult(a, 0);
+      }
+      inBounds = c;
+    }
+  }
+  (void)guard;
+  for (intptr_t d = 0; d < rank; ++d)
+    mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(oldBody, d), dimIndex[d]);
+
+  // Move the body (without its scf.reduce) into the inner loop, under a
+  // bounds guard when a tile overhangs its dim.
+  MlirBlock target = innerBody;
+  if (!mlirValueIsNull(inBounds)) {
+    MlirRegion thenRegion = mlirRegionCreate(), elseRegion = mlirRegionCreate();
+    MlirBlock thenBlock = mlirBlockCreate(0, NULL, NULL);
+    mlirRegionAppendOwnedBlock(thenRegion, thenBlock);
+    MlirRegion regions[2] = {thenRegion, elseRegion};
+    MlirOperation ifOp = createOp(
+        loc, (OpSpec){.name = "scf.if", .numOperands = 1, .operands = &inBounds, .numRegions = 2, .regions = regions});
+    mlirBlockAppendOwnedOperation(innerBody, ifOp);
+    mlirBlockAppendOwnedOperation(thenBlock, createOp(loc, (OpSpec){.name = "scf.yield"}));
+    target = thenBlock;
+  }
+  MlirOperation targetEnd = mlirBlockIsNull(target) ? (MlirOperation){NULL} : mlirBlockGetTerminator(target);
+  MlirOperation o = mlirBlockGetFirstOperation(oldBody);
+  while (!mlirOperationIsNull(o)) {
+    MlirOperation next = mlirOperationGetNextInBlock(o);
+    if (isOp(o, "scf.reduce") && mlirOperationIsNull(next))
+      break;
+    if (mlirOperationIsNull(targetEnd)) {
+      mlirOperationRemoveFromParent(o);
+      mlirBlockAppendOwnedOperation(target, o);
+    } else {
+      mlirOperationMoveBefore(o, targetEnd);
+    }
+    o = next;
+  }
+  mlirBlockAppendOwnedOperation(innerBody, createReduceTerminator(loc));
+  mlirOperationDestroy(loop);
+  (void)outer;
+}
+
+static bool isFunc(MlirOperation op) { return isOp(op, "func.func"); }
+
+/// Steps 3 and 4 on every function body; fails on host ops with results that
+/// would have to leave a kernel.
+static MlirLogicalResult buildKernels(MlirModule module) {
+  OpList funcs = collectOps(module, isFunc);
+  MlirLogicalResult result = mlirLogicalResultSuccess();
+  for (intptr_t f = 0; f < funcs.size; ++f) {
+    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(funcs.ops[f], 0));
+    if (mlirBlockIsNull(body))
+      continue;
+    OpList loops = {NULL, 0, 0, NULL};
+    for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);) {
+      MlirOperation next = mlirOperationGetNextInBlock(op);
+      if (isOp(op, "scf.parallel")) {
+        opListPush(&loops, op);
+      } else if (!isHostSafe(op)) {
+        if (mlirOperationGetNumResults(op) != 0) {
+          mlirEmitError(mlirOperationGetLocation(op),
+                        "internal error: the GPU lowering cannot move this host operation into a kernel");
+          result = mlirLogicalResultFailure();
+        } else {
+          wrapInUnitParallel(op);
+          opListPush(&loops, mlirOperationGetParentOperation(op));
+        }
+      }
+      op = next;
+    }
+    for (intptr_t i = 0; i < loops.size; ++i)
+      tileParallel(loops.ops[i]);
+    free(loops.ops);
+  }
+  free(funcs.ops);
+  return result;
+}
+
+/// After mapping: host code (outside gpu.launch) must not read or write
+/// buffers.
+typedef struct HostCheck {
+  bool failed;
+} HostCheck;
+
+static MlirWalkResult checkHostOp(MlirOperation op, void *userData) {
+  HostCheck *check = userData;
+  if (isOp(op, "gpu.launch") || isOp(op, "gpu.module"))
+    return MlirWalkResultSkip;
+  if (isOp(op, "memref.load") || isOp(op, "memref.store") || isOp(op, "memref.copy") ||
+      opNameStartsWith(op, "linalg.") || isOp(op, "memref.alloc") || isOp(op, "scf.parallel")) {
+    mlirEmitError(mlirOperationGetLocation(op),
+                  "internal error: host code would touch device memory here (the GPU lowering left it outside "
+                  "a kernel)");
+    check->failed = true;
+  }
+  return MlirWalkResultAdvance;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirLocation loc = mlirOperationGetLocation(moduleOp);
+  if (!chip || strncmp(chip, "sm_", 3) != 0 || strlen(chip) > 16) {
+    mlirEmitError(loc, "GPU chip must look like sm_NN (e.g. sm_90)");
+    return mlirLogicalResultFailure();
+  }
+  // Ops are created by name below: their dialects must be loaded first.
+  static const char *const kDialects[] = {"arith", "gpu", "linalg", "memref", "scf", "tensor"};
+  for (size_t i = 0; i < sizeof(kDialects) / sizeof(kDialects[0]); ++i)
+    mlirContextGetOrLoadDialect(mlirOperationGetContext(moduleOp), str(kDialects[i]));
+  // The AOT main calls each step through its C interface.
+  OpList funcs = collectOps(module, isFunc);
+  for (intptr_t i = 0; i < funcs.size; ++i)
+    if (!mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(funcs.ops[i], 0))))
+      mlirOperationSetAttributeByName(funcs.ops[i], str("llvm.emit_c_interface"),
+                                      mlirUnitAttrGet(mlirOperationGetContext(moduleOp)));
+  free(funcs.ops);
+  if (mlirLogicalResultIsFailure(runPipeline(
+          module, "builtin.module(func.func(convert-elementwise-to-linalg),func.func(linalg-generalize-named-ops))")))
+    return mlirLogicalResultFailure();
+  rewriteReductions(module);
+  if (mlirLogicalResultIsFailure(runPipeline(
+          module,
+          "builtin.module("
+          "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+          "func.func(optimize-allocation-liveness))")))
+    return mlirLogicalResultFailure();
+  if (mlirLogicalResultIsFailure(moveBuffersToDevice(module)))
+    return mlirLogicalResultFailure();
+  if (mlirLogicalResultIsFailure(runPipeline(module, "builtin.module(func.func(convert-linalg-to-parallel-loops))")))
+    return mlirLogicalResultFailure();
+  if (mlirLogicalResultIsFailure(buildKernels(module)))
+    return mlirLogicalResultFailure();
+  if (mlirLogicalResultIsFailure(runPipeline(module, "builtin.module(func.func(gpu-map-parallel-loops),"
+                                                     "func.func(convert-parallel-loops-to-gpu),lower-affine,"
+                                                     "canonicalize,cse)")))
+    return mlirLogicalResultFailure();
+  HostCheck check = {false};
+  mlirOperationWalk(moduleOp, checkHostOp, &check, MlirWalkPreOrder);
+  if (check.failed)
+    return mlirLogicalResultFailure();
+  char pipeline[512];
+  snprintf(pipeline, sizeof(pipeline),
+           "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=%s cubin-features=+ptx80 cubin-format=isa "
+           "opt-level=3})",
+           chip);
+  return runPipeline(module, pipeline);
+}
