@@ -395,7 +395,11 @@ static void rewriteReduction(MlirOperation op) {
   MlirOperation combiner = {NULL};
   double identity = 0;
   int accOperand = 0;
-  if (parallelSize < kMinThreadsPerBlock && info.numOutputs == 1 &&
+  int64_t reductionSize = 1;
+  for (intptr_t d = 0; d < n; ++d)
+    if (info.isReduction[d])
+      reductionSize *= info.size[d];
+  if (parallelSize < kMinThreadsPerBlock && reductionSize > kMaxThreadsPerBlock && info.numOutputs == 1 &&
       findCombiner(op, &combiner, &identity, &accOperand)) {
     for (intptr_t d = 0; d < n; ++d) {
       if (!info.isReduction[d])
@@ -407,8 +411,11 @@ static void rewriteReduction(MlirOperation op) {
           if (!mlirAffineExprIsADim(e) && mlirAffineExprIsFunctionOfDim(e, d))
             plain = false;
         }
+      // The smallest power-of-two split that fills a block of 256 threads:
+      // the partial results (outputs x split values) stay under 256 values,
+      // so the split costs at most about 1 KiB of memory.
       int64_t f = 1;
-      while (plain && f < kMaxThreadsPerBlock && info.size[d] % (2 * f) == 0)
+      while (plain && parallelSize * f < kMaxThreadsPerBlock && info.size[d] % (2 * f) == 0)
         f *= 2;
       if (f > split) {
         split = f;
@@ -980,6 +987,19 @@ static MlirWalkResult checkHostOp(MlirOperation op, void *userData) {
 // Driver
 //===----------------------------------------------------------------------===//
 
+MlirLogicalResult rematPrepareForGPU(MlirModule module) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  // Ops are created by name below: their dialects must be loaded first.
+  static const char *const kDialects[] = {"arith", "gpu", "linalg", "memref", "scf", "tensor"};
+  for (size_t i = 0; i < sizeof(kDialects) / sizeof(kDialects[0]); ++i)
+    mlirContextGetOrLoadDialect(mlirOperationGetContext(moduleOp), str(kDialects[i]));
+  if (mlirLogicalResultIsFailure(runPipeline(
+          module, "builtin.module(func.func(convert-elementwise-to-linalg),func.func(linalg-generalize-named-ops))")))
+    return mlirLogicalResultFailure();
+  rewriteReductions(module);
+  return mlirLogicalResultSuccess();
+}
+
 MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   MlirLocation loc = mlirOperationGetLocation(moduleOp);
@@ -987,10 +1007,6 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
     mlirEmitError(loc, "GPU chip must look like sm_NN (e.g. sm_90)");
     return mlirLogicalResultFailure();
   }
-  // Ops are created by name below: their dialects must be loaded first.
-  static const char *const kDialects[] = {"arith", "gpu", "linalg", "memref", "scf", "tensor"};
-  for (size_t i = 0; i < sizeof(kDialects) / sizeof(kDialects[0]); ++i)
-    mlirContextGetOrLoadDialect(mlirOperationGetContext(moduleOp), str(kDialects[i]));
   // The AOT main calls each step through its C interface.
   OpList funcs = collectOps(module, isFunc);
   for (intptr_t i = 0; i < funcs.size; ++i)
@@ -998,10 +1014,8 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
       mlirOperationSetAttributeByName(funcs.ops[i], str("llvm.emit_c_interface"),
                                       mlirUnitAttrGet(mlirOperationGetContext(moduleOp)));
   free(funcs.ops);
-  if (mlirLogicalResultIsFailure(runPipeline(
-          module, "builtin.module(func.func(convert-elementwise-to-linalg),func.func(linalg-generalize-named-ops))")))
+  if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
     return mlirLogicalResultFailure();
-  rewriteReductions(module);
   if (mlirLogicalResultIsFailure(runPipeline(
           module,
           "builtin.module("

@@ -39,6 +39,12 @@ MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target);
 /// runtime/. See docs/gpu.md.
 MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip);
 
+/// The tensor-level part of the GPU lowering (named linalg ops generalized,
+/// reductions reordered and split), idempotent. remat-opt applies it before
+/// its analysis when lowering for the GPU, so that the estimate and the plan
+/// see the split reductions' partial buffers that the device will allocate.
+MlirLogicalResult rematPrepareForGPU(MlirModule module);
+
 #ifdef __cplusplus
 }
 #endif

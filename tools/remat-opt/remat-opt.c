@@ -507,6 +507,10 @@ static int buildVariants(MlirModule module, const Options *opts, DiagState *diag
 static int processModule(MlirModule module, const Options *opts, Outputs *out, DiagState *diags) {
   if (mlirLogicalResultIsFailure(rematModuleNormalize(module)))
     return kExitUser;
+  // The GPU lowering splits small reductions at the tensor level: analyse and
+  // plan the form the device will run, so the estimate counts its buffers.
+  if (opts->lower && strcmp(opts->lower, "gpu") == 0 && mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
+    return diags->errors ? kExitUser : kExitInternal;
   if (opts->numBudgets) {
     int rc = buildVariants(module, opts, diags);
     if (rc != kExitOk)

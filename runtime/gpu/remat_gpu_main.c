@@ -1,0 +1,314 @@
+//===- remat_gpu_main.c - Standalone GPU step executable ------------------===//
+//
+//   STEP-EXE [--steps=N] [--seed=S] [--mem-cap=SIZE] [--json]
+//            [--outputs-dir=DIR]
+//
+// Linked with one lowered step (scripts/build-gpu-step.py), runtime/gpu and
+// -lcuda: fills the step's arguments from the seed exactly as remat-run does
+// on the CPU, copies them to the device, runs N steps and prints the run JSON
+// of CONTRACTS.md: peak_bytes (device step allocations, accounted by the
+// runtime), argument_bytes, step_time_s (CUDA events, the fastest step),
+// output checksums (the same FNV-1a over the same bytes as remat-run, so
+// bit-identical outputs have identical checksums). --outputs-dir writes each
+// output's raw bytes as out<I>.bin for comparisons with a tolerance.
+//
+// Exit codes: 0 success, 1 user error or a failure reported by CUDA (the
+// message says which call failed and why), 2 internal error.
+//
+//===----------------------------------------------------------------------===//
+#define _POSIX_C_SOURCE 200809L
+
+#include "remat_gpu_runtime.h"
+#include "remat_gpu_step.h"
+#include "remat_runtime.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EXIT_OK = 0, EXIT_USER = 1, EXIT_INTERNAL = 2 };
+
+static const char *gProgram = "remat-gpu-step";
+
+static void fail(const char *what, const char *detail) {
+  fprintf(stderr, "%s: error: %s%s%s\n", gProgram, what, detail ? ": " : "", detail ? detail : "");
+}
+
+static int parseSize(const char *text, size_t *out) {
+  char *end = NULL;
+  errno = 0;
+  if (!text || !*text || *text == '-')
+    return 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (errno || end == text)
+    return 0;
+  static const struct {
+    const char *suffix;
+    unsigned long long scale;
+  } kUnits[] = {{"", 1},         {"B", 1},           {"KiB", 1ull << 10},  {"MiB", 1ull << 20}, {"GiB", 1ull << 30},
+                {"KB", 1000ull}, {"MB", 1000000ull}, {"GB", 1000000000ull}};
+  for (size_t i = 0; i < sizeof(kUnits) / sizeof(kUnits[0]); ++i)
+    if (strcmp(end, kUnits[i].suffix) == 0) {
+      *out = (size_t)(v * kUnits[i].scale);
+      return 1;
+    }
+  return 0;
+}
+
+static void fillRandom(RematRng *rng, const RematGpuTensor *t, void *data) {
+  size_t count = t->bytes / t->elemSize;
+  switch (t->elem) {
+  case RematGpuF32:
+    rematRngFillF32(rng, data, count);
+    break;
+  case RematGpuF64:
+    rematRngFillF64(rng, data, count);
+    break;
+  case RematGpuI32:
+    rematRngFillI32(rng, data, count);
+    break;
+  case RematGpuI64:
+    rematRngFillI64(rng, data, count);
+    break;
+  case RematGpuI1:
+    rematRngFillI1(rng, data, count);
+    break;
+  }
+}
+
+static size_t descriptorWords(int rank) { return 3 + 2 * (size_t)rank; }
+
+static int writeOutput(const char *dir, size_t index, const void *data, size_t bytes) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/out%zu.bin", dir, index);
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return 0;
+  size_t n = bytes ? fwrite(data, 1, bytes, f) : 0;
+  return (fclose(f) == 0) && n == bytes;
+}
+
+int main(int argc, char **argv) {
+  const RematGpuStep *step = &rematGpuStep;
+  gProgram = argc > 0 ? argv[0] : gProgram;
+  long steps = 1;
+  uint64_t seed = 0;
+  size_t cap = 0;
+  int json = 0;
+  const char *outputsDir = NULL;
+  const char *envCap = getenv("REMAT_MEM_CAP");
+  if (envCap && !parseSize(envCap, &cap)) {
+    fail("invalid REMAT_MEM_CAP", envCap);
+    return EXIT_USER;
+  }
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (strncmp(a, "--steps=", 8) == 0) {
+      char *end;
+      steps = strtol(a + 8, &end, 10);
+      if (*end || steps < 1) {
+        fail("invalid --steps (expected a positive integer)", a + 8);
+        return EXIT_USER;
+      }
+    } else if (strncmp(a, "--seed=", 7) == 0) {
+      char *end;
+      seed = strtoull(a + 7, &end, 10);
+      if (*end || !a[7]) {
+        fail("invalid --seed", a + 7);
+        return EXIT_USER;
+      }
+    } else if (strncmp(a, "--mem-cap=", 10) == 0) {
+      if (!parseSize(a + 10, &cap)) {
+        fail("invalid --mem-cap (bytes, or with KiB/MiB/GiB or KB/MB/GB)", a + 10);
+        return EXIT_USER;
+      }
+    } else if (strcmp(a, "--json") == 0) {
+      json = 1;
+    } else if (strncmp(a, "--outputs-dir=", 14) == 0) {
+      outputsDir = a + 14;
+    } else if (strcmp(a, "--help") == 0) {
+      printf("usage: %s [--steps=N] [--seed=S] [--mem-cap=SIZE] [--json] [--outputs-dir=DIR]\n"
+             "  Runs @%s on the GPU with seeded inputs and prints the measured device peak,\n"
+             "  step time and output checksums.\n",
+             gProgram, step->name);
+      return EXIT_OK;
+    } else {
+      fail("unknown option", a);
+      return EXIT_USER;
+    }
+  }
+
+  int rc = EXIT_OK;
+  size_t numArgs = step->numArgs, numResults = step->numResults;
+  void **hostArgs = calloc(numArgs + 1, sizeof(void *));
+  void **devArgs = calloc(numArgs + 1, sizeof(void *));
+  int64_t **argDesc = calloc(numArgs + 1, sizeof(int64_t *));
+  size_t resultWords = 0;
+  for (size_t i = 0; i < numResults; ++i)
+    resultWords += descriptorWords(step->results[i].rank);
+  int64_t *resultDesc = calloc(resultWords + 1, sizeof(int64_t));
+  uint64_t *checksums = calloc(numResults + 1, sizeof(uint64_t));
+  void **freed = calloc(numResults + 1, sizeof(void *));
+  void *hostOut = NULL;
+  size_t argumentBytes = 0, freeBefore = 0, total = 0;
+  double best = -1;
+  if (!hostArgs || !devArgs || !argDesc || !resultDesc || !checksums || !freed) {
+    fail("out of host memory", NULL);
+    rc = EXIT_INTERNAL;
+    goto cleanup;
+  }
+  if (rematGpuGetError()) { // module loading in the global constructors
+    fail("loading the step's kernels failed", rematGpuGetError());
+    rc = EXIT_USER;
+    goto cleanup;
+  }
+  if (rematGpuGetMemInfo(&freeBefore, &total) != 0) {
+    fail("CUDA is not usable", rematGpuGetError());
+    rc = EXIT_USER;
+    goto cleanup;
+  }
+
+  RematRng rng;
+  rematRngInit(&rng, seed);
+  for (size_t i = 0; i < numArgs; ++i) {
+    const RematGpuTensor *t = &step->args[i];
+    hostArgs[i] = malloc(t->bytes ? t->bytes : 1);
+    argDesc[i] = calloc(descriptorWords(t->rank), sizeof(int64_t));
+    if (!hostArgs[i] || !argDesc[i]) {
+      fail("out of host memory", NULL);
+      rc = EXIT_INTERNAL;
+      goto cleanup;
+    }
+    fillRandom(&rng, t, hostArgs[i]);
+    devArgs[i] = rematGpuArgumentAlloc(t->bytes);
+    if (!devArgs[i]) {
+      fail("cannot allocate an argument on the device", rematGpuGetError());
+      rc = EXIT_USER;
+      goto cleanup;
+    }
+    argumentBytes += t->bytes;
+    int64_t *d = argDesc[i];
+    memcpy(&d[0], &devArgs[i], sizeof(void *));
+    memcpy(&d[1], &devArgs[i], sizeof(void *));
+    d[2] = 0;
+    int64_t stride = 1;
+    for (int k = t->rank - 1; k >= 0; --k) {
+      d[3 + k] = t->sizes[k];
+      d[3 + t->rank + k] = stride;
+      stride *= t->sizes[k];
+    }
+  }
+  rematGpuSetCap(cap);
+
+  for (long s = 0; s < steps && rc == EXIT_OK; ++s) {
+    // Arguments are writable to the lowered code: restore them every step.
+    for (size_t i = 0; i < numArgs; ++i)
+      if (rematGpuCopyToDevice(devArgs[i], hostArgs[i], step->args[i].bytes) != 0) {
+        fail("copying an argument to the device failed", rematGpuGetError());
+        rc = EXIT_USER;
+        goto cleanup;
+      }
+    rematGpuResetPeak();
+    if (rematGpuTimerStart() != 0) {
+      fail("starting the step timer failed", rematGpuGetError());
+      rc = EXIT_USER;
+      goto cleanup;
+    }
+    step->call(resultDesc, (void **)argDesc);
+    double seconds = rematGpuTimerStop();
+    if (rematGpuGetError()) {
+      fail(rematGpuErrorIsCap() ? "the step needs more device memory than the cap allows"
+                                : "the step failed on the device",
+           rematGpuGetError());
+      rc = EXIT_USER;
+      goto cleanup;
+    }
+    if (best < 0 || seconds < best)
+      best = seconds;
+    size_t word = 0, numFreed = 0;
+    for (size_t r = 0; r < numResults; ++r) {
+      const RematGpuTensor *t = &step->results[r];
+      int64_t *d = resultDesc + word;
+      word += descriptorWords(t->rank);
+      char *aligned;
+      memcpy(&aligned, &d[1], sizeof(void *));
+      void *src = aligned + d[2] * (int64_t)t->elemSize;
+      free(hostOut);
+      hostOut = malloc(t->bytes ? t->bytes : 1);
+      if (!hostOut || rematGpuCopyFromDevice(hostOut, src, t->bytes) != 0) {
+        fail("copying an output from the device failed", rematGpuGetError());
+        rc = EXIT_USER;
+        goto cleanup;
+      }
+      uint64_t sum = rematChecksum64(hostOut, t->bytes);
+      if (s == 0) {
+        checksums[r] = sum;
+        if (outputsDir && !writeOutput(outputsDir, r, hostOut, t->bytes)) {
+          fail("cannot write an output file under", outputsDir);
+          rc = EXIT_USER;
+          goto cleanup;
+        }
+      } else if (sum != checksums[r]) {
+        fprintf(stderr, "%s: error: output %zu differs between step 1 and step %ld\n", gProgram, r, s + 1);
+        rc = EXIT_INTERNAL;
+        goto cleanup;
+      }
+      // Free each returned buffer once; results aliasing arguments stay.
+      void *base;
+      memcpy(&base, &d[0], sizeof(void *));
+      int seen = 0;
+      for (size_t k = 0; k < numFreed; ++k)
+        seen = seen || freed[k] == base;
+      if (!seen && rematGpuIsStepAllocation(base)) {
+        freed[numFreed++] = base;
+        mgpuMemFree(base, NULL);
+      }
+    }
+    if (rematGpuGetLiveBytes() != 0) {
+      fprintf(stderr, "%s: error: internal: %zu device bytes in %zu buffers still live after the step\n", gProgram,
+              rematGpuGetLiveBytes(), rematGpuGetNumLiveAllocations());
+      rc = EXIT_INTERNAL;
+      goto cleanup;
+    }
+  }
+
+  if (json) {
+    printf("{\"target\": \"gpu\", \"device\": \"%s\", \"entry\": \"%s\", \"peak_bytes\": %zu, "
+           "\"argument_bytes\": %zu, \"step_time_s\": %.9f, \"steps\": %ld, \"device_free_bytes\": %zu, "
+           "\"device_total_bytes\": %zu, \"outputs\": [",
+           rematGpuGetDeviceName(), step->name, rematGpuGetPeakBytes(), argumentBytes, best, steps, freeBefore, total);
+    for (size_t r = 0; r < numResults; ++r)
+      printf("%s{\"index\": %zu, \"checksum\": \"%016" PRIx64 "\"}", r ? ", " : "", r, checksums[r]);
+    printf("], \"variant\": null}\n");
+  } else {
+    printf("entry: @%s on %s\npeak bytes: %zu\nargument bytes: %zu\nstep time: %.6f s\n", step->name,
+           rematGpuGetDeviceName(), rematGpuGetPeakBytes(), argumentBytes, best);
+    for (size_t r = 0; r < numResults; ++r)
+      printf("output %zu: %s, %zu bytes, checksum %016" PRIx64 "\n", r, step->results[r].typeText,
+             step->results[r].bytes, checksums[r]);
+  }
+
+cleanup:
+  for (size_t i = 0; devArgs && i < numArgs; ++i)
+    if (devArgs[i])
+      rematGpuArgumentFree(devArgs[i]);
+  for (size_t i = 0; hostArgs && i < numArgs; ++i)
+    free(hostArgs[i]);
+  for (size_t i = 0; argDesc && i < numArgs; ++i)
+    free(argDesc[i]);
+  free(hostArgs);
+  free(devArgs);
+  free(argDesc);
+  free(resultDesc);
+  free(checksums);
+  free(freed);
+  free(hostOut);
+  size_t leaked = rematGpuShutdown();
+  if (leaked && rc == EXIT_OK) {
+    fprintf(stderr, "%s: error: internal: %zu device buffers leaked\n", gProgram, leaked);
+    rc = EXIT_INTERNAL;
+  }
+  return rc;
+}

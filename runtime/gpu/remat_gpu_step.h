@@ -1,0 +1,38 @@
+//===- remat_gpu_step.h - What the AOT main knows about its step ----------===//
+//
+// scripts/build-gpu-step.py generates one definition of `rematGpuStep` per
+// executable: the step's argument and result tensors and a trampoline that
+// calls the lowered `_mlir_ciface_<name>` with memref descriptors.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_GPU_STEP_H
+#define REMAT_GPU_STEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { kRematGpuMaxRank = 8 };
+
+typedef enum RematGpuElem { RematGpuF32, RematGpuF64, RematGpuI32, RematGpuI64, RematGpuI1 } RematGpuElem;
+
+typedef struct RematGpuTensor {
+  int rank;
+  int64_t sizes[kRematGpuMaxRank];
+  RematGpuElem elem;
+  size_t elemSize;
+  size_t bytes;
+  const char *typeText;
+} RematGpuTensor;
+
+typedef struct RematGpuStep {
+  const char *name;
+  size_t numArgs, numResults;
+  const RematGpuTensor *args, *results;
+  /// Calls the step: `results` points at the results' descriptors laid out
+  /// as the C interface returns them, `args[i]` at argument i's descriptor.
+  void (*call)(void *results, void **args);
+} RematGpuStep;
+
+extern const RematGpuStep rematGpuStep;
+
+#endif // REMAT_GPU_STEP_H

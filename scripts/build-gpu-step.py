@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Ahead-of-time build of one training step into a standalone GPU executable.
+
+  build-gpu-step.py STEP.mlir -o EXE [--entry NAME] [--chip sm_90]
+                    [--driver cuda|fake] [--remat-opt-arg ARG]... [--keep DIR]
+
+STEP.mlir is tensor IR (what remat-opt reads and writes). The build:
+  1. remat-opt --lower=gpu --gpu-chip=CHIP [ARGS] : host LLVM dialect + PTX
+  2. ptxas -arch=CHIP on every kernel module (the PTX must be accepted)
+  3. mlir-translate --mlir-to-llvmir, llc -O2 -filetype=obj : step.o
+  4. a generated entry.c: the step's tensors and a trampoline to
+     _mlir_ciface_NAME (runtime/gpu/remat_gpu_step.h)
+  5. cc: entry.c + runtime/gpu/remat_gpu_main.c + remat_gpu_runtime.c +
+     runtime/remat_runtime.c + step.o, linked with -lcuda from the CUDA
+     toolkit's stub directory (the real driver is found at run time), or with
+     --driver fake against test/unit/fake-cuda-driver.c: a host implementation
+     of the driver calls the runtime uses, which runs the host side of the step
+     (allocations, copies, launches recorded, no kernel executed) so that the
+     device memory accounting can be checked on machines without a GPU.
+
+The executable needs no LLVM or MLIR at run time. Prints the kernel count and
+the path. Exit 1 on any failure, with the failing command's output.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LLVM = "/usr/lib/llvm-22/bin"
+CUDA = "/usr/local/cuda"
+
+ELEMS = {"f32": ("RematGpuF32", 4), "f64": ("RematGpuF64", 8), "i32": ("RematGpuI32", 4),
+         "i64": ("RematGpuI64", 8), "i1": ("RematGpuI1", 1)}
+
+
+def die(msg):
+    sys.stderr.write("build-gpu-step: error: %s\n" % msg)
+    sys.exit(1)
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    if p.returncode != 0:
+        die("%s failed (exit %d):\n%s" % (" ".join(cmd), p.returncode, p.stdout[-4000:]))
+    return p.stdout
+
+
+def split_top(text):
+    """Splits at commas outside <>, (), {}, []."""
+    out, depth, cur = [], 0, ""
+    for c in text:
+        if c in "<({[":
+            depth += 1
+        elif c in ">)}]":
+            depth -= 1
+        if c == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += c
+    if cur.strip():
+        out.append(cur)
+    return out
+
+
+def tensor_of(text, what):
+    m = re.search(r"tensor<([^>]*)>", text)
+    if not m:
+        die("%s is not a tensor (%s): only tensor arguments and results are supported" % (what, text.strip()))
+    parts = m.group(1).split("x")
+    elem = parts[-1].strip()
+    dims = parts[:-1]
+    if elem not in ELEMS:
+        die("%s has element type %s (supported: %s)" % (what, elem, ", ".join(ELEMS)))
+    if any(not d.isdigit() for d in dims):
+        die("%s has a dynamic shape (tensor<%s>): the GPU build needs static shapes" % (what, m.group(1)))
+    sizes = [int(d) for d in dims]
+    n = 1
+    for s in sizes:
+        n *= s
+    return {"sizes": sizes, "elem": elem, "bytes": n * ELEMS[elem][1], "text": "tensor<%s>" % m.group(1)}
+
+
+def signature(path, entry):
+    """The entry's argument and result tensors, from the tensor IR."""
+    text = open(path).read()
+    funcs = [m for m in re.finditer(r"func\.func\s+(?:public\s+)?@([A-Za-z0-9_.$]+)\s*\(", text)]
+    if entry:
+        funcs = [m for m in funcs if m.group(1) == entry]
+    if not funcs:
+        die("no public function%s in %s" % (" @" + entry if entry else "", path))
+    m = funcs[0]
+    name = m.group(1)
+    i, depth = m.end(), 1
+    while depth:
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        i += 1
+    args = split_top(text[m.end():i - 1])
+    rest = text[i:]
+    results = []
+    rm = re.match(r"\s*->\s*", rest)
+    if rm:
+        rest = rest[rm.end():]
+        if rest.startswith("("):
+            j, depth = 1, 1
+            while depth:
+                depth += {"(": 1, ")": -1}.get(rest[j], 0)
+                j += 1
+            results = split_top(rest[1:j - 1])
+        else:
+            results = [re.match(r"[^{]*?>", rest).group(0)]
+    if not results:
+        die("@%s returns nothing: a training step returns its loss and gradients" % name)
+    return (name, [tensor_of(a, "argument %d of @%s" % (k, name)) for k, a in enumerate(args) if a.strip()],
+            [tensor_of(r, "result %d of @%s" % (k, name)) for k, r in enumerate(results)])
+
+
+def entry_source(name, args, results):
+    def table(var, ts):
+        rows = []
+        for t in ts:
+            sizes = ", ".join(str(s) for s in t["sizes"]) or "0"
+            rows.append("  {%d, {%s}, %s, %d, %d, \"%s\"}," % (len(t["sizes"]), sizes, ELEMS[t["elem"]][0],
+                                                                ELEMS[t["elem"]][1], t["bytes"], t["text"]))
+        return "static const RematGpuTensor %s[] = {\n%s\n};\n" % (var, "\n".join(rows) or "  {0}")
+    params = ", ".join(["void *"] * (len(args) + 1))
+    call_args = ", ".join(["results"] + ["args[%d]" % i for i in range(len(args))])
+    return ("// Generated by scripts/build-gpu-step.py for @%s.\n"
+            "#include \"remat_gpu_step.h\"\n\n"
+            "void _mlir_ciface_%s(%s);\n\n"
+            "static void callStep(void *results, void **args) {\n"
+            "  (void)args;\n"
+            "  _mlir_ciface_%s(%s);\n}\n\n%s%s\n"
+            "const RematGpuStep rematGpuStep = {\"%s\", %d, %d, stepArgs, stepResults, callStep};\n"
+            % (name, name, params, name, call_args, table("stepArgs", args), table("stepResults", results), name,
+               len(args), len(results)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("input")
+    ap.add_argument("-o", dest="output", required=True)
+    ap.add_argument("--entry")
+    ap.add_argument("--chip", default="sm_90")
+    ap.add_argument("--driver", choices=["cuda", "fake"], default="cuda")
+    ap.add_argument("--remat-opt", default=os.path.join(ROOT, "build", "bin", "remat-opt"))
+    ap.add_argument("--remat-opt-arg", action="append", default=[])
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    ap.add_argument("--keep", help="keep the intermediate files in this directory")
+    a = ap.parse_args()
+    if not os.path.exists(a.input):
+        die("cannot read %s" % a.input)
+    name, args, results = signature(a.input, a.entry)
+    work = a.keep or tempfile.mkdtemp(prefix="remat-gpu-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        lowered = os.path.join(work, "step.gpu.mlir")
+        run([a.remat_opt, "--lower=gpu", "--gpu-chip=" + a.chip] + a.remat_opt_arg + [a.input, "-o", lowered])
+        ptx_dir = os.path.join(work, "ptx")
+        ptxs = run([sys.executable, os.path.join(ROOT, "scripts", "extract-ptx.py"), lowered, ptx_dir]).split()
+        ptxas = shutil.which("ptxas") or os.path.join(CUDA, "bin", "ptxas")
+        for p in ptxs:
+            run([ptxas, "-arch=" + a.chip, p, "-o", os.devnull])
+        ll = os.path.join(work, "step.ll")
+        run([os.path.join(LLVM, "mlir-translate"), "--mlir-to-llvmir", lowered, "-o", ll])
+        obj = os.path.join(work, "step.o")
+        run([os.path.join(LLVM, "llc"), "-O2", "-filetype=obj", "-relocation-model=pic", ll, "-o", obj])
+        entry = os.path.join(work, "entry.c")
+        open(entry, "w").write(entry_source(name, args, results))
+        rt = os.path.join(ROOT, "runtime")
+        srcs = [entry, os.path.join(rt, "gpu", "remat_gpu_main.c"), os.path.join(rt, "gpu", "remat_gpu_runtime.c"),
+                os.path.join(rt, "remat_runtime.c")]
+        libs = ["-lm"]
+        if a.driver == "fake":
+            srcs.append(os.path.join(ROOT, "test", "unit", "fake-cuda-driver.c"))
+        else:
+            libs = ["-L" + os.path.join(CUDA, "lib64", "stubs"), "-lcuda"] + libs
+        run([a.cc, "-std=c11", "-O2", "-Wall", "-Werror", "-I" + os.path.join(rt, "gpu"), "-I" + rt,
+             "-I" + os.path.join(CUDA, "include")] + srcs + [obj, "-o", a.output] + libs)
+    finally:
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    print("built %s: @%s, %d kernels, %d arguments, %d results (driver: %s)" %
+          (a.output, name, len(ptxs), len(args), len(results), a.driver))
+
+
+if __name__ == "__main__":
+    main()
