@@ -387,50 +387,67 @@ static void rewriteReduction(MlirOperation op) {
   for (intptr_t i = 0; i < n; ++i)
     position[order[i]] = i;
 
-  // Split candidate: the reduction dim with the largest power-of-two factor
-  // (at most 256) when the outputs alone cannot fill a block. Only dims that
-  // every operand indexes plainly (no convolution-style sums) qualify.
-  intptr_t splitDim = -1;
+  // Split factors: when the outputs alone cannot fill a block, reduction
+  // dims that every operand indexes plainly (no convolution-style sums) are
+  // split by powers of two, largest available factor first, until outputs x
+  // split reach 256 threads. The partial results (outputs x split values)
+  // then stay at 256 values, about 1 KiB.
+  int64_t factor[kMaxDims];
   int64_t split = 1;
+  intptr_t numSplit = 0;
   MlirOperation combiner = {NULL};
   double identity = 0;
   int accOperand = 0;
   int64_t reductionSize = 1;
-  for (intptr_t d = 0; d < n; ++d)
+  for (intptr_t d = 0; d < n; ++d) {
+    factor[d] = 1;
     if (info.isReduction[d])
       reductionSize *= info.size[d];
+  }
   if (parallelSize < kMinThreadsPerBlock && reductionSize > kMaxThreadsPerBlock && info.numOutputs == 1 &&
       findCombiner(op, &combiner, &identity, &accOperand)) {
+    bool plain[kMaxDims];
     for (intptr_t d = 0; d < n; ++d) {
-      if (!info.isReduction[d])
-        continue;
-      bool plain = true;
-      for (intptr_t i = 0; i < info.numInputs + info.numOutputs && plain; ++i)
+      plain[d] = info.isReduction[d];
+      for (intptr_t i = 0; i < info.numInputs + info.numOutputs && plain[d]; ++i)
         for (intptr_t r = 0; r < mlirAffineMapGetNumResults(info.maps[i]); ++r) {
           MlirAffineExpr e = mlirAffineMapGetResult(info.maps[i], r);
           if (!mlirAffineExprIsADim(e) && mlirAffineExprIsFunctionOfDim(e, d))
-            plain = false;
+            plain[d] = false;
         }
-      // The smallest power-of-two split that fills a block of 256 threads:
-      // the partial results (outputs x split values) stay under 256 values,
-      // so the split costs at most about 1 KiB of memory.
-      int64_t f = 1;
-      while (plain && parallelSize * f < kMaxThreadsPerBlock && info.size[d] % (2 * f) == 0)
-        f *= 2;
-      if (f > split) {
-        split = f;
-        splitDim = d;
+    }
+    while (parallelSize * split < kMaxThreadsPerBlock) {
+      intptr_t best = -1;
+      int64_t bestF = 1;
+      for (intptr_t d = 0; d < n; ++d) {
+        if (!plain[d] || factor[d] > 1)
+          continue;
+        int64_t f = 1;
+        while (parallelSize * split * f < kMaxThreadsPerBlock && info.size[d] % (2 * f) == 0)
+          f *= 2;
+        if (f > bestF) {
+          bestF = f;
+          best = d;
+        }
       }
+      if (best < 0)
+        break;
+      factor[best] = bestF;
+      split *= bestF;
+      ++numSplit;
     }
     // Worth it only when the partial kernel reaches a full block.
-    if (parallelSize * split < kMinThreadsPerBlock)
-      splitDim = -1;
+    if (parallelSize * split < kMinThreadsPerBlock) {
+      for (intptr_t d = 0; d < n; ++d)
+        factor[d] = 1;
+      numSplit = 0;
+    }
   }
 
   bool ordered = true;
   for (intptr_t i = 0; i < n; ++i)
     ordered = ordered && order[i] == i;
-  if (ordered && splitDim < 0)
+  if (ordered && numSplit == 0)
     return;
 
   intptr_t numOperands = info.numInputs + info.numOutputs;
@@ -440,7 +457,7 @@ static void rewriteReduction(MlirOperation op) {
   MlirRegion body = mlirRegionCreate();
   mlirRegionTakeBody(body, mlirOperationGetRegion(op, 0));
 
-  if (splitDim < 0) {
+  if (numSplit == 0) {
     MlirAffineExpr subst[kMaxDims];
     MlirAttribute maps[kMaxOperands], iters[kMaxDims];
     for (intptr_t d = 0; d < n; ++d)
@@ -455,54 +472,64 @@ static void rewriteReduction(MlirOperation op) {
     return;
   }
 
-  // Split. Stage 1 dims: [parallel..., t, reductions with splitDim -> j].
-  // Inputs indexing splitDim at result r are expanded at r into [split, m];
-  // the partial result has the output's shape plus a trailing [split].
+  // Split. Stage 1 dims: [parallel..., t_1..t_K, reductions], where split
+  // dim d (of size factor[d] x m) becomes t_k (the chunk) and j (within it).
+  // Inputs indexing d at result r are expanded at r into [factor[d], m]; the
+  // partial result has the output's shape plus [factor of each split dim].
   MlirLocation loc = mlirOperationGetLocation(op);
-  intptr_t n1 = n + 1;
-  intptr_t tDim = numParallel;
-  MlirAffineExpr subst[kMaxDims];
-  for (intptr_t d = 0; d < n; ++d)
-    subst[d] = mlirAffineDimExprGet(ctx, position[d] + (position[d] >= numParallel ? 1 : 0));
-  MlirAffineExpr tExpr = mlirAffineDimExprGet(ctx, tDim);
-  MlirAffineExpr jExpr = subst[splitDim];
-  int64_t chunk = info.size[splitDim] / split;
+  intptr_t n1 = n + numSplit;
+  if (n1 > kMaxDims)
+    return;
+  MlirAffineExpr subst[kMaxDims], tOf[kMaxDims], tList[kMaxDims];
+  int64_t tSizes[kMaxDims];
+  intptr_t numT = 0;
+  for (intptr_t d = 0; d < n; ++d) {
+    subst[d] = mlirAffineDimExprGet(ctx, position[d] + (info.isReduction[d] ? numSplit : 0));
+    if (factor[d] > 1) {
+      tOf[d] = mlirAffineDimExprGet(ctx, numParallel + numT);
+      tList[numT] = tOf[d];
+      tSizes[numT++] = factor[d];
+    }
+  }
 
   MlirAttribute maps1[kMaxOperands];
   MlirValue inputs1[kMaxOperands];
+  MlirType i64 = mlirIntegerTypeGet(ctx, 64);
   for (intptr_t i = 0; i < info.numInputs; ++i) {
     MlirAffineMap map = info.maps[i];
     intptr_t rank = mlirAffineMapGetNumResults(map);
-    intptr_t at = -1;
+    bool expands = false;
     for (intptr_t r = 0; r < rank; ++r) {
       MlirAffineExpr e = mlirAffineMapGetResult(map, r);
-      if (mlirAffineExprIsADim(e) && mlirAffineDimExprGetPosition(e) == splitDim)
-        at = r;
+      if (mlirAffineExprIsADim(e) && factor[mlirAffineDimExprGetPosition(e)] > 1)
+        expands = true;
     }
-    if (at < 0) {
+    if (!expands) {
       inputs1[i] = operands[i];
       maps1[i] = remapMap(ctx, map, n, n1, subst, 0, NULL);
       continue;
     }
     MlirType t = mlirValueGetType(operands[i]);
-    int64_t shape[kMaxDims + 1];
-    MlirAffineExpr results[kMaxDims + 1];
+    int64_t shape[2 * kMaxDims];
+    MlirAffineExpr results[2 * kMaxDims];
     MlirAttribute groups[kMaxDims];
     intptr_t outRank = 0;
     for (intptr_t r = 0; r < rank; ++r) {
+      MlirAffineExpr e = mlirAffineMapGetResult(map, r);
+      intptr_t d = mlirAffineExprIsADim(e) ? mlirAffineDimExprGetPosition(e) : -1;
       MlirAttribute members[2];
-      if (r == at) {
-        members[0] = mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), outRank);
-        members[1] = mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), outRank + 1);
-        shape[outRank] = split;
-        results[outRank++] = tExpr;
-        shape[outRank] = chunk;
-        results[outRank++] = jExpr;
+      if (d >= 0 && factor[d] > 1) {
+        members[0] = mlirIntegerAttrGet(i64, outRank);
+        members[1] = mlirIntegerAttrGet(i64, outRank + 1);
+        shape[outRank] = factor[d];
+        results[outRank++] = tOf[d];
+        shape[outRank] = info.size[d] / factor[d];
+        results[outRank++] = subst[d];
         groups[r] = mlirArrayAttrGet(ctx, 2, members);
       } else {
-        members[0] = mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), outRank);
+        members[0] = mlirIntegerAttrGet(i64, outRank);
         shape[outRank] = mlirShapedTypeGetDimSize(t, r);
-        results[outRank++] = substituteDims(ctx, mlirAffineMapGetResult(map, r), n, n1, subst);
+        results[outRank++] = substituteDims(ctx, e, n, n1, subst);
         groups[r] = mlirArrayAttrGet(ctx, 1, members);
       }
     }
@@ -523,17 +550,20 @@ static void rewriteReduction(MlirOperation op) {
     maps1[i] = mlirAffineMapAttrGet(mlirAffineMapGet(ctx, n1, 0, outRank, results));
   }
 
-  // The partial accumulator: the output's shape + [split], filled with the
-  // combiner's identity.
+  // The partial accumulator: the output's shape + the split factors, filled
+  // with the combiner's identity.
   MlirValue init = operands[info.numInputs];
   MlirType initType = mlirValueGetType(init);
   MlirType elem = mlirShapedTypeGetElementType(initType);
   intptr_t outRank = mlirShapedTypeGetRank(initType);
-  int64_t partialShape[kMaxDims + 1];
+  if (outRank + numSplit > kMaxDims)
+    return;
+  int64_t partialShape[kMaxDims];
   for (intptr_t r = 0; r < outRank; ++r)
     partialShape[r] = mlirShapedTypeGetDimSize(initType, r);
-  partialShape[outRank] = split;
-  MlirType partialType = mlirRankedTensorTypeGet(outRank + 1, partialShape, elem, mlirAttributeGetNull());
+  for (intptr_t j = 0; j < numSplit; ++j)
+    partialShape[outRank + j] = tSizes[j];
+  MlirType partialType = mlirRankedTensorTypeGet(outRank + numSplit, partialShape, elem, mlirAttributeGetNull());
   MlirOperation empty =
       insertBefore(op, createOp(loc, (OpSpec){.name = "tensor.empty", .numResults = 1, .results = &partialType}));
   MlirNamedAttribute cstAttr = namedAttr(ctx, "value", mlirFloatAttrDoubleGet(ctx, elem, identity));
@@ -556,30 +586,31 @@ static void rewriteReduction(MlirOperation op) {
                                                                .regions = &fillRegion}));
   mlirLinalgFillBuiltinNamedOpRegion(fill);
   MlirValue partialInit = mlirOperationGetResult(fill, 0);
-  maps1[info.numInputs] = remapMap(ctx, info.maps[info.numInputs], n, n1, subst, 1, &tExpr);
-  MlirAttribute iters1[kMaxDims + 1];
+  maps1[info.numInputs] = remapMap(ctx, info.maps[info.numInputs], n, n1, subst, numSplit, tList);
+  MlirAttribute iters1[kMaxDims];
   for (intptr_t i = 0; i < n1; ++i)
-    iters1[i] = iteratorAttr(ctx, i > numParallel);
+    iters1[i] = iteratorAttr(ctx, i >= numParallel + numSplit);
   // The combiner is cloned before the body moves into stage 1.
   MlirOperation combinerClone = mlirOperationClone(combiner);
   MlirOperation stage1 =
       createGeneric(op, info.numInputs, inputs1, 1, &partialInit, mlirArrayAttrGet(ctx, info.numInputs + 1, maps1),
                     mlirArrayAttrGet(ctx, n1, iters1), body);
 
-  // Stage 2: dims [parallel..., t]; combine the partials into the original
-  // output in ascending t.
-  MlirAffineExpr subst2[kMaxDims];
+  // Stage 2: dims [parallel..., t_1..t_K]; combine the partials into the
+  // original output.
+  MlirAffineExpr subst2[kMaxDims], t2[kMaxDims];
   for (intptr_t d = 0; d < n; ++d)
     subst2[d] = info.isReduction[d] ? mlirAffineConstantExprGet(ctx, 0) : mlirAffineDimExprGet(ctx, position[d]);
-  MlirAffineExpr t2 = mlirAffineDimExprGet(ctx, numParallel);
-  intptr_t n2 = numParallel + 1;
+  for (intptr_t j = 0; j < numSplit; ++j)
+    t2[j] = mlirAffineDimExprGet(ctx, numParallel + j);
+  intptr_t n2 = numParallel + numSplit;
   MlirAttribute maps2[2] = {
-      remapMap(ctx, info.maps[info.numInputs], n, n2, subst2, 1, &t2),
+      remapMap(ctx, info.maps[info.numInputs], n, n2, subst2, numSplit, t2),
       remapMap(ctx, info.maps[info.numInputs], n, n2, subst2, 0, NULL),
   };
-  MlirAttribute iters2[kMaxDims + 1];
+  MlirAttribute iters2[kMaxDims];
   for (intptr_t i = 0; i < n2; ++i)
-    iters2[i] = iteratorAttr(ctx, i == numParallel);
+    iters2[i] = iteratorAttr(ctx, i >= numParallel);
   MlirRegion body2 = mlirRegionCreate();
   MlirType argTypes[2] = {elem, elem};
   MlirLocation argLocs[2] = {loc, loc};

@@ -254,8 +254,13 @@ static void *loadModule(void *data, int jit, int optLevel) {
     if (r != CUDA_SUCCESS) {
       check(r, "cuModuleLoadDataEx (PTX JIT)");
       size_t len = strlen(rt.error);
-      if (log[0] && len + 8 < sizeof(rt.error))
-        snprintf(rt.error + len, sizeof(rt.error) - len, "; JIT log: %s", log);
+      static const char kLog[] = "; JIT log: ";
+      // Truncated to what fits after the message.
+      for (size_t i = 0; log[0] && kLog[i] && len + 1 < sizeof(rt.error); ++i)
+        rt.error[len++] = kLog[i];
+      for (size_t i = 0; log[0] && log[i] && len + 1 < sizeof(rt.error); ++i)
+        rt.error[len++] = log[i];
+      rt.error[len] = '\0';
       return NULL;
     }
   } else if (!check(cuModuleLoadData(&module, data), "cuModuleLoadData")) {

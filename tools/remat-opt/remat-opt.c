@@ -68,6 +68,9 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "  --lower=none|cpu|gpu  lower the output (cpu: LLVM dialect, the pipeline\n"
                             "                        remat-run uses; gpu: host LLVM dialect calling\n"
                             "                        runtime/'s mgpu* ABI + PTX kernels, docs/gpu.md)\n"
+                            "  --lower=gpu-tensors   only the tensor-level part of the GPU lowering\n"
+                            "                        (reductions reordered and split), still tensor IR\n"
+                            "                        that remat-run can check on the CPU\n"
                             "  --dim-bound=N         upper bound for dynamic dimensions\n"
                             "  --split-input-file    treat '// -----' lines as boundaries of separate\n"
                             "                        inputs\n"
@@ -204,8 +207,9 @@ static int parseFlags(int argc, char **argv, Options *opts) {
         return usageError("unknown profile '%s' (expected h200 or cpu)", opts->profile);
     } else if (startsWith(a, "--lower=")) {
       opts->lower = a + strlen("--lower=");
-      if (strcmp(opts->lower, "none") && strcmp(opts->lower, "cpu") && strcmp(opts->lower, "gpu"))
-        return usageError("unknown lowering '%s' (expected none, cpu or gpu)", opts->lower);
+      if (strcmp(opts->lower, "none") && strcmp(opts->lower, "cpu") && strcmp(opts->lower, "gpu") &&
+          strcmp(opts->lower, "gpu-tensors"))
+        return usageError("unknown lowering '%s' (expected none, cpu, gpu or gpu-tensors)", opts->lower);
     } else if (startsWith(a, "--dim-bound=")) {
       const char *n = a + strlen("--dim-bound=");
       char *end = NULL;
@@ -509,7 +513,7 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
     return kExitUser;
   // The GPU lowering splits small reductions at the tensor level: analyse and
   // plan the form the device will run, so the estimate counts its buffers.
-  if (opts->lower && strcmp(opts->lower, "gpu") == 0 && mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
+  if (opts->lower && strncmp(opts->lower, "gpu", 3) == 0 && mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
     return diags->errors ? kExitUser : kExitInternal;
   if (opts->numBudgets) {
     int rc = buildVariants(module, opts, diags);
