@@ -959,6 +959,23 @@ static void tileParallel(MlirOperation loop) {
 }
 
 static bool isFunc(MlirOperation op) { return isOp(op, "func.func"); }
+static bool isBinary(MlirOperation op) { return isOp(op, "gpu.binary"); }
+
+typedef struct TextBuffer {
+  char *data;
+  size_t length;
+} TextBuffer;
+
+static void appendText(MlirStringRef s, void *userData) {
+  TextBuffer *t = userData;
+  char *grown = realloc(t->data, t->length + s.length + 1);
+  if (!grown)
+    return;
+  t->data = grown;
+  memcpy(t->data + t->length, s.data, s.length);
+  t->length += s.length;
+  t->data[t->length] = '\0';
+}
 
 /// Steps 3 and 4 on every function body; fails on host ops with results that
 /// would have to leave a kernel.
@@ -1073,5 +1090,25 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
            "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=%s cubin-features=+ptx80 cubin-format=isa "
            "opt-level=3})",
            chip);
-  return runPipeline(module, pipeline);
+  if (mlirLogicalResultIsFailure(runPipeline(module, pipeline)))
+    return mlirLogicalResultFailure();
+  // Without libdevice the PTX keeps calls to __nv_* math functions that
+  // ptxas (and the driver's JIT) cannot resolve: fail here, not on the GPU.
+  OpList binaries = collectOps(module, isBinary);
+  MlirLogicalResult result = mlirLogicalResultSuccess();
+  for (intptr_t i = 0; i < binaries.size; ++i) {
+    TextBuffer text = {NULL, 0};
+    mlirOperationPrint(binaries.ops[i], appendText, &text);
+    if (text.data && strstr(text.data, ".extern .func") && strstr(text.data, "__nv_")) {
+      mlirEmitError(mlirOperationGetLocation(binaries.ops[i]),
+                    "a kernel calls CUDA libdevice math functions but libdevice was not linked: set CUDA_HOME to "
+                    "the CUDA toolkit (with nvvm/libdevice/libdevice.10.bc)");
+      result = mlirLogicalResultFailure();
+    }
+    free(text.data);
+    if (mlirLogicalResultIsFailure(result))
+      break;
+  }
+  free(binaries.ops);
+  return result;
 }

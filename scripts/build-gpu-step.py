@@ -164,7 +164,8 @@ def main():
         ptxs = run([sys.executable, os.path.join(ROOT, "scripts", "extract-ptx.py"), lowered, ptx_dir]).split()
         ptxas = shutil.which("ptxas") or os.path.join(CUDA, "bin", "ptxas")
         for p in ptxs:
-            run([ptxas, "-arch=" + a.chip, p, "-o", os.devnull])
+            # A real output file: ptxas may replace or remove its output.
+            run([ptxas, "-arch=" + a.chip, p, "-o", p[:-4] + ".cubin"])
         ll = os.path.join(work, "step.ll")
         run([os.path.join(LLVM, "mlir-translate"), "--mlir-to-llvmir", lowered, "-o", ll])
         obj = os.path.join(work, "step.o")

@@ -41,6 +41,11 @@ if getattr(config, "remat_fuzz", "OFF") in ("ON", "1", "TRUE", "True"):
 elif os.path.exists(os.path.join(bin_dir, "remat-fuzz-replay")):
     config.available_features.add("fuzz-replay")
 
+# The CUDA toolkit's ptxas (and the stub libcuda next to it) for the GPU
+# lowering tests that need no device.
+if os.path.exists("/usr/local/cuda/bin/ptxas") and os.path.exists("/usr/local/cuda/lib64/stubs/libcuda.so"):
+    config.available_features.add("ptxas")
+
 # GPU tests need a device: nvidia-smi answering means the driver sees one.
 if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 0:
     config.available_features.add("cuda")

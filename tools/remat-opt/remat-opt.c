@@ -5,6 +5,7 @@
 // 0 success, 1 user error, 2 internal failure.
 //
 //===----------------------------------------------------------------------===//
+#define _POSIX_C_SOURCE 200809L // setenv
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -648,6 +649,11 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
 int main(int argc, char **argv) {
   Options opts = {0};
   int rc = parseFlags(argc, argv, &opts);
+  // MLIR's NVVM serializer finds libdevice (math functions such as rsqrt in
+  // kernels) through CUDA_HOME/CUDA_ROOT/CUDA_PATH only: point it at the
+  // toolkit this build was configured with unless the user chose one.
+  if (!getenv("CUDA_HOME") && !getenv("CUDA_ROOT") && !getenv("CUDA_PATH"))
+    setenv("CUDA_HOME", REMAT_CUDA_HOME, 0);
   if (rc >= 0)
     return rc;
   if (opts.report == ReportNone && (opts.estimate || opts.reportFile))
