@@ -725,6 +725,31 @@ static MlirLogicalResult moveBuffersToDevice(MlirModule module) {
 // Steps 3 and 4: kernels for everything, tiled
 //===----------------------------------------------------------------------===//
 
+/// A call is host code; it may pass buffers only to functions of this module
+/// (their bodies are lowered to kernels too), never to external ones, which
+/// would read device memory on the host.
+static bool callStaysOnDevice(MlirOperation call) {
+  bool passesBuffers = false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(call); ++i)
+    passesBuffers = passesBuffers || mlirTypeIsAMemRef(mlirValueGetType(mlirOperationGetOperand(call, i)));
+  for (intptr_t i = 0; i < mlirOperationGetNumResults(call); ++i)
+    passesBuffers = passesBuffers || mlirTypeIsAMemRef(mlirValueGetType(mlirOperationGetResult(call, i)));
+  if (!passesBuffers)
+    return true;
+  MlirOperation moduleOp = call;
+  while (!mlirOperationIsNull(moduleOp) && !isOp(moduleOp, "builtin.module"))
+    moduleOp = mlirOperationGetParentOperation(moduleOp);
+  MlirAttribute callee = mlirOperationGetAttributeByName(call, str("callee"));
+  if (mlirOperationIsNull(moduleOp) || mlirAttributeIsNull(callee))
+    return false;
+  MlirSymbolTable table = mlirSymbolTableCreate(moduleOp);
+  MlirOperation target = mlirSymbolTableLookup(table, mlirFlatSymbolRefAttrGetValue(callee));
+  bool defined =
+      !mlirOperationIsNull(target) && !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(target, 0)));
+  mlirSymbolTableDestroy(table);
+  return defined;
+}
+
 /// Host-side ops that never read or write buffer contents.
 static bool isHostSafe(MlirOperation op) {
   static const char *const kSafe[] = {
@@ -741,8 +766,11 @@ static bool isHostSafe(MlirOperation op) {
       "gpu.dealloc",
       "gpu.wait",
       "func.return",
+      "func.call",
       "scf.yield",
   };
+  if (isOp(op, "func.call"))
+    return callStaysOnDevice(op);
   for (size_t i = 0; i < sizeof(kSafe) / sizeof(kSafe[0]); ++i)
     if (isOp(op, kSafe[i]))
       return true;
@@ -992,9 +1020,17 @@ static MlirLogicalResult buildKernels(MlirModule module) {
       if (isOp(op, "scf.parallel")) {
         opListPush(&loops, op);
       } else if (!isHostSafe(op)) {
-        if (mlirOperationGetNumResults(op) != 0) {
+        if (isOp(op, "func.call")) {
           mlirEmitError(mlirOperationGetLocation(op),
-                        "internal error: the GPU lowering cannot move this host operation into a kernel");
+                        "the GPU lowering cannot pass device buffers to a function defined outside this module");
+          result = mlirLogicalResultFailure();
+        } else if (mlirOperationGetNumResults(op) != 0) {
+          char message[256];
+          MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+          snprintf(message, sizeof(message),
+                   "internal error: the GPU lowering cannot move this host operation (%.*s) into a kernel",
+                   (int)name.length, name.data);
+          mlirEmitError(mlirOperationGetLocation(op), message);
           result = mlirLogicalResultFailure();
         } else {
           wrapInUnitParallel(op);
@@ -1048,6 +1084,45 @@ MlirLogicalResult rematPrepareForGPU(MlirModule module) {
   return mlirLogicalResultSuccess();
 }
 
+static bool isDispatcher(MlirOperation op) {
+  return isOp(op, "func.func") && !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("remat.variants")));
+}
+
+/// A `--budgets` dispatcher (lib/Variants.c) passes buffers between host
+/// functions through scf.if results; the deallocation pipeline would then
+/// track ownership at run time with host loops over pointer arrays. On the
+/// GPU the executable's main dispatches instead, from the same table and with
+/// the same runtime call (remat_variant_fits): the dispatcher's table moves to
+/// the module as `remat.gpu_variants.<name>`, the variants become public and
+/// the dispatcher goes.
+static void moveDispatchToHost(MlirModule module) {
+  OpList dispatchers = collectOps(module, isDispatcher);
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirContext ctx = mlirOperationGetContext(moduleOp);
+  for (intptr_t i = 0; i < dispatchers.size; ++i) {
+    MlirOperation d = dispatchers.ops[i];
+    MlirAttribute table = mlirOperationGetAttributeByName(d, str("remat.variants"));
+    MlirAttribute name = mlirOperationGetAttributeByName(d, str("sym_name"));
+    MlirStringRef n = mlirStringAttrGetValue(name);
+    char key[512];
+    snprintf(key, sizeof(key), "remat.gpu_variants.%.*s", (int)n.length, n.data);
+    mlirOperationSetAttributeByName(moduleOp, str(key), table);
+    MlirSymbolTable symbols = mlirSymbolTableCreate(moduleOp);
+    for (intptr_t v = 0; v < mlirArrayAttrGetNumElements(table); ++v) {
+      MlirAttribute entry = mlirArrayAttrGetElement(table, v);
+      MlirAttribute variantName = mlirDictionaryAttrGetElementByName(entry, str("name"));
+      if (mlirAttributeIsNull(variantName))
+        continue;
+      MlirOperation f = mlirSymbolTableLookup(symbols, mlirStringAttrGetValue(variantName));
+      if (!mlirOperationIsNull(f))
+        mlirOperationSetAttributeByName(f, str("sym_visibility"), mlirStringAttrGet(ctx, str("public")));
+    }
+    mlirSymbolTableDestroy(symbols);
+    mlirOperationDestroy(d);
+  }
+  free(dispatchers.ops);
+}
+
 MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   MlirLocation loc = mlirOperationGetLocation(moduleOp);
@@ -1055,6 +1130,7 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
     mlirEmitError(loc, "GPU chip must look like sm_NN (e.g. sm_90)");
     return mlirLogicalResultFailure();
   }
+  moveDispatchToHost(module);
   // The AOT main calls each step through its C interface.
   OpList funcs = collectOps(module, isFunc);
   for (intptr_t i = 0; i < funcs.size; ++i)

@@ -277,7 +277,17 @@ static int readCgroupValue(const char *path, int64_t *value) {
   return 1;
 }
 
+static RematFreeBytesProvider freeBytesProvider;
+static void *freeBytesData;
+
+void rematRuntimeSetFreeBytesProvider(RematFreeBytesProvider provider, void *userData) {
+  freeBytesProvider = provider;
+  freeBytesData = userData;
+}
+
 int64_t rematRuntimeGetFreeBytes(const char **source) {
+  if (freeBytesProvider)
+    return freeBytesProvider(source, freeBytesData);
   if (T.cap) {
     *source = "cap";
     return T.liveBytes >= T.cap ? 0 : (int64_t)(T.cap - T.liveBytes);

@@ -91,6 +91,11 @@ typedef struct RematVariantChoice {
 /// Free bytes for a step now (see above); -1 when unlimited. `*source`
 /// receives where the figure comes from.
 int64_t rematRuntimeGetFreeBytes(const char **source);
+/// Replaces where free memory comes from (NULL: the CPU rules above). The
+/// GPU executable installs the device's: its cap, else the driver's free
+/// memory minus a headroom (runtime/gpu).
+typedef int64_t (*RematFreeBytesProvider)(const char **source, void *userData);
+void rematRuntimeSetFreeBytesProvider(RematFreeBytesProvider provider, void *userData);
 /// Called by dispatchers: 1 if a variant with this peak fits now (and then
 /// records it as the choice), else 0.
 int64_t remat_variant_fits(int64_t peakBytes, int64_t index);

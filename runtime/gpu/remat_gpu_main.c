@@ -36,6 +36,14 @@ static void fail(const char *what, const char *detail) {
   fprintf(stderr, "%s: error: %s%s%s\n", gProgram, what, detail ? ": " : "", detail ? detail : "");
 }
 
+// A step built with --budgets has a dispatcher that asks remat_variant_fits
+// (runtime/remat_runtime.c) about each variant before allocating anything;
+// here the free memory is the device's (rematGpuGetFreeBytesForStep).
+static int64_t deviceFreeBytes(const char **source, void *userData) {
+  (void)userData;
+  return rematGpuGetFreeBytesForStep(source);
+}
+
 static int parseSize(const char *text, size_t *out) {
   char *end = NULL;
   errno = 0;
@@ -201,6 +209,7 @@ int main(int argc, char **argv) {
     }
   }
   rematGpuSetCap(cap);
+  rematRuntimeSetFreeBytesProvider(deviceFreeBytes, NULL);
 
   for (long s = 0; s < steps && rc == EXIT_OK; ++s) {
     // Arguments are writable to the lowered code: restore them every step.
@@ -216,7 +225,29 @@ int main(int argc, char **argv) {
       rc = EXIT_USER;
       goto cleanup;
     }
-    step->call(resultDesc, (void **)argDesc);
+    // Variants: the cheapest whose peak fits the memory free now, asked
+    // before anything is allocated (the table and the rule of the CPU
+    // dispatcher, docs/variants.md).
+    RematGpuCall call = step->call;
+    rematRuntimeResetVariantChoice();
+    for (size_t v = 0; v < step->numVariants && !call; ++v)
+      if (remat_variant_fits(step->variants[v].peakBytes, (int64_t)v))
+        call = step->variants[v].call;
+    if (!call) {
+      int64_t smallest = step->numVariants ? step->variants[step->numVariants - 1].peakBytes : 0;
+      for (size_t v = 0; v < step->numVariants; ++v)
+        smallest = step->variants[v].peakBytes < smallest ? step->variants[v].peakBytes : smallest;
+      remat_no_variant_fits(smallest);
+      const RematVariantChoice *c = rematRuntimeGetVariantChoice();
+      rematGpuTimerStop();
+      fprintf(stderr,
+              "%s: error: no variant of @%s fits: the smallest needs %" PRId64 " bytes, %" PRId64
+              " bytes are free (%s); nothing was run\n",
+              gProgram, step->name, c->peakBytes, c->freeBytes, c->source);
+      rc = EXIT_USER;
+      goto cleanup;
+    }
+    call(resultDesc, (void **)argDesc);
     double seconds = rematGpuTimerStop();
     if (rematGpuGetError()) {
       fail(rematGpuErrorIsCap() ? "the step needs more device memory than the cap allows"
@@ -274,6 +305,18 @@ int main(int argc, char **argv) {
     }
   }
 
+  const RematVariantChoice *choice = rematRuntimeGetVariantChoice();
+  char variant[256] = "null", reason[256] = "";
+  if (choice->index >= 0) {
+    snprintf(variant, sizeof(variant), "\"%s\"", step->variants[choice->index].name);
+    if (choice->freeBytes < 0)
+      snprintf(reason, sizeof(reason), "the cheapest variant; free memory is not limited (%s)", choice->source);
+    else
+      snprintf(reason, sizeof(reason),
+               "the cheapest of %" PRId64 " variants tried whose peak (%" PRId64 " bytes) fits the %" PRId64
+               " bytes free (%s)",
+               choice->numTried, choice->peakBytes, choice->freeBytes, choice->source);
+  }
   if (json) {
     printf("{\"target\": \"gpu\", \"device\": \"%s\", \"entry\": \"%s\", \"peak_bytes\": %zu, "
            "\"argument_bytes\": %zu, \"step_time_s\": %.9f, \"steps\": %ld, \"device_free_bytes\": %zu, "
@@ -281,10 +324,15 @@ int main(int argc, char **argv) {
            rematGpuGetDeviceName(), step->name, rematGpuGetPeakBytes(), argumentBytes, best, steps, freeBefore, total);
     for (size_t r = 0; r < numResults; ++r)
       printf("%s{\"index\": %zu, \"checksum\": \"%016" PRIx64 "\"}", r ? ", " : "", r, checksums[r]);
-    printf("], \"variant\": null}\n");
+    printf("], \"variant\": %s", variant);
+    if (reason[0])
+      printf(", \"variant_reason\": \"%s\"", reason);
+    printf("}\n");
   } else {
     printf("entry: @%s on %s\npeak bytes: %zu\nargument bytes: %zu\nstep time: %.6f s\n", step->name,
            rematGpuGetDeviceName(), rematGpuGetPeakBytes(), argumentBytes, best);
+    if (reason[0])
+      printf("variant: %s: %s\n", variant, reason);
     for (size_t r = 0; r < numResults; ++r)
       printf("output %zu: %s, %zu bytes, checksum %016" PRIx64 "\n", r, step->results[r].typeText,
              step->results[r].bytes, checksums[r]);

@@ -427,6 +427,20 @@ int rematGpuGetMemInfo(size_t *freeBytes, size_t *totalBytes) {
 
 const char *rematGpuGetDeviceName(void) { return rt.deviceName; }
 
+int64_t rematGpuGetFreeBytesForStep(const char **source) {
+  if (rt.cap) {
+    *source = "cap";
+    return rt.live >= rt.cap ? 0 : (int64_t)(rt.cap - rt.live);
+  }
+  size_t freeBytes = 0, total = 0;
+  if (rematGpuGetMemInfo(&freeBytes, &total) != 0) {
+    *source = "error";
+    return -1;
+  }
+  *source = "driver";
+  return freeBytes > (size_t)REMAT_GPU_HEADROOM_BYTES ? (int64_t)(freeBytes - REMAT_GPU_HEADROOM_BYTES) : 0;
+}
+
 int rematGpuTimerStart(void) {
   if (!ensureInit())
     return -1;

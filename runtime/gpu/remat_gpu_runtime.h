@@ -82,6 +82,15 @@ void rematGpuArgumentFree(void *ptr);
 int rematGpuCopyToDevice(void *dst, const void *src, size_t bytes);
 int rematGpuCopyFromDevice(void *dst, const void *src, size_t bytes);
 
+/// Headroom kept when the driver's free memory decides which variant of a
+/// step runs (allocation granularity, fragmentation, the context's own
+/// growth). A documented guess, not a measured figure.
+enum { REMAT_GPU_HEADROOM_BYTES = 64 << 20 };
+/// Free bytes for a step now: with a cap, the cap minus live step bytes
+/// (source "cap"); else the driver's free memory minus the headroom
+/// ("driver"); -1 (and "error") when CUDA is not usable.
+int64_t rematGpuGetFreeBytesForStep(const char **source);
+
 /// Free and total device memory from the driver; 0 on success.
 int rematGpuGetMemInfo(size_t *freeBytes, size_t *totalBytes);
 /// The device's name (empty before initialisation or on error).

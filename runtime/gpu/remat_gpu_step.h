@@ -24,13 +24,25 @@ typedef struct RematGpuTensor {
   const char *typeText;
 } RematGpuTensor;
 
+typedef void (*RematGpuCall)(void *results, void **args);
+
+/// One variant of a step built with --budgets (cheapest recompute first).
+typedef struct RematGpuVariant {
+  const char *name;
+  int64_t peakBytes;
+  RematGpuCall call;
+} RematGpuVariant;
+
 typedef struct RematGpuStep {
   const char *name;
   size_t numArgs, numResults;
   const RematGpuTensor *args, *results;
   /// Calls the step: `results` points at the results' descriptors laid out
   /// as the C interface returns them, `args[i]` at argument i's descriptor.
-  void (*call)(void *results, void **args);
+  /// NULL when the step has variants: main dispatches among them.
+  RematGpuCall call;
+  size_t numVariants;
+  const RematGpuVariant *variants;
 } RematGpuStep;
 
 extern const RematGpuStep rematGpuStep;
