@@ -30,8 +30,9 @@ def main():
     ap.add_argument("--run", action="store_true", help="run the ci-size steps with remat-run")
     ap.add_argument("--sizes", default="ci,bench")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--runner", default=None, help="remat-run to use (default: the build's)")
     a = ap.parse_args()
-    opt, runner = os.path.join(a.build, "bin", "remat-opt"), os.path.join(a.build, "bin", "remat-run")
+    opt, runner = os.path.join(a.build, "bin", "remat-opt"), a.runner or os.path.join(a.build, "bin", "remat-run")
     man = json.load(open(os.path.join(HERE, "ir", "manifest.json")))
     rows = []
     sizes = a.sizes.split(",")
