@@ -73,6 +73,9 @@ typedef struct RematPlanResult {
   double recomputeTimeSeconds;
   intptr_t numDecisions;
   RematDecision *decisions; ///< owned; free with rematPlanResultFree
+  /// tensor.empty clones made before planning: one empty handed to several
+  /// ops as their destination gets one per use (its contents are undefined).
+  intptr_t numSplitEmpties;
 } RematPlanResult;
 
 /// Rewrites `func` so that its peak fits `budgetBytes`, using `kind`.

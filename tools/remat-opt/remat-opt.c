@@ -613,6 +613,11 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
   }
   bool unmet = false;
   for (intptr_t i = 0; i < built; ++i) {
+    if (plans[i].numSplitEmpties > 0)
+      fprintf(stderr,
+              "remat-opt: note: function #%ld hands one tensor.empty to several ops as their destination; "
+              "%ld copies were made so that each use has its own (contents are undefined) before planning\n",
+              (long)i, (long)plans[i].numSplitEmpties);
     if (opts->hasBudget && !plans[i].budgetMet) {
       unmet = true;
       fprintf(stderr,
