@@ -686,7 +686,8 @@ static void printJsonString(const char *s) {
 
 static int run(const Options *opts) {
   if (opts->gpu) {
-    errorf("GPU target not available in this build");
+    errorf("--target=gpu: remat-run JITs on the CPU only; build a GPU executable with "
+           "scripts/build-gpu-step.py FILE -o EXE (docs/gpu.md) and run it on the GPU machine");
     return EXIT_USER;
   }
 
