@@ -660,8 +660,10 @@ static void waitBefore(MlirOperation anchor, MlirValue token) {
                                 (OpSpec){.name = "gpu.wait", .numOperands = 1, .operands = &token}));
 }
 
-static MlirLogicalResult moveBuffersToDevice(MlirModule module) {
-  OpList list = collectOps(module, isBufferOp);
+static bool isCopyOp(MlirOperation op) { return isOp(op, "memref.copy"); }
+
+static MlirLogicalResult moveBuffersToDevice(MlirModule module, bool onDevice) {
+  OpList list = collectOps(module, onDevice ? isBufferOp : isCopyOp);
   MlirLogicalResult result = mlirLogicalResultSuccess();
   for (intptr_t i = 0; i < list.size; ++i) {
     MlirOperation op = list.ops[i];
@@ -763,6 +765,9 @@ static bool isHostSafe(MlirOperation op) {
       "memref.extract_aligned_pointer_as_index",
       "memref.view",
       "gpu.alloc",
+      // Host allocations only remain in the kernels-on-CPU check.
+      "memref.alloc",
+      "memref.dealloc",
       "gpu.dealloc",
       "gpu.wait",
       "func.return",
@@ -1071,6 +1076,32 @@ static MlirWalkResult checkHostOp(MlirOperation op, void *userData) {
 // Driver
 //===----------------------------------------------------------------------===//
 
+MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  OpList funcs = collectOps(module, isFunc);
+  for (intptr_t i = 0; i < funcs.size; ++i)
+    if (!mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(funcs.ops[i], 0))))
+      mlirOperationSetAttributeByName(funcs.ops[i], str("llvm.emit_c_interface"),
+                                      mlirUnitAttrGet(mlirOperationGetContext(moduleOp)));
+  free(funcs.ops);
+  if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)) ||
+      mlirLogicalResultIsFailure(runPipeline(
+          module,
+          "builtin.module("
+          "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+          "func.func(optimize-allocation-liveness))")) ||
+      mlirLogicalResultIsFailure(moveBuffersToDevice(module, false)) ||
+      mlirLogicalResultIsFailure(runPipeline(module, "builtin.module(func.func(convert-linalg-to-parallel-loops))")) ||
+      mlirLogicalResultIsFailure(buildKernels(module)))
+    return mlirLogicalResultFailure();
+  // The CPU pipeline's tail: the tiled parallel loops run sequentially.
+  return runPipeline(module, "builtin.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+                             "finalize-memref-to-llvm{use-generic-functions=1 use-aligned-alloc=1},"
+                             "convert-arith-to-llvm,convert-math-to-llvm,convert-math-to-libm,convert-func-to-llvm,"
+                             "convert-cf-to-llvm,reconcile-unrealized-casts)");
+}
+
 MlirLogicalResult rematPrepareForGPU(MlirModule module) {
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   // Ops are created by name below: their dialects must be loaded first.
@@ -1147,7 +1178,7 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
           "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
           "func.func(optimize-allocation-liveness))")))
     return mlirLogicalResultFailure();
-  if (mlirLogicalResultIsFailure(moveBuffersToDevice(module)))
+  if (mlirLogicalResultIsFailure(moveBuffersToDevice(module, true)))
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(runPipeline(module, "builtin.module(func.func(convert-linalg-to-parallel-loops))")))
     return mlirLogicalResultFailure();

@@ -45,6 +45,14 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip);
 /// see the split reductions' partial buffers that the device will allocate.
 MlirLogicalResult rematPrepareForGPU(MlirModule module);
 
+/// The GPU lowering's kernel structure run on the CPU, for checking it
+/// without a GPU: reductions rewritten, buffers placed and freed as on the
+/// device, every computation in the tiled parallel loops (with their bounds
+/// guards and one-iteration wrappers) that would become kernels; then those
+/// loops run sequentially through the CPU pipeline's tail, with allocations
+/// through runtime/'s hooks (remat-run --target=gpu-kernels-on-cpu).
+MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,12 +41,15 @@
 
 enum { EXIT_OK = 0, EXIT_USER = 1, EXIT_INTERNAL = 2 };
 
-static const char *kUsage = "usage: remat-run [--target=cpu|gpu] [--steps=N] [--seed=S] [--entry=NAME]\n"
+static const char *kUsage = "usage: remat-run [--target=cpu|gpu|gpu-kernels-on-cpu] [--steps=N] [--seed=S]\n"
+                            "                 [--entry=NAME]\n"
                             "                 [--mem-cap=SIZE] [--json] [--inputs-dir=DIR] [--outputs-dir=DIR] FILE|-\n"
                             "  Lowers the tensor IR in FILE (or stdin for -) with the CPU pipeline, runs the\n"
                             "  entry function on seeded random inputs and reports peak heap bytes, step time\n"
                             "  and output checksums. SIZE: bytes, or with KiB/MiB/GiB or KB/MB/GB.\n"
-                            "  REMAT_MEM_CAP sets the cap when --mem-cap is absent.\n";
+                            "  REMAT_MEM_CAP sets the cap when --mem-cap is absent. --target=gpu-kernels-on-cpu\n"
+                            "  runs the GPU lowering's kernel structure (tiled loops, split reductions) on the\n"
+                            "  CPU, to check it without a GPU.\n";
 
 static void errorf(const char *fmt, ...) {
   va_list ap;
@@ -145,8 +148,10 @@ static int parseOptions(int argc, char **argv, Options *opts) {
         opts->gpu = 0;
       else if (!strcmp(v, "gpu"))
         opts->gpu = 1;
+      else if (!strcmp(v, "gpu-kernels-on-cpu"))
+        opts->gpu = 2;
       else {
-        errorf("unknown target '%s' (expected cpu or gpu)", v);
+        errorf("unknown target '%s' (expected cpu, gpu or gpu-kernels-on-cpu)", v);
         return EXIT_USER;
       }
     } else if ((v = flagValue(arg, "--steps"))) {
@@ -685,7 +690,7 @@ static void printJsonString(const char *s) {
 }
 
 static int run(const Options *opts) {
-  if (opts->gpu) {
+  if (opts->gpu == 1) {
     errorf("--target=gpu: remat-run JITs on the CPU only; build a GPU executable with "
            "scripts/build-gpu-step.py FILE -o EXE (docs/gpu.md) and run it on the GPU machine");
     return EXIT_USER;
@@ -786,7 +791,8 @@ static int run(const Options *opts) {
 
   // Lower and JIT.
   diag.numErrors = 0;
-  if (mlirLogicalResultIsFailure(rematLowerModule(prog.module, RematLowerTargetCPU))) {
+  if (mlirLogicalResultIsFailure(opts->gpu == 2 ? rematLowerModuleGPUKernelsOnCPU(prog.module)
+                                                : rematLowerModule(prog.module, RematLowerTargetCPU))) {
     errorf("lowering @%s with the CPU pipeline failed (see the diagnostics above)", prog.entryName);
     rc = EXIT_USER;
     goto done;
