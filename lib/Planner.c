@@ -89,7 +89,14 @@ static double nowSeconds(void) {
 // Planner state
 //===----------------------------------------------------------------------===//
 
-enum { kMaxChain = 256, kMaxExtended = 256, kMaxIterations = 20000, kOpsPerBatchedPick = 200, kExactPruneOps = 2000 };
+enum {
+  kMaxChain = 256,
+  kMaxExtended = 256,
+  kMaxIterations = 20000,
+  kOpsPerBatchedPick = 200,
+  kExactPruneOps = 2000,
+  kRestarts = 6,
+};
 
 typedef enum ChainMode {
   ChainForced, // recompute only inputs that are gone (overwritten in place)
@@ -130,8 +137,9 @@ typedef struct Planner {
   intptr_t maxChain;  // longest chain a decision may clone
   intptr_t *extended; // buffers a chain keeps alive longer (up to kMaxExtended)
   intptr_t numExtended;
-  int64_t *stageLive;  // per stage: the most bytes live at any of its instances
-  double *inPlaceCost; // per value: its producer plus its in-place predecessors
+  int64_t *stageLive;    // per stage: the most bytes live at any of its instances
+  double *inPlaceCost;   // per value: its producer plus its in-place predecessors
+  const bool *forbidden; // per value (or NULL): never recompute it (restarts)
 } Planner;
 
 typedef struct Chain {
@@ -208,6 +216,8 @@ static bool simulatePlan(const Planner *P, intptr_t skip, RematSimulation *sim) 
 }
 
 static bool isRejected(const Planner *P, intptr_t value, intptr_t anchor, ChainMode mode) {
+  if (P->forbidden && value >= 0 && P->forbidden[value])
+    return true;
   for (intptr_t i = 0; i < P->numRejected; ++i)
     if (P->rejected[i].value == value && P->rejected[i].anchor == anchor && P->rejected[i].mode == mode)
       return true;
@@ -933,6 +943,92 @@ static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSi
   return true;
 }
 
+/// The default planner from scratch, with `forbidden` values never chosen.
+static bool planDefault(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
+                        const bool *forbidden) {
+  P->forbidden = forbidden;
+  RematSchedule empty;
+  rematScheduleInit(&empty);
+  bool ok = rematSimulate(ctx, &empty, sim) && planAtPeaks(P, sim, true) && pruneDecisions(P, sim);
+  if (ok && sim->peakBytes > budget)
+    ok = retryFromCheckpoints(P, sim, ctx, budget);
+  return ok;
+}
+
+/// Local search over whole plans: the greedy choice of one expensive
+/// recomputation can force others (a chain through a matmul where keeping a
+/// neighbour would have been cheaper). Replan with the plan's most expensive
+/// decisions forbidden, one at a time, keeping any plan that meets the budget
+/// for less recompute; a better plan restarts the search from its own
+/// decisions. Bounded by kRestarts replans (a replan takes milliseconds to a
+/// few hundred on graphs of up to 2,000 ops); a count, not a time limit, so
+/// that plans do not depend on the machine.
+static bool improveByRestarts(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
+  if (sim->peakBytes > budget || P->g->numOps > kExactPruneOps)
+    return true;
+  intptr_t numValues = P->g->numValues ? P->g->numValues : 1;
+  bool *forbidden = calloc((size_t)numValues, sizeof(bool));
+  bool *trialForbidden = calloc((size_t)numValues, sizeof(bool));
+  if (!forbidden || !trialForbidden) {
+    free(forbidden);
+    free(trialForbidden);
+    return false;
+  }
+  int restarts = 0;
+  bool improved = true;
+  while (improved && restarts < kRestarts) {
+    improved = false;
+    // The best plan's live decisions, most expensive first.
+    intptr_t order[kRestarts];
+    intptr_t n = 0;
+    for (intptr_t d = 0; d < P->numDecisions; ++d) {
+      const Decision *dec = &P->decisions[d];
+      if (dec->removed || dec->value < 0 || forbidden[dec->value])
+        continue;
+      // Keep the kRestarts most expensive, sorted descending.
+      intptr_t i;
+      if (n < kRestarts)
+        i = n++;
+      else if (P->decisions[order[kRestarts - 1]].cost < dec->cost)
+        i = kRestarts - 1;
+      else
+        continue;
+      order[i] = d;
+      for (; i > 0 && P->decisions[order[i - 1]].cost < P->decisions[order[i]].cost; --i) {
+        intptr_t t = order[i];
+        order[i] = order[i - 1];
+        order[i - 1] = t;
+      }
+    }
+    for (intptr_t k = 0; k < n && !improved && restarts < kRestarts; ++k, ++restarts) {
+      memcpy(trialForbidden, forbidden, (size_t)numValues * sizeof(bool));
+      trialForbidden[P->decisions[order[k]].value] = true;
+      Planner Q;
+      RematSimulation trial;
+      memset(&trial, 0, sizeof(trial));
+      bool ok = plannerInit(&Q, ctx, budget) && planDefault(&Q, &trial, ctx, budget, trialForbidden);
+      if (ok && trial.peakBytes <= budget && trial.recomputeCost < sim->recomputeCost * (1 - 1e-9)) {
+        memcpy(forbidden, trialForbidden, (size_t)numValues * sizeof(bool));
+        Planner tmp = *P;
+        *P = Q;
+        Q = tmp;
+        rematSimulationFree(sim);
+        *sim = trial;
+        improved = true;
+      } else {
+        rematSimulationFree(&trial);
+      }
+      Q.forbidden = NULL;
+      plannerFree(&Q);
+    }
+  }
+  // The planner keeps no pointer to the search's arrays.
+  P->forbidden = NULL;
+  free(forbidden);
+  free(trialForbidden);
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
@@ -1194,6 +1290,8 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
       ok = planAtPeaks(&P, &sim, true) && pruneDecisions(&P, &sim);
       if (ok && sim.peakBytes > budgetBytes)
         ok = retryFromCheckpoints(&P, &sim, &ctx, budgetBytes);
+      if (ok)
+        ok = improveByRestarts(&P, &sim, &ctx, budgetBytes);
       break;
     case RematPlannerNone:
       break;
