@@ -140,6 +140,11 @@ typedef struct Planner {
   int64_t *stageLive;    // per stage: the most bytes live at any of its instances
   double *inPlaceCost;   // per value: its producer plus its in-place predecessors
   const bool *forbidden; // per value (or NULL): never recompute it (restarts)
+  // Also defer values the function returns (a weight gradient computed early
+  // and idle until the return: moving its producer later costs nothing).
+  // Helps some graphs and hurts others as a greedy choice: default plans both
+  // ways and keeps the cheaper.
+  bool resultTargets;
 } Planner;
 
 typedef struct Chain {
@@ -411,7 +416,7 @@ typedef struct Target {
 
 static bool findTarget(const Planner *P, const RematSimulation *sim, intptr_t b, intptr_t t, Target *out) {
   const RematSimBuffer *buf = &sim->buffers[b];
-  if (buf->external || buf->result || buf->alloc < 0 || buf->alloc >= t || buf->lastUse <= t)
+  if (buf->external || (buf->result && !P->resultTargets) || buf->alloc < 0 || buf->alloc >= t || buf->lastUse <= t)
     return false;
   intptr_t lo = buf->readsBegin, hi = buf->readsEnd;
   while (lo < hi) { // first read at or after t
@@ -457,11 +462,11 @@ static intptr_t countAtPeak(const RematSimulation *sim) {
 
 /// Buffers that sit idle somewhere (two consecutive accesses more than one
 /// instance apart): the only ones a pick can drop.
-static intptr_t collectIdleBuffers(const RematSimulation *sim, intptr_t *out) {
+static intptr_t collectIdleBuffers(const Planner *P, const RematSimulation *sim, intptr_t *out) {
   intptr_t n = 0;
   for (intptr_t b = 0; b < sim->numBuffers; ++b) {
     const RematSimBuffer *buf = &sim->buffers[b];
-    if (buf->external || buf->result || buf->alloc < 0)
+    if (buf->external || (buf->result && !P->resultTargets) || buf->alloc < 0)
       continue;
     intptr_t prev = buf->alloc;
     for (intptr_t r = buf->readsBegin; r < buf->readsEnd; ++r) {
@@ -657,7 +662,7 @@ static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
       break;
     }
     idle = idleGrown;
-    intptr_t numIdle = collectIdleBuffers(sim, idle);
+    intptr_t numIdle = collectIdleBuffers(P, sim, idle);
     computeStageLive(P, sim);
     intptr_t roundStart = P->numDecisions;
     Pick first = {0};
@@ -921,6 +926,8 @@ static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSi
     RematSimulation trial;
     memset(&trial, 0, sizeof(trial));
     bool ok = plannerInit(&Q, ctx, budget);
+    Q.forbidden = P->forbidden;
+    Q.resultTargets = P->resultTargets;
     RematSchedule empty;
     rematScheduleInit(&empty);
     ok = ok && rematSimulate(ctx, &empty, &trial) && planSqrt(&Q, &trial, kSegments[i]);
@@ -945,14 +952,40 @@ static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSi
 
 /// The default planner from scratch, with `forbidden` values never chosen.
 static bool planDefault(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
-                        const bool *forbidden) {
+                        const bool *forbidden, bool resultTargets) {
   P->forbidden = forbidden;
+  P->resultTargets = resultTargets;
   RematSchedule empty;
   rematScheduleInit(&empty);
   bool ok = rematSimulate(ctx, &empty, sim) && planAtPeaks(P, sim, true) && pruneDecisions(P, sim);
   if (ok && sim->peakBytes > budget)
     ok = retryFromCheckpoints(P, sim, ctx, budget);
   return ok;
+}
+
+static bool improveByRestarts(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget);
+
+/// Plans again (restarts included) with returned values as targets too; keeps the better plan
+/// (meets the budget, or comes closer; then less recompute).
+static bool planWithResultTargets(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
+  Planner Q;
+  RematSimulation trial;
+  memset(&trial, 0, sizeof(trial));
+  bool ok = plannerInit(&Q, ctx, budget) && planDefault(&Q, &trial, ctx, budget, NULL, true) &&
+            improveByRestarts(&Q, &trial, ctx, budget);
+  bool better = ok && (trial.peakBytes <= budget ? sim->peakBytes > budget || trial.recomputeCost < sim->recomputeCost
+                                                 : sim->peakBytes > budget && trial.peakBytes < sim->peakBytes);
+  if (better) {
+    Planner tmp = *P;
+    *P = Q;
+    Q = tmp;
+    rematSimulationFree(sim);
+    *sim = trial;
+  } else {
+    rematSimulationFree(&trial);
+  }
+  plannerFree(&Q);
+  return ok || trial.status != RematSimOutOfMemory;
 }
 
 /// Local search over whole plans: the greedy choice of one expensive
@@ -1006,7 +1039,7 @@ static bool improveByRestarts(Planner *P, RematSimulation *sim, const RematSimCo
       Planner Q;
       RematSimulation trial;
       memset(&trial, 0, sizeof(trial));
-      bool ok = plannerInit(&Q, ctx, budget) && planDefault(&Q, &trial, ctx, budget, trialForbidden);
+      bool ok = plannerInit(&Q, ctx, budget) && planDefault(&Q, &trial, ctx, budget, trialForbidden, P->resultTargets);
       if (ok && trial.peakBytes <= budget && trial.recomputeCost < sim->recomputeCost * (1 - 1e-9)) {
         memcpy(forbidden, trialForbidden, (size_t)numValues * sizeof(bool));
         Planner tmp = *P;
@@ -1292,6 +1325,8 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
         ok = retryFromCheckpoints(&P, &sim, &ctx, budgetBytes);
       if (ok)
         ok = improveByRestarts(&P, &sim, &ctx, budgetBytes);
+      if (ok && P.g->numOps <= kExactPruneOps)
+        ok = planWithResultTargets(&P, &sim, &ctx, budgetBytes);
       break;
     case RematPlannerNone:
       break;
