@@ -26,9 +26,11 @@ For every model of bench/models/remat_models.py (built here, in this run):
   (loss, parameter gradients); `mlir-opt --inline='default-pipeline=' --symbol-dce`
   (no canonicalisation, no CSE, so that a recomputed op is not merged back with its
   forward twin). That step is estimated by remat-opt and run by remat-run exactly
-  like ours. Its recompute = (flops of the joined step) - (flops of the joined
-  step of `default_partition`, which saves everything and recomputes nothing), as
-  a share of the latter; the same for roofline time.
+  like ours. Its recompute = the flops (roofline time) of the backward's ops that
+  the forward graph has too (the recomputed ones), counted by remat-opt on an FX
+  graph of just those ops imported the same way, over the rest of the step; the
+  joined step's flops against `default_partition`'s (saves everything, recomputes
+  nothing) are reported as a cross-check.
 * Verdict per PyTorch point: remat's default planner at a budget equal to that
   point's estimated peak: does it meet it with no more recompute (flops share and
   roofline-time share)?
@@ -200,16 +202,28 @@ def func_signature(text, name):
 
 
 def module_body(text):
+    """(the module's body, the entries of its builtin dialect_resources block)."""
+    res = []
+    if "\n{-#" in text:
+        text, block = text.split("\n{-#", 1)
+        m = re.search(r"builtin:\s*\{(.*?)\n\s*\}", block, re.S)
+        res = [l.strip().rstrip(",") for l in m.group(1).strip().splitlines()] if m else []
     lines = text.strip().splitlines()
     start = next(i for i, l in enumerate(lines) if l.startswith("module"))
-    return "\n".join(lines[start + 1:-1])
+    return "\n".join(lines[start + 1:-1]), res
 
 
 def join_fwd_bwd(fwd, bwd, num_fwd_outputs, name):
     """One step function from torch-mlir's @fwd and @bwd: @name(primals) = fwd, then
     bwd(saved values, tangent 1.0); returns (loss, gradients). Inlined by MLIR 22
     without any canonicalisation or CSE."""
+    # Local scope: no attribute aliases (#map) that would clash between the two modules; it
+    # also drops the dialect_resources block (dense_resource constants), taken from the input.
+    # Both imports name their resources alike (torch_tensor_...): the backward's are renamed.
+    bwd = re.sub(r"\btorch_tensor_", "bwd_torch_tensor_", bwd)
+    fres, bres = module_body(fwd)[1], module_body(bwd)[1]
     fwd, bwd = mlir_opt(fwd, "--mlir-print-local-scope"), mlir_opt(bwd, "--mlir-print-local-scope")
+    fbody, bbody = module_body(fwd)[0], module_body(bwd)[0]
     fa, fr = func_signature(fwd, "fwd")
     ba, br = func_signature(bwd, "bwd")
     nsaved = len(fr) - num_fwd_outputs
@@ -220,14 +234,17 @@ def join_fwd_bwd(fwd, bwd, num_fwd_outputs, name):
     saved = ", ".join([f"%f#{num_fwd_outputs + i}" for i in range(nsaved)] + ["%t"])
     text = "\n".join([
         "module {",
-        module_body(fwd).replace("func.func @fwd(", "func.func private @fwd(", 1),
-        module_body(bwd).replace("func.func @bwd(", "func.func private @bwd(", 1),
+        fbody.replace("func.func @fwd(", "func.func private @fwd(", 1),
+        bbody.replace("func.func @bwd(", "func.func private @bwd(", 1),
         f"  func.func @{name}({', '.join(f'%a{i}: {t}' for i, t in enumerate(fa))}) -> ({', '.join(rtypes)}) {{",
         f"    %f:{len(fr)} = call @fwd({prim}) : ({', '.join(fa)}) -> ({', '.join(fr)})",
         f"    %t = arith.constant dense<1.000000e+00> : {ba[-1]}",
         f"    %b:{len(br)} = call @bwd({saved}) : ({', '.join(ba)}) -> ({', '.join(br)})",
         f"    return %f#0, {', '.join(f'%b#{i}' for i in range(len(br)))} : {', '.join(rtypes)}",
         "  }", "}"])
+    if fres or bres:
+        text += "\n{-#\n  dialect_resources: {\n    builtin: {\n      " + ",\n      ".join(fres + bres) + \
+            "\n    }\n  }\n#-}\n"
     return mlir_opt(text, "--inline=default-pipeline=", "--symbol-dce")
 
 
@@ -271,6 +288,7 @@ def torch_partition(name, size, budget):
     act = [n for n in saved if n.op != "placeholder"]
     fwd_ops = {n.name for n in f.graph.nodes if n.op == "call_function"}
     recomputed = [n for n in b.graph.nodes if n.op == "call_function" and n.name in fwd_ops]
+    rgm = recompute_graph(b, recomputed) if recomputed else None
     # The backward returns one gradient per primal: None for the inputs (labels, data).
     bout = [n for n in b.graph.nodes if n.op == "output"][0]
     keep = [v for v in bout.args[0] if v is not None]
@@ -280,7 +298,36 @@ def torch_partition(name, size, budget):
     stats = dict(saved_values=len(saved), saved_activation_bytes=sum(nbytes(n) for n in act),
                  saved_total_bytes=sum(nbytes(n) for n in saved), saved_activations=len(act),
                  recomputed_fx_ops=len(recomputed), partition_s=cap["part_s"], num_fwd_outputs=nfo)
-    return f, b, stats
+    return f, b, rgm, stats
+
+
+def recompute_graph(b, nodes):
+    """An FX graph of just the backward's recomputed ops (the nodes that the forward
+    graph has too), their other operands as placeholders and every op a result,
+    so that remat-opt can count their flops and roofline time."""
+    import torch.fx as tfx
+    g = tfx.Graph()
+    env, keep = {}, set(n.name for n in nodes)
+
+    def arg(x):
+        if x.name not in env:
+            ph = g.placeholder(x.name + "_in")
+            ph.meta = dict(x.meta)
+            env[x.name] = ph
+        return env[x.name]
+
+    import operator
+    import torch
+    for n in nodes:
+        if n.target is operator.getitem and n.args[0].name not in keep:
+            env[n.name] = arg(n)  # an element of a tuple computed elsewhere: an input here
+            continue
+        env[n.name] = g.node_copy(n, arg)
+    # Results: every tensor-valued op (tuples are returned through their getitems).
+    g.output(tuple(env[n.name] for n in nodes if isinstance(n.meta.get("val"), torch.Tensor)
+                   and env[n.name].op != "placeholder"))
+    gm = tfx.GraphModule(b, g)
+    return gm
 
 
 # --------------------------------------------------------------------------- report
@@ -357,6 +404,59 @@ def plot(model, res, path):
 # --------------------------------------------------------------------------- main
 
 
+def milp_rows(tools, path, name, budgets, a, base_sums):
+    """bench/milp.py at each budget below 100%; rows like the planners' (planner
+    "optimum"), or a note saying why there is none."""
+    py = os.path.join(HERE, ".venv", "bin", "python")
+    if a.milp_time <= 0:
+        return dict(note="not run (--milp-time 0)", rows=[])
+    if not os.path.exists(py):
+        return dict(note="not run: bench/.venv (highspy) missing: python3 bench/compare_planners.py --quick creates it",
+                    rows=[])
+    graph = os.path.join(tools.work, f"{name}.graph.json")
+    p = sh([tools.opt, "--estimate", f"--export-graph={graph}", path])
+    if p.returncode:
+        return dict(note=f"not run: --export-graph failed: {last_line(p.stderr)}", rows=[])
+    rows = []
+    for label, bb in budgets:
+        if label == "100%":
+            continue
+        plan, stats = os.path.join(tools.work, f"{name}.milp.{label.rstrip('%')}.txt"), os.path.join(
+            tools.work, f"{name}.milp.json")
+        t = time.monotonic()
+        q = sh([py, os.path.join(HERE, "milp.py"), graph, "--budget", str(bb), "--time-limit", str(a.milp_time),
+                "--plan-out", plan, "--stats-out", stats])
+        wall = time.monotonic() - t
+        if q.returncode == 2:
+            note = f"refused by milp.py: {last_line(q.stderr).replace('milp.py: ', '')}"
+            log(f"{name}: MILP {note}")
+            return dict(note=note, rows=rows)
+        st = json.load(open(stats)) if os.path.exists(stats) else {}
+        status = st.get(st.get("plan_model", ""), {}).get("status", f"exit {q.returncode}") if st else \
+            last_line(q.stderr) or f"exit {q.returncode}"
+        r = dict(planner="optimum", budget=label, budget_req=bb, milp_status=status, milp_s=wall)
+        if q.returncode == 0 and status == "Optimal":
+            out, rep = os.path.join(tools.work, f"{name}.opt.{label.rstrip('%')}.mlir"), plan + ".report.json"
+            z = sh([tools.opt, f"--plan-file={plan}", f"--budget={bb}", "--report=json", f"--report-file={rep}", path,
+                    "-o", out])
+            if z.returncode == 0:
+                f = json.load(open(rep))["functions"][0]
+                r.update(peak_after=f["peak_bytes_after"], flops_share=f["recompute_flops"] / f["baseline_flops"],
+                         time_share=f["recompute_time_s"] / f["baseline_time_s"], decisions=len(f["decisions"]),
+                         pass_s=wall)
+                m = tools.run(out)
+                if m:
+                    r["measured"] = m.get("peak")
+                    r["identical"] = m.get("sums") == base_sums if base_sums else None
+            else:
+                r["error"] = f"replay failed: {last_line(z.stderr)}"
+        else:
+            r["error"] = f"MILP {status} in {wall:.0f} s (limit {a.milp_time:g} s)"
+        rows.append(r)
+        log(f"{name}: MILP @ {label}: {r.get('error') or pct(r['flops_share']) + ' flops'}")
+    return dict(note=None, rows=rows)
+
+
 def compare_model(name, size, a, tools, work):
     import export as ex
     res = dict(model=name, size=size, remat=[], torch=[])
@@ -406,11 +506,21 @@ def compare_model(name, size, a, tools, work):
                 f"{pct(r['time_share'])} time, pass {r['pass_s']:.3f} s" + (
                     "" if r.get("identical") in (None, True) else " OUTPUTS DIFFER")))
 
+    # The MILP optimum (bench/milp.py, HiGHS in bench/.venv) where it solves within --milp-time.
+    res["milp"] = milp_rows(tools, path, name, budgets, a, base_sums)
+
     # PyTorch: default_partition (no recompute) as the zero point, then min-cut at each budget.
     def torch_point(budget):
         tag = "default" if budget is None else f"{budget:g}"
         t = time.monotonic()
-        f, b, st = torch_partition(name, size, budget)
+        f, b, rgm, st = torch_partition(name, size, budget)
+        if rgm is not None:
+            rp = os.path.join(work, f"{name}.torch.{tag}.recomputed.mlir")
+            open(rp, "w").write(import_graph(rgm, "recomputed"))
+            re_ = tools.estimate(rp)
+            st.update(recomputed_flops=re_["baseline_flops"], recomputed_time_s=re_["baseline_time_s"])
+        else:
+            st.update(recomputed_flops=0, recomputed_time_s=0.0)
         fwd, bwd = import_graph(f, "fwd"), import_graph(b, "bwd")
         step = join_fwd_bwd(fwd, bwd, st["num_fwd_outputs"], f"{name}_torch_step")
         p = os.path.join(work, f"{name}.torch.{tag}.mlir")
@@ -438,8 +548,12 @@ def compare_model(name, size, a, tools, work):
             res["torch"].append(dict(budget=tb, error=f"{type(e).__name__}: {str(e)[:300]}"))
             log(f"{name}: PyTorch @ {tb}: FAILED {type(e).__name__}: {str(e)[:200]}")
             continue
-        st["flops_share"] = (st["flops"] - td["flops"]) / td["flops"]
-        st["time_share"] = (st["time_s"] - td["time_s"]) / td["time_s"]
+        # Recompute = the flops (roofline time) of the ops PyTorch's backward re-executes, counted by
+        # remat-opt, over the step without them; the difference to default_partition's step as a check.
+        st["flops_share"] = st["recomputed_flops"] / (st["flops"] - st["recomputed_flops"])
+        st["time_share"] = st["recomputed_time_s"] / (st["time_s"] - st["recomputed_time_s"])
+        st["flops_share_diff"] = (st["flops"] - td["flops"]) / td["flops"]
+        st["time_share_diff"] = (st["time_s"] - td["time_s"]) / td["time_s"]
         # remat's default planner at the same memory level, on our own step.
         o = tools.plan(path, "default", min(st["peak"], peak), f"{name}.default.attorch{tb:g}")
         if "error" not in o:
@@ -448,10 +562,8 @@ def compare_model(name, size, a, tools, work):
                 o["measured"] = mm.get("peak")
                 o["identical"] = mm.get("sums") == base_sums if base_sums else None
             o.pop("out", None)
-            # A negative PyTorch share (its step has fewer flops than default_partition's: the two
-            # graphs are traced separately) counts as no recompute: ours must then recompute nothing.
-            o["verdict_flops"] = o["flops_share"] <= max(st["flops_share"], 0.0) + 1e-12
-            o["verdict_time"] = o["time_share"] <= max(st["time_share"], 0.0) + 1e-12
+            o["verdict_flops"] = o["flops_share"] <= st["flops_share"] + 1e-12
+            o["verdict_time"] = o["time_share"] <= st["time_share"] + 1e-12
         st["ours"] = o
         res["torch"].append(st)
         log(f"{name}: PyTorch @ {tb:g}: saved act. {st['saved_activation_bytes']} B, {st['recomputed_fx_ops']} "
@@ -474,20 +586,23 @@ def write_md(results, a, tools, out_md, argv):
              f"{md.version('matplotlib')}, MLIR 22 (`{MLIR_OPT_22}`), remat-opt/remat-run from `{os.path.relpath(a.build, ROOT)}`")
     L.append(f"- size: `{a.size}` (bench/models/remat_models.py SIZES); CPU runs: "
              f"{'remat-run --json on every step' if a.run else 'none (--no-run)'}; wall time {time.monotonic() - T0:.0f} s")
-    L.append("- MILP optimum: not run (bench/milp.py proves graphs of a few dozen nodes; these steps have "
-             "hundreds to thousands of ops: it does not solve in minutes; see bench/README.md)\n")
+    L.append(f"- MILP optimum: bench/milp.py (HiGHS) at each budget below 100%, {a.milp_time:g} s per solve; "
+             "per model below whether it ran\n")
     L.append("How to read: budgets are % of the unchanged step's peak (CONTRACTS.md); *min* is the smallest "
              "budget the default planner meets (bisection to 0.25%). *peak* is remat-opt's estimate after the "
              "rewrite, *measured* remat-run's peak on the CPU, *identical*: all outputs bit-identical to the "
              "unchanged step. Recompute = recompute_flops / baseline_flops and recompute_time_s / "
              "baseline_time_s of `remat-opt --report=json` (h200 roofline). PyTorch: the step is PyTorch's "
              "partitioned forward + backward joined into one function (module docstring of bench/compare.py); "
-             "its recompute is measured against PyTorch's `default_partition` step (no recomputation) by the "
-             "same flop and roofline counts; *saved act.* = bytes of the forward outputs after num_fwd_outputs "
+             "*recomputed FX ops*: the backward's ops that the forward graph has too; their flops and roofline "
+             "time, counted by remat-opt on a graph of just those ops, over the rest of the step give its "
+             "*recompute* shares (the same definition as ours); *step flops vs default_partition*: the joined "
+             "step's flops against those of PyTorch's `default_partition` step (saves everything, recomputes "
+             "nothing), a cross-check (it differs from the recompute share where the two traced graphs differ "
+             "otherwise); *saved act.* = bytes of the forward outputs after num_fwd_outputs "
              "that are not parameters or inputs (*saved all*: including those). *remat at that peak*: our "
              "default planner with the PyTorch step's peak as budget (our unchanged peak when PyTorch's is "
-             "higher); *no more recompute?*: its share <= PyTorch's (a negative PyTorch share, a step with fewer "
-             "flops than default_partition's, counts as 0).\n")
+             "higher); *no more recompute?*: its share <= PyTorch's.\n")
     summary = []
     for r in results:
         name, peak = r["model"], r["peak"]
@@ -506,6 +621,17 @@ def write_md(results, a, tools, out_md, argv):
             L.append(f"| {bl} | {x['planner']} | {mb(x['peak_after'])} | {100 * x['peak_after'] / peak:.1f}% | "
                      f"{mb(x.get('measured'))} | {ident(x.get('identical'))} | {pct(x['flops_share'])} | {pct(x['time_share'])} | "
                      f"{x['decisions']} | {x['pass_s']:.3f} |")
+        mi = r.get("milp", {})
+        for x in mi.get("rows", []):
+            bl = f"{x['budget']} ({mb(x['budget_req'])})"
+            if "error" in x:
+                L.append(f"| {bl} | optimum (MILP) | {x['error'][:90]} | | | | | | | |")
+            else:
+                L.append(f"| {bl} | optimum (MILP) | {mb(x['peak_after'])} | {100 * x['peak_after'] / peak:.1f}% | "
+                         f"{mb(x.get('measured'))} | {ident(x.get('identical'))} | {pct(x['flops_share'])} | "
+                         f"{pct(x['time_share'])} | {x['decisions']} | {x['milp_s']:.1f} (solve) |")
+        if mi.get("note"):
+            L.append(f"\nMILP optimum: {mi['note']}.")
         td = r["torch_default"]
         L.append("")
         L.append(f"PyTorch `default_partition` (no recomputation): saved act. {mb(td['saved_activation_bytes'])} MB, "
@@ -513,9 +639,10 @@ def write_md(results, a, tools, out_md, argv):
                  f"{mb(td.get('measured'))}), {td['flops']:.4g} flops (our export: {r['flops']:.4g}), "
                  f"outputs identical to our step: {td.get('identical')}.\n")
         L.append("| activation_memory_budget | saved act. (MB) | saved all (MB) | recomputed FX ops | step peak (MB) "
-                 "| % of peak | measured (MB) | identical | recompute (flops) | recompute (roofline) | partition (s) "
+                 "| % of peak | measured (MB) | identical | recompute (flops) | recompute (roofline) "
+                 "| step flops vs default_partition | partition (s) "
                  "| remat at that peak: peak (MB) | flops | roofline | no more recompute? |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for x in r["torch"]:
             if "error" in x:
                 L.append(f"| {x['budget']:g} | failed: {x['error'][:120]} |||||||||||||")
@@ -532,8 +659,29 @@ def write_md(results, a, tools, out_md, argv):
             L.append(f"| {x['budget']:g} | {mb(x['saved_activation_bytes'])} | {mb(x['saved_total_bytes'])} | "
                      f"{x['recomputed_fx_ops']} | {mb(x['peak'])} | {100 * x['peak'] / peak:.1f}% | "
                      f"{mb(x.get('measured'))} | {ident(x.get('identical'))} | {pct(x['flops_share'])} | "
-                     f"{pct(x['time_share'])} | {x['partition_s']:.2f} | {ours} | {verdict} |")
+                     f"{pct(x['time_share'])} | {'+' if x['flops_share_diff'] >= 0 else ''}{pct(x['flops_share_diff'])} | "
+                     f"{x['partition_s']:.2f} | {ours} | {verdict} |")
         L.append(f"\n![{name}]({a.name}-{name}.png)\n")
+    # summary
+    L.append("## Summary\n")
+    L.append("| model | unchanged peak (MB) | lower bound | remat default: smallest budget met (flops / roofline) "
+             "| remat default at 50% (flops / roofline) | PyTorch min-cut: lowest step peak (budget; flops / roofline) "
+             "| remat default at that peak (flops / roofline) | PyTorch default_partition peak |")
+    L.append("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        peak = r["peak"]
+        mn = next((x for x in r["remat"] if x["planner"] == "default" and x["budget"] == "min" and "error" not in x), None)
+        h = next((x for x in r["remat"] if x["planner"] == "default" and x["budget"] == "50%"), None)
+        tp = [x for x in r["torch"] if "peak" in x]
+        lo = min(tp, key=lambda x: (x["peak"], x["flops_share"])) if tp else None
+        cell = lambda x: f"{pct(x['flops_share'])} / {pct(x['time_share'])}"
+        L.append(f"| {r['model']} | {mb(peak)} | {100 * r['lower_bound'] / peak:.1f}% | " + (
+            f"{100 * mn['peak_after'] / peak:.1f}% ({cell(mn)})" if mn else "-") + " | " + (
+            cell(h) if h and "error" not in h else "not met") + " | " + (
+            f"{100 * lo['peak'] / peak:.1f}% ({lo['budget']:g}; {cell(lo)})" if lo else "-") + " | " + (
+            cell(lo["ours"]) if lo and "error" not in lo["ours"] else "-") + " | " +
+            f"{100 * r['torch_default']['peak'] / peak:.1f}% |")
+    L.append("")
     # targets
     L.append("## Targets (issue 4)\n")
     n = len(summary)
@@ -563,7 +711,9 @@ def main():
     ap.add_argument("--models", default="mlp,gpt2,resnet18,vit,unet")
     ap.add_argument("--size", default="ci")
     ap.add_argument("--budgets", default="100,70,50,35,min")
-    ap.add_argument("--torch-budgets", default="1.0,0.8,0.6,0.5,0.4,0.3,0.2,0.1,0.0")
+    ap.add_argument("--torch-budgets", default="1.0,0.8,0.6,0.5,0.4,0.2,0.0")
+    ap.add_argument("--milp-time", type=float, default=60.0,
+                    help="seconds per MILP solve (bench/milp.py); 0: skip the MILP (default 60)")
     ap.add_argument("--no-run", dest="run", action="store_false", help="estimates only, no remat-run")
     ap.add_argument("--build", default=None, help="build dir with bin/remat-opt, bin/remat-run (default: build)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
