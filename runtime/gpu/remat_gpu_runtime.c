@@ -108,7 +108,7 @@ static int ensureInit(void) {
     return 0;
   if (!check(cuCtxSetCurrent(rt.ctx), "cuCtxSetCurrent") ||
       !check(cuStreamCreate(&rt.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate")) {
-    cuDevicePrimaryCtxRelease(rt.dev);
+    check(cuDevicePrimaryCtxRelease(rt.dev), "cuDevicePrimaryCtxRelease");
     return 0;
   }
   if (cuDeviceGetName(rt.deviceName, sizeof(rt.deviceName), rt.dev) != CUDA_SUCCESS)
@@ -199,7 +199,7 @@ static void *allocate(size_t bytes, int isStep) {
   if (!check(cuMemAlloc(&p, counted), "cuMemAlloc"))
     return NULL;
   if (!tableInsert(p, counted, isStep)) {
-    cuMemFree(p);
+    check(cuMemFree(p), "cuMemFree");
     setError("%s%s", "out of host memory for the allocation table", "");
     return NULL;
   }
@@ -468,22 +468,24 @@ int rematGpuSynchronize(void) {
 size_t rematGpuShutdown(void) {
   size_t leaked = 0;
   if (rt.initialised && !rt.shutDown) {
-    cuStreamSynchronize(rt.stream);
+    // Checked like every other call; a failure here is kept (if it is the
+    // first) and shutdown goes on releasing the rest.
+    check(cuStreamSynchronize(rt.stream), "cuStreamSynchronize");
     for (size_t i = 0; i < rt.tableSize; ++i) {
       if (rt.table[i].ptr) {
         leaked += rt.table[i].isStep;
-        cuMemFree(rt.table[i].ptr);
+        check(cuMemFree(rt.table[i].ptr), "cuMemFree");
       }
     }
     for (size_t i = 0; i < rt.numModules; ++i)
-      cuModuleUnload(rt.modules[i]);
+      check(cuModuleUnload(rt.modules[i]), "cuModuleUnload");
     rt.numModules = 0;
     if (rt.timerStart) {
-      cuEventDestroy(rt.timerStart);
-      cuEventDestroy(rt.timerStop);
+      check(cuEventDestroy(rt.timerStart), "cuEventDestroy");
+      check(cuEventDestroy(rt.timerStop), "cuEventDestroy");
     }
-    cuStreamDestroy(rt.stream);
-    cuDevicePrimaryCtxRelease(rt.dev);
+    check(cuStreamDestroy(rt.stream), "cuStreamDestroy");
+    check(cuDevicePrimaryCtxRelease(rt.dev), "cuDevicePrimaryCtxRelease");
   }
   free(rt.table);
   rt.table = NULL;
