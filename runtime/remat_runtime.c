@@ -251,6 +251,26 @@ void rematRngFillI1(RematRng *rng, uint8_t *data, size_t count) {
     data[0] = 1;
 }
 
+void rematRngFillElements(RematRng *rng, RematElemKind kind, void *data, size_t bytes) {
+  switch (kind) {
+  case RematElemF32:
+    rematRngFillF32(rng, data, bytes / sizeof(float));
+    break;
+  case RematElemF64:
+    rematRngFillF64(rng, data, bytes / sizeof(double));
+    break;
+  case RematElemI32:
+    rematRngFillI32(rng, data, bytes / sizeof(int32_t));
+    break;
+  case RematElemI64:
+    rematRngFillI64(rng, data, bytes / sizeof(int64_t));
+    break;
+  case RematElemI1:
+    rematRngFillI1(rng, data, bytes);
+    break;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Variant selection
 //===----------------------------------------------------------------------===//

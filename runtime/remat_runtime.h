@@ -127,6 +127,13 @@ void rematRngFillI64(RematRng *rng, int64_t *data, size_t count);
 /// Fills bytes with 0 or 1 (i1 stored as one byte per element).
 void rematRngFillI1(RematRng *rng, uint8_t *data, size_t count);
 
+/// Element types of step arguments.
+typedef enum RematElemKind { RematElemF32, RematElemF64, RematElemI32, RematElemI64, RematElemI1 } RematElemKind;
+/// Fills `bytes` bytes of `kind` elements: the seeded inputs of remat-run and
+/// of the GPU executables (runtime/gpu), which must be the same values so
+/// that their output checksums compare.
+void rematRngFillElements(RematRng *rng, RematElemKind kind, void *data, size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

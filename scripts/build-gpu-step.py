@@ -33,8 +33,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLVM = "/usr/lib/llvm-22/bin"
 CUDA = "/usr/local/cuda"
 
-ELEMS = {"f32": ("RematGpuF32", 4), "f64": ("RematGpuF64", 8), "i32": ("RematGpuI32", 4),
-         "i64": ("RematGpuI64", 8), "i1": ("RematGpuI1", 1)}
+ELEMS = {"f32": ("RematElemF32", 4), "f64": ("RematElemF64", 8), "i32": ("RematElemI32", 4),
+         "i64": ("RematElemI64", 8), "i1": ("RematElemI1", 1)}
 
 
 def die(msg):

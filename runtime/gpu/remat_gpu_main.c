@@ -65,27 +65,6 @@ static int parseSize(const char *text, size_t *out) {
   return 0;
 }
 
-static void fillRandom(RematRng *rng, const RematGpuTensor *t, void *data) {
-  size_t count = t->bytes / t->elemSize;
-  switch (t->elem) {
-  case RematGpuF32:
-    rematRngFillF32(rng, data, count);
-    break;
-  case RematGpuF64:
-    rematRngFillF64(rng, data, count);
-    break;
-  case RematGpuI32:
-    rematRngFillI32(rng, data, count);
-    break;
-  case RematGpuI64:
-    rematRngFillI64(rng, data, count);
-    break;
-  case RematGpuI1:
-    rematRngFillI1(rng, data, count);
-    break;
-  }
-}
-
 static size_t descriptorWords(int rank) { return 3 + 2 * (size_t)rank; }
 
 static int writeOutput(const char *dir, size_t index, const void *data, size_t bytes) {
@@ -189,7 +168,7 @@ int main(int argc, char **argv) {
       rc = EXIT_INTERNAL;
       goto cleanup;
     }
-    fillRandom(&rng, t, hostArgs[i]);
+    rematRngFillElements(&rng, t->elem, hostArgs[i], t->bytes);
     devArgs[i] = rematGpuArgumentAlloc(t->bytes);
     if (!devArgs[i]) {
       fail("cannot allocate an argument on the device", rematGpuGetError());

@@ -8,17 +8,17 @@
 #ifndef REMAT_GPU_STEP_H
 #define REMAT_GPU_STEP_H
 
+#include "remat_runtime.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 enum { kRematGpuMaxRank = 8 };
 
-typedef enum RematGpuElem { RematGpuF32, RematGpuF64, RematGpuI32, RematGpuI64, RematGpuI1 } RematGpuElem;
-
 typedef struct RematGpuTensor {
   int rank;
   int64_t sizes[kRematGpuMaxRank];
-  RematGpuElem elem;
+  RematElemKind elem;
   size_t elemSize;
   size_t bytes;
   const char *typeText;

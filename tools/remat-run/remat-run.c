@@ -310,11 +310,9 @@ static MlirLogicalResult handleDiagnostic(MlirDiagnostic diag, void *userData) {
 // Signature
 //===----------------------------------------------------------------------===//
 
-typedef enum ElemKind { ElemF32, ElemF64, ElemI32, ElemI64, ElemI1 } ElemKind;
-
 typedef struct ValueInfo {
   int isMemref; // ranked tensor (memref at the C interface) vs. scalar
-  ElemKind elem;
+  RematElemKind elem;
   size_t elemSize;
   intptr_t rank;
   int64_t *shape; // rank entries; negative = dynamic (results only)
@@ -356,19 +354,19 @@ static int describeType(MlirType type, int allowDynamic, ValueInfo *info, char *
     return 0;
   }
   if (mlirTypeIsAF32(elem)) {
-    info->elem = ElemF32;
+    info->elem = RematElemF32;
     info->elemSize = 4;
   } else if (mlirTypeIsAF64(elem)) {
-    info->elem = ElemF64;
+    info->elem = RematElemF64;
     info->elemSize = 8;
   } else if (mlirTypeIsAInteger(elem) && mlirIntegerTypeGetWidth(elem) == 32) {
-    info->elem = ElemI32;
+    info->elem = RematElemI32;
     info->elemSize = 4;
   } else if (mlirTypeIsAInteger(elem) && mlirIntegerTypeGetWidth(elem) == 64) {
-    info->elem = ElemI64;
+    info->elem = RematElemI64;
     info->elemSize = 8;
   } else if (mlirTypeIsAInteger(elem) && mlirIntegerTypeGetWidth(elem) == 1) {
-    info->elem = ElemI1;
+    info->elem = RematElemI1;
     info->elemSize = 1;
   } else {
     char elemText[128];
@@ -586,27 +584,6 @@ static int writeOutputFile(const char *dir, size_t index, const void *data, size
   }
   free(path);
   return 1;
-}
-
-static void fillRandom(RematRng *rng, const ValueInfo *v, void *data) {
-  size_t count = v->bytes / v->elemSize;
-  switch (v->elem) {
-  case ElemF32:
-    rematRngFillF32(rng, data, count);
-    break;
-  case ElemF64:
-    rematRngFillF64(rng, data, count);
-    break;
-  case ElemI32:
-    rematRngFillI32(rng, data, count);
-    break;
-  case ElemI64:
-    rematRngFillI64(rng, data, count);
-    break;
-  case ElemI1:
-    rematRngFillI1(rng, data, count);
-    break;
-  }
 }
 
 typedef struct Program {
@@ -893,7 +870,7 @@ static int run(const Options *opts) {
         goto cleanup;
       }
     } else {
-      fillRandom(&rng, v, argData[i]);
+      rematRngFillElements(&rng, v->elem, argData[i], v->bytes);
     }
     argumentBytes += v->bytes;
     argPristine[i] = malloc(v->bytes ? v->bytes : 1);
