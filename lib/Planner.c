@@ -919,6 +919,28 @@ static bool planSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
 /// segment checkpointing with segments of 1, 2, 4 layer cuts and sqrt(n),
 /// continue picking at the peak, and keep the cheapest plan that fits (or
 /// the lowest peak if none does).
+/// Keeps the alternative plan (Q, trial) in (P, sim) when it is better: it
+/// meets the budget and the current plan does not or costs more, or neither
+/// meets it and it comes closer. Frees the plan not kept. Returns false only
+/// when the alternative ran out of memory.
+static bool keepBetterPlan(Planner *P, RematSimulation *sim, Planner *Q, RematSimulation *trial, int64_t budget,
+                           bool ok) {
+  bool better = ok && (trial->peakBytes <= budget ? sim->peakBytes > budget || trial->recomputeCost < sim->recomputeCost
+                                                  : sim->peakBytes > budget && trial->peakBytes < sim->peakBytes);
+  RematSimStatus status = trial->status;
+  if (better) {
+    Planner tmp = *P;
+    *P = *Q;
+    *Q = tmp;
+    rematSimulationFree(sim);
+    *sim = *trial;
+  } else {
+    rematSimulationFree(trial);
+  }
+  plannerFree(Q);
+  return ok || status != RematSimOutOfMemory;
+}
+
 static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
   static const intptr_t kSegments[] = {1, 2, 4, 0};
   for (size_t i = 0; i < sizeof(kSegments) / sizeof(kSegments[0]); ++i) {
@@ -932,19 +954,7 @@ static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSi
     rematScheduleInit(&empty);
     ok = ok && rematSimulate(ctx, &empty, &trial) && planSqrt(&Q, &trial, kSegments[i]);
     ok = ok && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
-    bool better = ok && (trial.peakBytes <= budget ? sim->peakBytes > budget || trial.recomputeCost < sim->recomputeCost
-                                                   : sim->peakBytes > budget && trial.peakBytes < sim->peakBytes);
-    if (better) {
-      Planner tmp = *P;
-      *P = Q;
-      Q = tmp;
-      rematSimulationFree(sim);
-      *sim = trial;
-    } else {
-      rematSimulationFree(&trial);
-    }
-    plannerFree(&Q);
-    if (!ok && trial.status == RematSimOutOfMemory)
+    if (!keepBetterPlan(P, sim, &Q, &trial, budget, ok))
       return false;
   }
   return true;
@@ -973,19 +983,7 @@ static bool planWithResultTargets(Planner *P, RematSimulation *sim, const RematS
   memset(&trial, 0, sizeof(trial));
   bool ok = plannerInit(&Q, ctx, budget) && planDefault(&Q, &trial, ctx, budget, NULL, true) &&
             improveByRestarts(&Q, &trial, ctx, budget);
-  bool better = ok && (trial.peakBytes <= budget ? sim->peakBytes > budget || trial.recomputeCost < sim->recomputeCost
-                                                 : sim->peakBytes > budget && trial.peakBytes < sim->peakBytes);
-  if (better) {
-    Planner tmp = *P;
-    *P = Q;
-    Q = tmp;
-    rematSimulationFree(sim);
-    *sim = trial;
-  } else {
-    rematSimulationFree(&trial);
-  }
-  plannerFree(&Q);
-  return ok || trial.status != RematSimOutOfMemory;
+  return keepBetterPlan(P, sim, &Q, &trial, budget, ok);
 }
 
 /// Local search over whole plans: the greedy choice of one expensive
