@@ -26,6 +26,8 @@
 //===----------------------------------------------------------------------===//
 #include "remat/Lower.h"
 
+#include "LowerInternal.h"
+
 #include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
@@ -100,6 +102,30 @@ static MlirOperation insertBefore(MlirOperation anchor, MlirOperation op) {
   return op;
 }
 
+/// A named linalg op with one input and one output (linalg.fill,
+/// linalg.copy) before `anchor`, its body filled in by linalg; on tensors it
+/// returns `resultType`, on buffers (resultType NULL) nothing.
+static MlirOperation insertNamedLinalgOp(MlirOperation anchor, const char *name, MlirValue in, MlirValue out,
+                                         const MlirType *resultType) {
+  MlirContext ctx = mlirOperationGetContext(anchor);
+  MlirValue operands[2] = {in, out};
+  int32_t seg[2] = {1, 1};
+  MlirNamedAttribute attr = namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, seg));
+  MlirRegion region = mlirRegionCreate();
+  MlirOperation op =
+      insertBefore(anchor, createOp(mlirOperationGetLocation(anchor), (OpSpec){.name = name,
+                                                                               .numOperands = 2,
+                                                                               .operands = operands,
+                                                                               .numResults = resultType ? 1 : 0,
+                                                                               .results = resultType,
+                                                                               .numAttrs = 1,
+                                                                               .attrs = &attr,
+                                                                               .numRegions = 1,
+                                                                               .regions = &region}));
+  mlirLinalgFillBuiltinNamedOpRegion(op);
+  return op;
+}
+
 static MlirValue indexConstantBefore(MlirOperation anchor, int64_t value) {
   MlirContext ctx = mlirOperationGetContext(anchor);
   MlirLocation loc = mlirOperationGetLocation(anchor);
@@ -124,39 +150,6 @@ static bool constantIndexValue(MlirValue v, int64_t *out) {
     return false;
   *out = mlirIntegerAttrGetValueInt(a);
   return true;
-}
-
-typedef struct ErrorText {
-  char message[1024];
-  size_t length;
-} ErrorText;
-
-static void appendError(MlirStringRef s, void *userData) {
-  ErrorText *err = userData;
-  size_t room = sizeof(err->message) - 1 - err->length;
-  size_t n = s.length < room ? s.length : room;
-  memcpy(err->message + err->length, s.data, n);
-  err->length += n;
-  err->message[err->length] = '\0';
-}
-
-static MlirLogicalResult runPipeline(MlirModule module, const char *pipeline) {
-  MlirOperation moduleOp = mlirModuleGetOperation(module);
-  MlirContext ctx = mlirOperationGetContext(moduleOp);
-  MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
-  ErrorText err = {{0}, 0};
-  if (mlirLogicalResultIsFailure(
-          mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm), str(pipeline), appendError, &err))) {
-    char buf[1400];
-    snprintf(buf, sizeof(buf), "internal error: cannot build the GPU lowering pipeline '%s': %s", pipeline,
-             err.message);
-    mlirEmitError(mlirOperationGetLocation(moduleOp), buf);
-    mlirPassManagerDestroy(pm);
-    return mlirLogicalResultFailure();
-  }
-  MlirLogicalResult result = mlirPassManagerRunOnOp(pm, moduleOp);
-  mlirPassManagerDestroy(pm);
-  return result;
 }
 
 /// Collects operations of the module matching `pred` (pre-order), so that
@@ -571,20 +564,8 @@ static void rewriteReduction(MlirOperation op) {
       op, createOp(
               loc,
               (OpSpec){.name = "arith.constant", .numResults = 1, .results = &elem, .numAttrs = 1, .attrs = &cstAttr}));
-  MlirValue fillOperands[2] = {mlirOperationGetResult(cst, 0), mlirOperationGetResult(empty, 0)};
-  int32_t fillSeg[2] = {1, 1};
-  MlirNamedAttribute fillAttr = namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, fillSeg));
-  MlirRegion fillRegion = mlirRegionCreate();
-  MlirOperation fill = insertBefore(op, createOp(loc, (OpSpec){.name = "linalg.fill",
-                                                               .numOperands = 2,
-                                                               .operands = fillOperands,
-                                                               .numResults = 1,
-                                                               .results = &partialType,
-                                                               .numAttrs = 1,
-                                                               .attrs = &fillAttr,
-                                                               .numRegions = 1,
-                                                               .regions = &fillRegion}));
-  mlirLinalgFillBuiltinNamedOpRegion(fill);
+  MlirOperation fill = insertNamedLinalgOp(op, "linalg.fill", mlirOperationGetResult(cst, 0),
+                                           mlirOperationGetResult(empty, 0), &partialType);
   MlirValue partialInit = mlirOperationGetResult(fill, 0);
   maps1[info.numInputs] = remapMap(ctx, info.maps[info.numInputs], n, n1, subst, numSplit, tList);
   MlirAttribute iters1[kMaxDims];
@@ -704,18 +685,7 @@ static MlirLogicalResult moveBuffersToDevice(MlirModule module, bool onDevice) {
       waitBefore(op, mlirOperationGetResult(dealloc, 0));
       mlirOperationDestroy(op);
     } else {
-      MlirValue operands[2] = {mlirOperationGetOperand(op, 0), mlirOperationGetOperand(op, 1)};
-      int32_t seg[2] = {1, 1};
-      MlirNamedAttribute attr = namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, seg));
-      MlirRegion region = mlirRegionCreate();
-      MlirOperation copy = insertBefore(op, createOp(loc, (OpSpec){.name = "linalg.copy",
-                                                                   .numOperands = 2,
-                                                                   .operands = operands,
-                                                                   .numAttrs = 1,
-                                                                   .attrs = &attr,
-                                                                   .numRegions = 1,
-                                                                   .regions = &region}));
-      mlirLinalgFillBuiltinNamedOpRegion(copy);
+      insertNamedLinalgOp(op, "linalg.copy", mlirOperationGetOperand(op, 0), mlirOperationGetOperand(op, 1), NULL);
       mlirOperationDestroy(op);
     }
   }
@@ -1077,29 +1047,25 @@ static MlirWalkResult checkHostOp(MlirOperation op, void *userData) {
 //===----------------------------------------------------------------------===//
 
 MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module) {
-  MlirOperation moduleOp = mlirModuleGetOperation(module);
-  OpList funcs = collectOps(module, isFunc);
-  for (intptr_t i = 0; i < funcs.size; ++i)
-    if (!mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(funcs.ops[i], 0))))
-      mlirOperationSetAttributeByName(funcs.ops[i], str("llvm.emit_c_interface"),
-                                      mlirUnitAttrGet(mlirOperationGetContext(moduleOp)));
-  free(funcs.ops);
+  rematMarkCInterfaces(module);
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)) ||
-      mlirLogicalResultIsFailure(runPipeline(
+      mlirLogicalResultIsFailure(rematRunPipeline(
           module,
           "builtin.module("
           "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
           "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
           "func.func(optimize-allocation-liveness))")) ||
       mlirLogicalResultIsFailure(moveBuffersToDevice(module, false)) ||
-      mlirLogicalResultIsFailure(runPipeline(module, "builtin.module(func.func(convert-linalg-to-parallel-loops))")) ||
+      mlirLogicalResultIsFailure(
+          rematRunPipeline(module, "builtin.module(func.func(convert-linalg-to-parallel-loops))")) ||
       mlirLogicalResultIsFailure(buildKernels(module)))
     return mlirLogicalResultFailure();
   // The CPU pipeline's tail: the tiled parallel loops run sequentially.
-  return runPipeline(module, "builtin.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-                             "finalize-memref-to-llvm{use-generic-functions=1 use-aligned-alloc=1},"
-                             "convert-arith-to-llvm,convert-math-to-llvm,convert-math-to-libm,convert-func-to-llvm,"
-                             "convert-cf-to-llvm,reconcile-unrealized-casts)");
+  return rematRunPipeline(module,
+                          "builtin.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+                          "finalize-memref-to-llvm{use-generic-functions=1 use-aligned-alloc=1},"
+                          "convert-arith-to-llvm,convert-math-to-llvm,convert-math-to-libm,convert-func-to-llvm,"
+                          "convert-cf-to-llvm,reconcile-unrealized-casts)");
 }
 
 MlirLogicalResult rematPrepareForGPU(MlirModule module) {
@@ -1108,7 +1074,7 @@ MlirLogicalResult rematPrepareForGPU(MlirModule module) {
   static const char *const kDialects[] = {"arith", "gpu", "linalg", "memref", "scf", "tensor"};
   for (size_t i = 0; i < sizeof(kDialects) / sizeof(kDialects[0]); ++i)
     mlirContextGetOrLoadDialect(mlirOperationGetContext(moduleOp), str(kDialects[i]));
-  if (mlirLogicalResultIsFailure(runPipeline(
+  if (mlirLogicalResultIsFailure(rematRunPipeline(
           module, "builtin.module(func.func(convert-elementwise-to-linalg),func.func(linalg-generalize-named-ops))")))
     return mlirLogicalResultFailure();
   rewriteReductions(module);
@@ -1163,15 +1129,10 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   }
   moveDispatchToHost(module);
   // The AOT main calls each step through its C interface.
-  OpList funcs = collectOps(module, isFunc);
-  for (intptr_t i = 0; i < funcs.size; ++i)
-    if (!mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(funcs.ops[i], 0))))
-      mlirOperationSetAttributeByName(funcs.ops[i], str("llvm.emit_c_interface"),
-                                      mlirUnitAttrGet(mlirOperationGetContext(moduleOp)));
-  free(funcs.ops);
+  rematMarkCInterfaces(module);
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
     return mlirLogicalResultFailure();
-  if (mlirLogicalResultIsFailure(runPipeline(
+  if (mlirLogicalResultIsFailure(rematRunPipeline(
           module,
           "builtin.module("
           "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
@@ -1180,13 +1141,14 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(moveBuffersToDevice(module, true)))
     return mlirLogicalResultFailure();
-  if (mlirLogicalResultIsFailure(runPipeline(module, "builtin.module(func.func(convert-linalg-to-parallel-loops))")))
+  if (mlirLogicalResultIsFailure(
+          rematRunPipeline(module, "builtin.module(func.func(convert-linalg-to-parallel-loops))")))
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(buildKernels(module)))
     return mlirLogicalResultFailure();
-  if (mlirLogicalResultIsFailure(runPipeline(module, "builtin.module(func.func(gpu-map-parallel-loops),"
-                                                     "func.func(convert-parallel-loops-to-gpu),lower-affine,"
-                                                     "canonicalize,cse)")))
+  if (mlirLogicalResultIsFailure(rematRunPipeline(module, "builtin.module(func.func(gpu-map-parallel-loops),"
+                                                          "func.func(convert-parallel-loops-to-gpu),lower-affine,"
+                                                          "canonicalize,cse)")))
     return mlirLogicalResultFailure();
   HostCheck check = {false};
   mlirOperationWalk(moduleOp, checkHostOp, &check, MlirWalkPreOrder);
@@ -1197,7 +1159,7 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
            "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=%s cubin-features=+ptx80 cubin-format=isa "
            "opt-level=3})",
            chip);
-  if (mlirLogicalResultIsFailure(runPipeline(module, pipeline)))
+  if (mlirLogicalResultIsFailure(rematRunPipeline(module, pipeline)))
     return mlirLogicalResultFailure();
   // Without libdevice the PTX keeps calls to __nv_* math functions that
   // ptxas (and the driver's JIT) cannot resolve: fail here, not on the GPU.

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "remat/Lower.h"
 
+#include "LowerInternal.h"
+
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/Pass.h"
@@ -82,33 +84,41 @@ static void appendPipelineError(MlirStringRef str, void *userData) {
   err->message[err->length] = '\0';
 }
 
-MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
+void rematMarkCInterfaces(MlirModule module) {
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   MlirContext ctx = mlirOperationGetContext(moduleOp);
-  MlirLocation loc = mlirOperationGetLocation(moduleOp);
-
-  if (target == RematLowerTargetGPU) {
-    return rematLowerModuleForGPU(module, "sm_90");
-  }
-  if (target != RematLowerTargetCPU) {
-    mlirEmitError(loc, "unknown lowering target");
-    return mlirLogicalResultFailure();
-  }
-
   mlirOperationWalk(moduleOp, markCInterface, &ctx, MlirWalkPreOrder);
+}
 
+MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirContext ctx = mlirOperationGetContext(moduleOp);
   MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, mlirStringRefCreateFromCString("builtin.module"));
   PipelineError err = {{0}, 0};
-  MlirLogicalResult parsed = mlirParsePassPipeline(
-      mlirPassManagerGetAsOpPassManager(pm), mlirStringRefCreateFromCString(kCpuPipeline), appendPipelineError, &err);
+  MlirLogicalResult parsed = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                                                   mlirStringRefCreateFromCString(pipeline), appendPipelineError, &err);
   if (mlirLogicalResultIsFailure(parsed)) {
-    char buf[1200];
-    snprintf(buf, sizeof(buf), "internal error: cannot build the CPU lowering pipeline: %s", err.message);
-    mlirEmitError(loc, buf);
+    char buf[1400];
+    snprintf(buf, sizeof(buf), "internal error: cannot build the lowering pipeline '%.200s': %s", pipeline,
+             err.message);
+    mlirEmitError(mlirOperationGetLocation(moduleOp), buf);
     mlirPassManagerDestroy(pm);
     return mlirLogicalResultFailure();
   }
   MlirLogicalResult result = mlirPassManagerRunOnOp(pm, moduleOp);
   mlirPassManagerDestroy(pm);
   return result;
+}
+
+MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirLocation loc = mlirOperationGetLocation(moduleOp);
+  if (target == RematLowerTargetGPU)
+    return rematLowerModuleForGPU(module, "sm_90");
+  if (target != RematLowerTargetCPU) {
+    mlirEmitError(loc, "unknown lowering target");
+    return mlirLogicalResultFailure();
+  }
+  rematMarkCInterfaces(module);
+  return rematRunPipeline(module, kCpuPipeline);
 }
