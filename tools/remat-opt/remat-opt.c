@@ -531,7 +531,8 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
   intptr_t built = 0;
   // The report analyses every output function anyway; the check below
   // compares that analysis with the plan's simulation.
-  RematGraphOptions graphOptions = {.dynamicDimBound = opts->dimBound, .reusePlannedPeak = true};
+  RematGraphOptions graphOptions = {
+      .dynamicDimBound = opts->dimBound, .reusePlannedPeak = true, .skipDecisionNames = opts->report == ReportNone};
   RematPlanResult *plans = calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(*plans));
   if (!plans)
     rc = kExitInternal;
@@ -590,6 +591,7 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
                                            .planner = opts->planFile ? "file" : rematPlannerKindGetName(opts->planner),
                                            .planSeconds = plans[built].planSeconds,
                                            .passSeconds = plans[built].passSeconds,
+                                           .namingSeconds = plans[built].namingSeconds,
                                            .parseSeconds = out->parseSeconds,
                                            .peakBytesPlanned = plans[built].peakBytesPlanned,
                                            .profile = profile,
