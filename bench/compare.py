@@ -402,8 +402,10 @@ def machine():
 
 def git_commit():
     c = sh(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]).stdout.strip()
-    dirty = sh(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]).stdout.strip()
-    return c + (" (working tree has uncommitted changes)" if dirty else "")
+    # bench/results is excluded: this run rewrites its own outputs there as it goes.
+    dirty = sh(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--", ".",
+                ":(exclude)bench/results"]).stdout.strip()
+    return c + (" (working tree has uncommitted changes outside bench/results)" if dirty else "")
 
 
 def plot(model, res, path):
