@@ -108,7 +108,8 @@ struct RematPass : RematPassBase<RematPass> {
                              llvm::cl::init("")};
   Option<std::string> planner{*this, "planner", llvm::cl::desc("none, sqrt, greedy or default"),
                               llvm::cl::init("default")};
-  Option<std::string> profile{*this, "profile", llvm::cl::desc("Cost profile: h200 or cpu"), llvm::cl::init("h200")};
+  Option<std::string> profile{*this, "profile", llvm::cl::desc("Cost profile: h200, cpu or flops"),
+                              llvm::cl::init("h200")};
 };
 
 } // namespace
