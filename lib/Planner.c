@@ -121,6 +121,23 @@ typedef struct Rejected {
   ChainMode mode;
 } Rejected;
 
+/// A chain's outcome for one candidate on one timeline. While a round fails
+/// and the timeline stays the same, the next rounds ask for the same chains
+/// again (near the lower bound, dozens of rounds in a row): they are built
+/// once per timeline.
+typedef struct ChainMemo {
+  intptr_t gen; // valid when == Planner.memoGen
+  intptr_t t, buffer, value, anchor;
+  int mode;
+  bool ok;
+  double cost;
+  int64_t extendedAtPeak;
+} ChainMemo;
+
+typedef struct RoundMark {
+  intptr_t numDecisions, numRejected;
+} RoundMark;
+
 typedef struct Planner {
   const RematSimContext *ctx;
   const RematGraphImpl *g;
@@ -133,6 +150,18 @@ typedef struct Planner {
   // Scratch for chain building.
   intptr_t *stamp;
   intptr_t stampGen;
+  intptr_t *groupStamp; // per op: == groupGen when re-executed in the anchor's group
+  intptr_t groupGen;
+  intptr_t groupAnchor, groupTimeline; // what groupStamp marks: anchor, memoGen
+  // A chain whose cost per byte of `limitBytes` exceeds `scoreLimit` cannot
+  // beat the best candidate so far (its cost only grows, its gain only
+  // shrinks): building it stops there. INFINITY when unbounded.
+  double scoreLimit;
+  int64_t limitBytes;
+  bool aborted; // the last chain stopped at scoreLimit
+  // Chains built on the current timeline (see ChainMemo).
+  struct ChainMemo *memo;
+  intptr_t memoCap, memoSize, memoGen;
   intptr_t *chain;
   intptr_t maxChain;  // longest chain a decision may clone
   intptr_t *extended; // buffers a chain keeps alive longer (up to kMaxExtended)
@@ -145,6 +174,12 @@ typedef struct Planner {
   // Helps some graphs and hurts others as a greedy choice: default plans both
   // ways and keeps the cheaper.
   bool resultTargets;
+  // The search's trajectory, so that the local search can rewind it: the
+  // decisions and rejections at the start of each round of planAtPeaks, and
+  // per value the first round that picked it (-1: never).
+  RoundMark *marks;
+  intptr_t numMarks, capMarks;
+  intptr_t *firstPick;
 } Planner;
 
 typedef struct Chain {
@@ -163,14 +198,20 @@ static bool plannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) 
   P->budget = budget;
   size_t n = (size_t)(ctx->g->numOps ? ctx->g->numOps : 1);
   P->stamp = calloc(n, sizeof(*P->stamp));
+  P->groupStamp = calloc(n, sizeof(*P->groupStamp));
+  P->groupAnchor = -1;
+  P->scoreLimit = INFINITY;
   P->chain = calloc(n + 1, sizeof(*P->chain));
   P->maxChain = kMaxChain;
   P->extended = calloc(kMaxExtended, sizeof(*P->extended));
   P->stageLive = calloc(n, sizeof(*P->stageLive));
   const RematGraphImpl *g = ctx->g;
   P->inPlaceCost = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*P->inPlaceCost));
-  if (!P->inPlaceCost)
+  P->firstPick = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*P->firstPick));
+  if (!P->inPlaceCost || !P->firstPick)
     return false;
+  for (intptr_t v = 0; v < g->numValues; ++v)
+    P->firstPick[v] = -1;
   // Operands precede their users, so one pass in value order suffices.
   for (intptr_t v = 0; v < g->numValues; ++v) {
     intptr_t def = g->values[v].defOp, src = g->values[v].aliasSource;
@@ -178,7 +219,7 @@ static bool plannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) 
       continue;
     P->inPlaceCost[v] = ctx->opCost[def] + (src >= 0 && src < v ? P->inPlaceCost[src] : 0);
   }
-  return P->stamp && P->chain && P->extended && P->stageLive;
+  return P->stamp && P->groupStamp && P->chain && P->extended && P->stageLive;
 }
 
 static void plannerFree(Planner *P) {
@@ -186,6 +227,10 @@ static void plannerFree(Planner *P) {
   free(P->decisions);
   free(P->rejected);
   free(P->stamp);
+  free(P->groupStamp);
+  free(P->memo);
+  free(P->marks);
+  free(P->firstPick);
   free(P->chain);
   free(P->extended);
   free(P->stageLive);
@@ -207,15 +252,17 @@ static bool collectSchedule(const Planner *P, intptr_t skip, RematSchedule *out)
   return true;
 }
 
-static bool simulatePlan(const Planner *P, intptr_t skip, RematSimulation *sim) {
+/// Simulates the plan; `complete` = false leaves out what only the search
+/// itself reads (rematSimulatePeak): enough to judge a trial.
+static bool simulatePlan(const Planner *P, bool complete, RematSimulation *sim) {
   RematSchedule s;
-  if (!collectSchedule(P, skip, &s)) {
+  if (!collectSchedule(P, -1, &s)) {
     rematScheduleFree(&s);
     memset(sim, 0, sizeof(*sim));
     sim->status = RematSimOutOfMemory;
     return false;
   }
-  bool ok = rematSimulate(P->ctx, &s, sim);
+  bool ok = complete ? rematSimulate(P->ctx, &s, sim) : rematSimulatePeak(P->ctx, &s, sim);
   rematScheduleFree(&s);
   return ok;
 }
@@ -242,6 +289,11 @@ static bool reject(Planner *P, intptr_t value, intptr_t anchor, ChainMode mode) 
   return true;
 }
 
+static int compareIntptr(const void *a, const void *b) {
+  intptr_t x = *(const intptr_t *)a, y = *(const intptr_t *)b;
+  return x < y ? -1 : (x > y);
+}
+
 /// Appends a decision whose ops are P->chain[0, len) at `anchor`.
 static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chain *c, int64_t bytes, intptr_t dropFirst,
                          intptr_t dropLast) {
@@ -253,6 +305,8 @@ static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chai
     P->decisions = d;
     P->capDecisions = cap;
   }
+  // Chains are built breadth-first; decisions list their ops in program order.
+  qsort(P->chain, (size_t)c->len, sizeof(*P->chain), compareIntptr);
   Decision *d = &P->decisions[P->numDecisions++];
   *d = (Decision){.value = value,
                   .anchor = anchor,
@@ -288,17 +342,17 @@ static intptr_t visibleVersion(const RematSimulation *sim, intptr_t value, intpt
   return -1;
 }
 
-/// True if the schedule already re-executes op `op` in the group at `anchor`.
-static bool inGroup(const RematSimulation *sim, intptr_t anchor, intptr_t op) {
+/// Marks the ops the schedule already re-executes in the group at `anchor`
+/// (P->groupStamp == P->groupGen): one pass per chain instead of one per
+/// operand read.
+static void markGroup(Planner *P, const RematSimulation *sim, intptr_t anchor) {
+  if (anchor == P->groupAnchor && P->groupTimeline == P->memoGen)
+    return; // same group on the same timeline: still marked
+  P->groupAnchor = anchor;
+  P->groupTimeline = P->memoGen;
+  ++P->groupGen;
   for (intptr_t k = sim->stageBegin[anchor]; k + 1 < sim->stageBegin[anchor + 1]; ++k)
-    if (sim->instOp[k] == op)
-      return true;
-  return false;
-}
-
-static int compareIntptr(const void *a, const void *b) {
-  intptr_t x = *(const intptr_t *)a, y = *(const intptr_t *)b;
-  return x < y ? -1 : (x > y);
+    P->groupStamp[sim->instOp[k]] = P->groupGen;
 }
 
 static bool extendChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor, intptr_t dropBuffer,
@@ -313,6 +367,7 @@ static bool extendChain(Planner *P, const RematSimulation *sim, intptr_t value, 
 static bool buildChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor, intptr_t dropBuffer,
                        intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c) {
   ++P->stampGen;
+  P->aborted = false;
   return extendChain(P, sim, value, anchor, dropBuffer, peakPos, mode, dropped, c);
 }
 
@@ -343,6 +398,7 @@ static bool extendChainOrFail(Planner *P, const RematSimulation *sim, intptr_t v
   if (P->stamp[def] == gen)
     return true; // already in the group: nothing to add
   intptr_t pos = sim->stageBegin[anchor];
+  markGroup(P, sim, anchor);
   P->chain[c->len++] = def;
   P->stamp[def] = gen;
   for (intptr_t next = 0; next < c->len; ++next) {
@@ -351,10 +407,14 @@ static bool extendChainOrFail(Planner *P, const RematSimulation *sim, intptr_t v
       return false;
     c->cost += P->ctx->opCost[i];
     c->flops += g->ops[i].flops;
+    if (c->cost / (double)P->limitBytes > P->scoreLimit) {
+      P->aborted = true;
+      return false;
+    }
     for (intptr_t u = g->ops[i].usesBegin; u < g->ops[i].usesEnd; ++u) {
       intptr_t y = g->uses[u];
       intptr_t d = g->values[y].defOp;
-      if (d >= 0 && (P->stamp[d] == gen || inGroup(sim, anchor, d)))
+      if (d >= 0 && (P->stamp[d] == gen || P->groupStamp[d] == P->groupGen))
         continue;
       // A clone gets its own fresh destination: sharing one tensor.empty
       // between two writers lets bufferization merge their buffers.
@@ -396,7 +456,6 @@ static bool extendChainOrFail(Planner *P, const RematSimulation *sim, intptr_t v
       P->chain[c->len++] = d;
     }
   }
-  qsort(P->chain, (size_t)c->len, sizeof(*P->chain), compareIntptr);
   return true;
 }
 
@@ -544,6 +603,53 @@ static void siftDown(Bound *heap, intptr_t n, intptr_t i) {
   }
 }
 
+static size_t memoHash(intptr_t t, intptr_t buffer, intptr_t anchor, int mode) {
+  uint64_t h = (uint64_t)t * 0x9E3779B97F4A7C15ull;
+  h ^= (uint64_t)buffer * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
+  h ^= (uint64_t)anchor * 0x165667B19E3779F9ull + (h << 6) + (h >> 2);
+  h ^= (uint64_t)mode + (h << 6) + (h >> 2);
+  return (size_t)(h ^ (h >> 29));
+}
+
+/// The memo slot for a key: its entry, or the empty slot where it goes.
+static ChainMemo *memoSlot(Planner *P, intptr_t t, intptr_t buffer, intptr_t value, intptr_t anchor, int mode) {
+  size_t mask = (size_t)P->memoCap - 1;
+  for (size_t i = memoHash(t, buffer, anchor, mode) & mask;; i = (i + 1) & mask) {
+    ChainMemo *e = &P->memo[i];
+    if (e->gen != P->memoGen ||
+        (e->t == t && e->buffer == buffer && e->value == value && e->anchor == anchor && e->mode == mode))
+      return e;
+  }
+}
+
+/// Makes room for one more entry (load at most 1/2). False when out of memory.
+static bool memoReserve(Planner *P) {
+  if (2 * (P->memoSize + 1) <= P->memoCap)
+    return true;
+  intptr_t oldCap = P->memoCap;
+  ChainMemo *old = P->memo;
+  intptr_t cap = oldCap ? oldCap * 2 : 1024;
+  P->memo = calloc((size_t)cap, sizeof(*P->memo));
+  if (!P->memo) {
+    P->memo = old;
+    return false;
+  }
+  P->memoCap = cap;
+  for (intptr_t i = 0; i < cap; ++i)
+    P->memo[i].gen = -1;
+  for (intptr_t i = 0; i < oldCap; ++i)
+    if (old[i].gen == P->memoGen)
+      *memoSlot(P, old[i].t, old[i].buffer, old[i].value, old[i].anchor, old[i].mode) = old[i];
+  free(old);
+  return true;
+}
+
+/// Forgets every chain: the timeline changed.
+static void memoClear(Planner *P) {
+  ++P->memoGen;
+  P->memoSize = 0;
+}
+
 /// The candidate with the least recompute time per byte it frees at
 /// instance `t`, among buffers not yet picked in this round. Targets are
 /// tried in order of an estimate that is almost always a lower bound of
@@ -588,7 +694,25 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, bool chai
       if (isRejected(P, target->value, target->anchor, mode))
         continue;
       Chain c;
-      if (!buildChain(P, sim, target->value, target->anchor, b, t, mode, NULL, &c))
+      ChainMemo *memo = memoReserve(P) ? memoSlot(P, t, b, target->value, target->anchor, mode) : NULL;
+      bool built;
+      if (memo && memo->gen == P->memoGen) {
+        built = memo->ok;
+        c.cost = memo->cost;
+        c.extendedAtPeak = memo->extendedAtPeak;
+      } else {
+        P->scoreLimit = found ? bestScore : INFINITY;
+        P->limitBytes = sim->buffers[b].bytes;
+        built = buildChain(P, sim, target->value, target->anchor, b, t, mode, NULL, &c);
+        P->scoreLimit = INFINITY;
+        // A chain stopped early is not known, only known to lose here.
+        if (memo && !P->aborted) {
+          *memo =
+              (ChainMemo){P->memoGen, t, b, target->value, target->anchor, (int)mode, built, c.cost, c.extendedAtPeak};
+          ++P->memoSize;
+        }
+      }
+      if (!built)
         continue;
       // The user's rule only clones chains whose inputs are still there.
       if (!chainAware && c.extendedAtPeak > 0)
@@ -639,6 +763,8 @@ static bool improves(const RematSimulation *trial, const RematSimulation *sim) {
 /// its first pick alone, and a single pick that does not improve is never
 /// tried again.
 static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
+  if (!rematSimulationComplete(P->ctx, sim))
+    return false;
   bool *picked = calloc((size_t)(sim->numBuffers + 1), sizeof(*picked));
   intptr_t *idle = NULL;
   if (!picked)
@@ -648,6 +774,7 @@ static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
   // planner stays linear-ish in the graph size.
   intptr_t batch = 1 + P->g->numOps / kOpsPerBatchedPick;
   bool ok = true;
+  memoClear(P);
   for (int iter = 0; ok && iter < kMaxIterations && sim->peakBytes > P->budget; ++iter) {
     bool *grown = realloc(picked, (size_t)(sim->numBuffers + 1) * sizeof(*picked));
     if (!grown) {
@@ -665,6 +792,17 @@ static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
     intptr_t numIdle = collectIdleBuffers(P, sim, idle);
     computeStageLive(P, sim);
     intptr_t roundStart = P->numDecisions;
+    if (P->numMarks == P->capMarks) {
+      intptr_t cap = P->capMarks ? P->capMarks * 2 : 64;
+      RoundMark *marks = realloc(P->marks, (size_t)cap * sizeof(*marks));
+      if (!marks) {
+        ok = false;
+        break;
+      }
+      P->marks = marks;
+      P->capMarks = cap;
+    }
+    P->marks[P->numMarks++] = (RoundMark){P->numDecisions, P->numRejected};
     Pick first = {0};
     for (;;) {
       intptr_t stage = maxStage(P);
@@ -676,6 +814,8 @@ static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
         break;
       if (P->numDecisions == roundStart)
         first = pick;
+      if (P->firstPick[pick.target.value] < 0)
+        P->firstPick[pick.target.value] = P->numMarks - 1;
       picked[pick.target.buffer] = true;
       if (!(ok = applyPick(P, sim, &pick, t)))
         break;
@@ -683,7 +823,7 @@ static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
     if (!ok || P->numDecisions == roundStart)
       break; // nothing left to try at the peak
     RematSimulation trial;
-    bool valid = simulatePlan(P, -1, &trial);
+    bool valid = simulatePlan(P, false, &trial);
     if (trial.status == RematSimOutOfMemory) {
       rematSimulationFree(&trial);
       ok = false;
@@ -692,22 +832,30 @@ static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
     if (valid && improves(&trial, sim)) {
       rematSimulationFree(sim);
       *sim = trial;
+      memoClear(P);
+      if (!(ok = rematSimulationComplete(P->ctx, sim)))
+        break;
       continue;
     }
     rematSimulationFree(&trial);
-    // Retry the round's first pick alone.
+    // Retry the round's first pick alone (unless it was alone: the same
+    // schedule would be simulated again).
+    bool batched = P->numDecisions > roundStart + 1;
     while (P->numDecisions > roundStart + 1)
       popDecision(P);
-    if (P->numDecisions > roundStart) {
-      valid = simulatePlan(P, -1, &trial);
+    if (batched) {
+      valid = simulatePlan(P, false, &trial);
       if (valid && improves(&trial, sim)) {
         rematSimulationFree(sim);
         *sim = trial;
+        memoClear(P);
+        if (!(ok = rematSimulationComplete(P->ctx, sim)))
+          break;
         continue;
       }
       rematSimulationFree(&trial);
-      popDecision(P);
     }
+    popDecision(P);
     ok = reject(P, first.target.value, first.target.anchor, first.mode);
   }
   free(picked);
@@ -760,7 +908,7 @@ static bool pruneDecisions(Planner *P, RematSimulation *sim) {
   bool done = false;
   if (removed) {
     RematSimulation trial;
-    if (simulatePlan(P, -1, &trial) && trial.peakBytes <= P->budget) {
+    if (simulatePlan(P, false, &trial) && trial.peakBytes <= P->budget) {
       rematSimulationFree(sim);
       *sim = trial;
       done = true;
@@ -773,7 +921,7 @@ static bool pruneDecisions(Planner *P, RematSimulation *sim) {
   for (intptr_t i = 0; !done && i < n && i < exactTries; ++i) {
     P->decisions[order[i]].removed = true;
     RematSimulation trial;
-    bool valid = simulatePlan(P, -1, &trial);
+    bool valid = simulatePlan(P, false, &trial);
     if (valid && trial.peakBytes <= P->budget && trial.recomputeCost <= sim->recomputeCost) {
       rematSimulationFree(sim);
       *sim = trial;
@@ -800,6 +948,9 @@ static int compareStashedByDef(const void *a, const void *b, const RematGraphImp
 }
 
 static bool planSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
+  if (!rematSimulationComplete(P->ctx, sim))
+    return false;
+  memoClear(P); // a new timeline
   const RematGraphImpl *g = P->g;
   intptr_t t = sim->peakInstance;
   Stashed *stash = malloc((size_t)(sim->numBuffers ? sim->numBuffers : 1) * sizeof(*stash));
@@ -895,7 +1046,7 @@ static bool planSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
   if (!ok)
     return false;
   RematSimulation trial;
-  if (simulatePlan(P, -1, &trial) && trial.peakBytes < sim->peakBytes) {
+  if (simulatePlan(P, true, &trial) && trial.peakBytes < sim->peakBytes) {
     rematSimulationFree(sim);
     *sim = trial;
     return true;
@@ -905,8 +1056,8 @@ static bool planSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
   // rather than a worse one.
   bool oom = trial.status == RematSimOutOfMemory;
   rematSimulationFree(&trial);
-  for (intptr_t d = 0; d < P->numDecisions; ++d)
-    P->decisions[d].removed = true;
+  P->numDecisions = 0;
+  P->items.num = 0;
   return !oom;
 }
 
@@ -914,11 +1065,6 @@ static bool planSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
 // Tight budgets: start from segment checkpoints
 //===----------------------------------------------------------------------===//
 
-/// When picking at the peak from nothing gets stuck (near the lower bound,
-/// every single step makes some other point worse), start instead from
-/// segment checkpointing with segments of 1, 2, 4 layer cuts and sqrt(n),
-/// continue picking at the peak, and keep the cheapest plan that fits (or
-/// the lowest peak if none does).
 /// Keeps the alternative plan (Q, trial) in (P, sim) when it is better: it
 /// meets the budget and the current plan does not or costs more, or neither
 /// meets it and it comes closer. Frees the plan not kept. Returns false only
@@ -941,29 +1087,61 @@ static bool keepBetterPlan(Planner *P, RematSimulation *sim, Planner *Q, RematSi
   return ok || status != RematSimOutOfMemory;
 }
 
+static bool sameSchedule(const RematSchedule *a, const RematSchedule *b) {
+  return a->num == b->num && (a->num == 0 || memcmp(a->items, b->items, (size_t)a->num * sizeof(*a->items)) == 0);
+}
+
+static const intptr_t kSegments[] = {1, 2, 4, 0};
+enum { kNumSegments = sizeof(kSegments) / sizeof(kSegments[0]) };
+
+/// When picking at the peak from nothing gets stuck (near the lower bound,
+/// every single step makes some other point worse), start instead from
+/// segment checkpointing with segments of 1, 2, 4 layer cuts and sqrt(n),
+/// continue picking at the peak, and keep the cheapest plan that fits (or
+/// the lowest peak if none does). Two segment sizes often give the same
+/// checkpoints (or none: the rule raised the peak and planSqrt dropped them
+/// all); the continuation from an identical schedule is identical and would
+/// not be kept (keepBetterPlan wants strictly better), so it is not run
+/// twice.
 static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
-  static const intptr_t kSegments[] = {1, 2, 4, 0};
-  for (size_t i = 0; i < sizeof(kSegments) / sizeof(kSegments[0]); ++i) {
+  RematSchedule seen[kNumSegments];
+  int numSeen = 0;
+  bool result = true;
+  for (int i = 0; i < kNumSegments && result; ++i) {
     Planner Q;
     RematSimulation trial;
     memset(&trial, 0, sizeof(trial));
     bool ok = plannerInit(&Q, ctx, budget);
-    Q.forbidden = P->forbidden;
     Q.resultTargets = P->resultTargets;
     RematSchedule empty;
     rematScheduleInit(&empty);
     ok = ok && rematSimulate(ctx, &empty, &trial) && planSqrt(&Q, &trial, kSegments[i]);
+    bool duplicate = false;
+    if (ok) {
+      ok = collectSchedule(&Q, -1, &seen[numSeen]);
+      for (int j = 0; ok && j < numSeen && !duplicate; ++j)
+        duplicate = sameSchedule(&seen[j], &seen[numSeen]);
+      if (duplicate || !ok)
+        rematScheduleFree(&seen[numSeen]);
+      else
+        ++numSeen;
+    }
+    if (duplicate) {
+      rematSimulationFree(&trial);
+      plannerFree(&Q);
+      continue;
+    }
     ok = ok && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
-    if (!keepBetterPlan(P, sim, &Q, &trial, budget, ok))
-      return false;
+    result = keepBetterPlan(P, sim, &Q, &trial, budget, ok);
   }
-  return true;
+  for (int j = 0; j < numSeen; ++j)
+    rematScheduleFree(&seen[j]);
+  return result;
 }
 
-/// The default planner from scratch, with `forbidden` values never chosen.
+/// The default planner from scratch.
 static bool planDefault(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
-                        const bool *forbidden, bool resultTargets) {
-  P->forbidden = forbidden;
+                        bool resultTargets) {
   P->resultTargets = resultTargets;
   RematSchedule empty;
   rematScheduleInit(&empty);
@@ -981,19 +1159,63 @@ static bool planWithResultTargets(Planner *P, RematSimulation *sim, const RematS
   Planner Q;
   RematSimulation trial;
   memset(&trial, 0, sizeof(trial));
-  bool ok = plannerInit(&Q, ctx, budget) && planDefault(&Q, &trial, ctx, budget, NULL, true) &&
+  bool ok = plannerInit(&Q, ctx, budget) && planDefault(&Q, &trial, ctx, budget, true) &&
             improveByRestarts(&Q, &trial, ctx, budget);
   return keepBetterPlan(P, sim, &Q, &trial, budget, ok);
 }
 
+/// Q (initialized) becomes P's search as it stood at the start of round
+/// `round`: the decisions and rejections made before it (none undone by the
+/// final pruning), the same start. Its timeline is simulated into `sim`.
+static bool rewindPlan(Planner *Q, const Planner *P, intptr_t round, RematSimulation *sim) {
+  const RoundMark *mark = &P->marks[round];
+  memset(sim, 0, sizeof(*sim));
+  for (intptr_t d = 0; d < mark->numDecisions; ++d) {
+    if (Q->numDecisions == Q->capDecisions) {
+      intptr_t cap = Q->capDecisions ? Q->capDecisions * 2 : 32;
+      Decision *grown = realloc(Q->decisions, (size_t)cap * sizeof(*grown));
+      if (!grown)
+        return false;
+      Q->decisions = grown;
+      Q->capDecisions = cap;
+    }
+    Decision dec = P->decisions[d];
+    dec.removed = false;
+    dec.firstItem = Q->items.num;
+    for (intptr_t i = 0; i < dec.numItems; ++i) {
+      const RematRecompute *item = &P->items.items[P->decisions[d].firstItem + i];
+      if (!rematScheduleAdd(&Q->items, item->op, item->anchor))
+        return false;
+    }
+    Q->decisions[Q->numDecisions++] = dec;
+  }
+  for (intptr_t i = 0; i < mark->numRejected; ++i)
+    if (!reject(Q, P->rejected[i].value, P->rejected[i].anchor, P->rejected[i].mode))
+      return false;
+  if (round > 0) {
+    Q->marks = malloc((size_t)round * sizeof(*Q->marks));
+    if (!Q->marks)
+      return false;
+    memcpy(Q->marks, P->marks, (size_t)round * sizeof(*Q->marks));
+    Q->numMarks = Q->capMarks = round;
+  }
+  for (intptr_t v = 0; v < P->g->numValues; ++v)
+    Q->firstPick[v] = P->firstPick[v] < round ? P->firstPick[v] : -1;
+  Q->maxChain = P->maxChain;
+  Q->resultTargets = P->resultTargets;
+  return simulatePlan(Q, true, sim);
+}
+
 /// Local search over whole plans: the greedy choice of one expensive
 /// recomputation can force others (a chain through a matmul where keeping a
-/// neighbour would have been cheaper). Replan with the plan's most expensive
-/// decisions forbidden, one at a time, keeping any plan that meets the budget
-/// for less recompute; a better plan restarts the search from its own
-/// decisions. Bounded by kRestarts replans (a replan takes milliseconds to a
-/// few hundred on graphs of up to 2,000 ops); a count, not a time limit, so
-/// that plans do not depend on the machine.
+/// neighbour would have been cheaper). A neighbour is the plan's own search
+/// with one of its most expensive decisions' value forbidden, resumed from
+/// the round that first picked that value: the rounds before it never chose
+/// the value, so they are kept instead of searched again (and the plan's
+/// start, from nothing or from segment checkpoints, with them). A neighbour
+/// that meets the budget for less recompute becomes the plan, and the search
+/// continues from its decisions. Bounded by kRestarts neighbours: a count,
+/// not a time limit, so that plans do not depend on the machine.
 static bool improveByRestarts(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
   if (sim->peakBytes > budget || P->g->numOps > kExactPruneOps)
     return true;
@@ -1037,7 +1259,12 @@ static bool improveByRestarts(Planner *P, RematSimulation *sim, const RematSimCo
       Planner Q;
       RematSimulation trial;
       memset(&trial, 0, sizeof(trial));
-      bool ok = plannerInit(&Q, ctx, budget) && planDefault(&Q, &trial, ctx, budget, trialForbidden, P->resultTargets);
+      intptr_t round = P->firstPick[P->decisions[order[k]].value];
+      if (round < 0)
+        continue; // a checkpoint, not chosen by the search: forbidding it changes nothing
+      bool ok = plannerInit(&Q, ctx, budget);
+      Q.forbidden = trialForbidden;
+      ok = ok && rewindPlan(&Q, P, round, &trial) && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
       if (ok && trial.peakBytes <= budget && trial.recomputeCost < sim->recomputeCost * (1 - 1e-9)) {
         memcpy(forbidden, trialForbidden, (size_t)numValues * sizeof(bool));
         Planner tmp = *P;
@@ -1111,7 +1338,7 @@ static bool recordDecisions(const Planner *P, RematGraph graph, bool names, Rema
 static MlirLogicalResult finish(Planner *P, RematGraph graph, MlirOperation func, const RematGraphOptions *options,
                                 RematPlanResult *result) {
   RematSimulation sim;
-  if (!simulatePlan(P, -1, &sim)) {
+  if (!simulatePlan(P, true, &sim)) {
     char msg[256];
     snprintf(msg, sizeof(msg), "remat: the schedule is not valid: it %s (at instance %ld)",
              rematSimStatusGetMessage(sim.status), (long)sim.badInstance);

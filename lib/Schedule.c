@@ -55,10 +55,42 @@ static int compareRecompute(const void *a, const void *b) {
   return 0;
 }
 
+/// Stable counting sort of the items by `op` (key 0) or `anchor` (key 1),
+/// all in [0, range). False when out of memory.
+static bool countingSort(RematRecompute *items, RematRecompute *tmp, intptr_t n, intptr_t range, int key) {
+  intptr_t *start = calloc((size_t)range + 1, sizeof(*start));
+  if (!start)
+    return false;
+  for (intptr_t i = 0; i < n; ++i)
+    ++start[(key ? items[i].anchor : items[i].op) + 1];
+  for (intptr_t k = 0; k < range; ++k)
+    start[k + 1] += start[k];
+  for (intptr_t i = 0; i < n; ++i)
+    tmp[start[key ? items[i].anchor : items[i].op]++] = items[i];
+  memcpy(items, tmp, (size_t)n * sizeof(*items));
+  free(start);
+  return true;
+}
+
 void rematScheduleNormalize(RematSchedule *s) {
   if (s->num < 2)
     return;
-  qsort(s->items, (size_t)s->num, sizeof(*s->items), compareRecompute);
+  // Planners normalize a schedule of a few thousand items per simulation:
+  // two counting passes (op, then anchor, stable) instead of a comparison
+  // sort. Indices out of range (refused later by the simulation) or a
+  // failed allocation fall back to qsort.
+  intptr_t range = 0;
+  bool inRange = true;
+  for (intptr_t i = 0; i < s->num; ++i) {
+    const RematRecompute *r = &s->items[i];
+    inRange &= r->op >= 0 && r->anchor >= 0;
+    range = r->op >= range ? r->op + 1 : range;
+    range = r->anchor >= range ? r->anchor + 1 : range;
+  }
+  RematRecompute *tmp = inRange && range <= 4 * s->num + (1 << 16) ? malloc((size_t)s->num * sizeof(*tmp)) : NULL;
+  if (!tmp || !countingSort(s->items, tmp, s->num, range, 0) || !countingSort(s->items, tmp, s->num, range, 1))
+    qsort(s->items, (size_t)s->num, sizeof(*s->items), compareRecompute);
+  free(tmp);
   intptr_t out = 1;
   for (intptr_t i = 1; i < s->num; ++i)
     if (compareRecompute(&s->items[i], &s->items[out - 1]) != 0)
@@ -89,14 +121,17 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
     if (def >= 0)
       ctx->opUsedInInput[def] = true;
   }
-  ctx->destination = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*ctx->destination));
+  size_t numValues = (size_t)(g->numValues ? g->numValues : 1);
+  ctx->destination = malloc(numValues * sizeof(*ctx->destination));
+  ctx->destRead = malloc(numValues * sizeof(*ctx->destRead));
+  ctx->srcRead = malloc(numValues * sizeof(*ctx->srcRead));
   ctx->opAllocates = calloc(n, sizeof(*ctx->opAllocates));
-  if (!ctx->destination || !ctx->opAllocates) {
+  if (!ctx->destination || !ctx->destRead || !ctx->srcRead || !ctx->opAllocates) {
     rematSimContextFree(ctx);
     return false;
   }
   for (intptr_t v = 0; v < g->numValues; ++v)
-    ctx->destination[v] = -1;
+    ctx->destination[v] = ctx->destRead[v] = ctx->srcRead[v] = -1;
   for (intptr_t k = 0; k < g->numOps; ++k) {
     const RematOpInfo *op = &g->ops[k];
     ctx->opAllocates[k] =
@@ -107,6 +142,18 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
       if (operand >= 0 && operand < mlirOperationGetNumOperands(op->op))
         ctx->destination[op->firstResult + r] =
             rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op->op, operand).ptr);
+    }
+    // Every read of one value by one instance sees the same version, so the
+    // simulation finds a result's destination and in-place source among the
+    // instance's reads by position instead of searching them.
+    for (intptr_t r = 0; r < op->numResults; ++r) {
+      intptr_t x = op->firstResult + r;
+      for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u) {
+        if (ctx->destination[x] >= 0 && g->uses[u] == ctx->destination[x])
+          ctx->destRead[x] = u - op->usesBegin;
+        if (g->values[x].aliasSource >= 0 && g->uses[u] == g->values[x].aliasSource)
+          ctx->srcRead[x] = u - op->usesBegin;
+      }
     }
   }
   if (g->numOps > 0 && g->ops[g->numOps - 1].cls == RematOpClassTerminator) {
@@ -130,6 +177,8 @@ void rematSimContextFree(RematSimContext *ctx) {
   free(ctx->opUsedInInput);
   free(ctx->returnOperands);
   free(ctx->destination);
+  free(ctx->destRead);
+  free(ctx->srcRead);
   free(ctx->opAllocates);
   memset(ctx, 0, sizeof(*ctx));
 }
@@ -201,7 +250,8 @@ static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, 
   for (intptr_t j = 0; j < s->num; ++j) {
     const RematRecompute *r = &s->items[j];
     if (r->anchor < 0 || r->anchor >= n || r->op < 0 || r->op >= r->anchor ||
-        (j > 0 && compareRecompute(&s->items[j - 1], r) > 0)) {
+        (j > 0 &&
+         (s->items[j - 1].anchor > r->anchor || (s->items[j - 1].anchor == r->anchor && s->items[j - 1].op > r->op)))) {
       sim->status = RematSimBadAnchor;
       return false;
     }
@@ -382,12 +432,9 @@ static intptr_t freedDestination(const RematSimContext *ctx, const RematSimulati
   if (cls->lastUseOp <= sim->instOp[k] || (cls->external && cls->rootValue >= g->numArgs) ||
       (cls->external && cls->allocOp >= 0))
     return -1;
-  intptr_t destVer = -1;
-  for (intptr_t q = sim->instReadsBegin[k]; q < sim->instReadsBegin[k + 1]; ++q)
-    if (sim->versions[sim->readVersion[q]].value == dest)
-      destVer = sim->readVersion[q];
-  if (destVer < 0)
+  if (ctx->destRead[x] < 0)
     return -1;
+  intptr_t destVer = sim->readVersion[sim->instReadsBegin[k] + ctx->destRead[x]];
   intptr_t b = sim->versions[destVer].buffer;
   if (b < 0 || bufMaxLastRead[b] > k || versionLastRead[destVer] > k)
     return -1;
@@ -401,18 +448,11 @@ static intptr_t freedDestination(const RematSimContext *ctx, const RematSimulati
 static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   const RematGraphImpl *g = ctx->g;
   intptr_t cap = sim->numVersions + ctx->numReturnOperands + 1;
-  intptr_t numReads = sim->instReadsBegin[sim->numInstances];
-  Event *reads = malloc((size_t)(numReads ? numReads : 1) * sizeof(*reads));
-  Event *writes = malloc((size_t)(sim->numInstances ? sim->numInstances : 1) * sizeof(*writes) * 4);
-  intptr_t writeCap = sim->numInstances * 4;
   intptr_t *versionOfValue = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*versionOfValue));
   intptr_t *destUsedBy = malloc((size_t)(sim->numVersions ? sim->numVersions : 1) * sizeof(*destUsedBy));
   intptr_t *versionLastRead = malloc((size_t)(sim->numVersions ? sim->numVersions : 1) * sizeof(*versionLastRead));
   intptr_t *bufMaxLastRead = malloc((size_t)(cap ? cap : 1) * sizeof(*bufMaxLastRead));
-  if (!ALLOC(sim->buffers, cap) || !reads || !writes || !versionOfValue || !destUsedBy || !versionLastRead ||
-      !bufMaxLastRead) {
-    free(reads);
-    free(writes);
+  if (!ALLOC(sim->buffers, cap) || !versionOfValue || !destUsedBy || !versionLastRead || !bufMaxLastRead) {
     free(versionOfValue);
     free(destUsedBy);
     free(versionLastRead);
@@ -427,7 +467,7 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   for (intptr_t k = 0; k < sim->numInstances; ++k)
     for (intptr_t r = sim->instReadsBegin[k]; sim->instAlive[k] && r < sim->instReadsBegin[k + 1]; ++r)
       versionLastRead[sim->readVersion[r]] = k;
-  intptr_t nb = 0, nr = 0, nw = 0;
+  intptr_t nb = 0;
   for (intptr_t a = 0; a < g->numArgs; ++a) {
     if (g->values[a].buffer < 0)
       continue;
@@ -453,53 +493,32 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
         break;
       }
       b->lastUse = k;
-      reads[nr++] = (Event){v->buffer, k, sim->readVersion[r]};
     }
     for (intptr_t r = 0; ok && r < op->numResults; ++r) {
       intptr_t x = op->firstResult + r;
       RematSimVersion *ver = &sim->versions[sim->instFirstVersion[k] + r];
-      intptr_t dest = ctx->destination[x];
-      for (intptr_t q = sim->instReadsBegin[k]; dest >= 0 && q < sim->instReadsBegin[k + 1]; ++q) {
-        intptr_t dv = sim->readVersion[q];
-        if (sim->versions[dv].value != dest || sim->versions[dv].inst < 0 ||
-            !ctx->opAllocates[sim->instOp[sim->versions[dv].inst]])
-          continue;
+      intptr_t dv = ctx->destRead[x] >= 0 ? sim->readVersion[sim->instReadsBegin[k] + ctx->destRead[x]] : -1;
+      if (dv >= 0 && sim->versions[dv].inst >= 0 && ctx->opAllocates[sim->instOp[sim->versions[dv].inst]]) {
         if (destUsedBy[dv] >= 0 && destUsedBy[dv] != k) {
           sim->status = RematSimSharedDestination;
           sim->badInstance = k;
           ok = false;
+          break;
         }
         destUsedBy[dv] = k;
       }
-      if (!ok)
-        break;
       intptr_t cls = g->values[x].buffer;
       if (cls < 0)
         continue;
-      intptr_t src = g->values[x].aliasSource;
-      intptr_t srcVer = -1;
-      for (intptr_t q = sim->instReadsBegin[k]; src >= 0 && q < sim->instReadsBegin[k + 1]; ++q)
-        if (sim->versions[sim->readVersion[q]].value == src)
-          srcVer = sim->readVersion[q];
+      intptr_t srcVer = ctx->srcRead[x] >= 0 ? sim->readVersion[sim->instReadsBegin[k] + ctx->srcRead[x]] : -1;
       if (srcVer < 0 && op->cls != RematOpClassView)
         srcVer = freedDestination(ctx, sim, k, x, versionLastRead, bufMaxLastRead);
       if (srcVer >= 0 && sim->versions[srcVer].buffer >= 0) {
         intptr_t b = sim->versions[srcVer].buffer;
         ver->buffer = b;
-        if (op->cls != RematOpClassView) {
-          if (nw == writeCap) {
-            writeCap *= 2;
-            Event *bigger = realloc(writes, (size_t)writeCap * sizeof(*writes));
-            if (!bigger) {
-              sim->status = RematSimOutOfMemory;
-              ok = false;
-              break;
-            }
-            writes = bigger;
-          }
-          writes[nw++] = (Event){b, k, -1};
+        // An in-place write: listBufferEvents finds it again by its epoch.
+        if (op->cls != RematOpClassView)
           ++sim->buffers[b].epoch;
-        }
         ver->epoch = sim->buffers[b].epoch;
         if (versionLastRead[sim->instFirstVersion[k] + r] > bufMaxLastRead[b])
           bufMaxLastRead[b] = versionLastRead[sim->instFirstVersion[k] + r];
@@ -533,15 +552,47 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
     }
   }
   sim->numBuffers = nb;
+  free(versionOfValue);
+  free(destUsedBy);
+  free(versionLastRead);
+  free(bufMaxLastRead);
+  return ok;
+}
+
+/// Per-buffer reader and writer lists, in instance order (alive instances
+/// only). Reads are those of alive instances; a write is a result of an
+/// alive non-view instance placed in an existing buffer (its version's epoch
+/// counts it).
+static bool listBufferEvents(const RematSimContext *ctx, RematSimulation *sim) {
+  const RematGraphImpl *g = ctx->g;
+  intptr_t nb = sim->numBuffers, nr = 0, nw = 0;
+  intptr_t numReads = sim->instReadsBegin[sim->numInstances];
+  Event *reads = malloc((size_t)(numReads ? numReads : 1) * sizeof(*reads));
+  Event *writes = malloc((size_t)(sim->numVersions ? sim->numVersions : 1) * sizeof(*writes));
+  bool ok = reads && writes;
+  for (intptr_t k = 0; ok && k < sim->numInstances; ++k) {
+    if (!sim->instAlive[k])
+      continue;
+    for (intptr_t r = sim->instReadsBegin[k]; r < sim->instReadsBegin[k + 1]; ++r) {
+      intptr_t b = sim->versions[sim->readVersion[r]].buffer;
+      if (b >= 0)
+        reads[nr++] = (Event){b, k, sim->readVersion[r]};
+    }
+    const RematOpInfo *op = &g->ops[sim->instOp[k]];
+    if (op->cls == RematOpClassView)
+      continue;
+    for (intptr_t r = 0; r < op->numResults; ++r) {
+      const RematSimVersion *ver = &sim->versions[sim->instFirstVersion[k] + r];
+      if (ver->buffer >= 0 && ver->epoch > 0)
+        writes[nw++] = (Event){ver->buffer, k, -1};
+    }
+  }
   if (ok) {
-    // Per-buffer reader and writer lists, in instance order.
-    // Events were recorded in instance order; a stable bucket pass by buffer
+    // Events were listed in instance order; a stable bucket pass by buffer
     // keeps that order within each buffer.
     ok = sortEventsByBuffer(reads, nr, nb) && sortEventsByBuffer(writes, nw, nb);
-    if (!ok || !ALLOC(sim->bufReadInst, nr) || !ALLOC(sim->bufReadVer, nr) || !ALLOC(sim->bufWritePos, nw)) {
-      sim->status = RematSimOutOfMemory;
+    if (!ok || !ALLOC(sim->bufReadInst, nr) || !ALLOC(sim->bufReadVer, nr) || !ALLOC(sim->bufWritePos, nw))
       ok = false;
-    }
     for (intptr_t b = 0; ok && b < nb; ++b)
       sim->buffers[b].readsBegin = sim->buffers[b].readsEnd = sim->buffers[b].writesBegin = sim->buffers[b].writesEnd =
           0;
@@ -563,14 +614,12 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   }
   free(reads);
   free(writes);
-  free(versionOfValue);
-  free(destUsedBy);
-  free(versionLastRead);
-  free(bufMaxLastRead);
+  if (!ok)
+    sim->status = RematSimOutOfMemory;
   return ok;
 }
 
-/// Live bytes per instance, the peak, per-value version lists and the cost.
+/// Live bytes per instance, the peak and the cost.
 static bool summarize(const RematSimContext *ctx, RematSimulation *sim) {
   const RematGraphImpl *g = ctx->g;
   int64_t *diff = sim->live; // numInstances + 1 entries, zeroed
@@ -602,7 +651,12 @@ static bool summarize(const RematSimContext *ctx, RematSimulation *sim) {
       sim->recomputeCost += (double)(sim->aliveCount[i] - 1) * ctx->opCost[i];
       sim->recomputeFlops += (double)(sim->aliveCount[i] - 1) * g->ops[i].flops;
     }
-  // Versions per value, in creation order (alive instances and arguments).
+  return true;
+}
+
+/// Versions per value, in creation order (alive instances and arguments).
+static bool listValueVersions(const RematSimContext *ctx, RematSimulation *sim) {
+  const RematGraphImpl *g = ctx->g;
   if (!ALLOC(sim->valueVersionsBegin, g->numValues + 1) || !ALLOC(sim->valueVersions, sim->numVersions)) {
     sim->status = RematSimOutOfMemory;
     return false;
@@ -628,14 +682,25 @@ static bool summarize(const RematSimContext *ctx, RematSimulation *sim) {
   return true;
 }
 
-bool rematSimulate(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim) {
+bool rematSimulatePeak(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim) {
   memset(sim, 0, sizeof(*sim));
   sim->status = RematSimOk;
   sim->badInstance = -1;
   if (!layOutInstances(ctx, schedule, sim) || !resolveReads(ctx, sim))
     return false;
   markAlive(ctx, sim);
-  if (!assignSimBuffers(ctx, sim) || !summarize(ctx, sim))
+  return assignSimBuffers(ctx, sim) && summarize(ctx, sim);
+}
+
+bool rematSimulationComplete(const RematSimContext *ctx, RematSimulation *sim) {
+  if (sim->complete)
+    return true;
+  if (sim->status != RematSimOk || !listBufferEvents(ctx, sim) || !listValueVersions(ctx, sim))
     return false;
+  sim->complete = true;
   return true;
+}
+
+bool rematSimulate(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim) {
+  return rematSimulatePeak(ctx, schedule, sim) && rematSimulationComplete(ctx, sim);
 }

@@ -76,6 +76,8 @@ typedef struct RematSimContext {
   intptr_t *destination;    // per value: the destination (init) operand value
                             // its op writes it into, in place or not; -1
   bool *opAllocates;        // op makes a fresh buffer from nothing (tensor.empty)
+  intptr_t *destRead;       // per value: position of `destination` among its op's reads, or -1
+  intptr_t *srcRead;        // per value: position of its alias source among its op's reads, or -1
 } RematSimContext;
 
 bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const RematCostProfile *profile);
@@ -128,11 +130,24 @@ typedef struct RematSimulation {
   intptr_t *aliveCount; // per op
   double recomputeCost;
   double recomputeFlops;
+  bool complete; // the per-buffer event lists and per-value versions are filled
 } RematSimulation;
 
 /// Replays `schedule` (normalized) on the graph. Always fills `sim` (free it
 /// with rematSimulationFree); returns false when sim->status != Ok.
 bool rematSimulate(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim);
+
+/// The same replay up to the figures that judge a schedule: status,
+/// instances and which are alive, versions, buffers and their lifetimes,
+/// `live`, the peak and the recompute cost; not the per-buffer reader and
+/// writer lists (bufRead*, bufWritePos, readsBegin/End, writesBegin/End) nor
+/// valueVersions. Planners try many schedules and keep few: those they keep
+/// are completed with rematSimulationComplete.
+bool rematSimulatePeak(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim);
+
+/// Fills what rematSimulatePeak left out (no-op on a complete simulation).
+/// False when sim->status != Ok or out of memory.
+bool rematSimulationComplete(const RematSimContext *ctx, RematSimulation *sim);
 void rematSimulationFree(RematSimulation *sim);
 
 /// Position at which a version stops being readable (the in-place write that
