@@ -158,7 +158,8 @@ typedef struct Planner {
   // shrinks): building it stops there. INFINITY when unbounded.
   double scoreLimit;
   int64_t limitBytes;
-  bool aborted; // the last chain stopped at scoreLimit
+  double limitCredit; // cost the chain may still turn out not to have (a move)
+  bool aborted;       // the last chain stopped at scoreLimit
   // Chains built on the current timeline (see ChainMemo).
   struct ChainMemo *memo;
   intptr_t memoCap, memoSize, memoGen;
@@ -169,6 +170,14 @@ typedef struct Planner {
   int64_t *stageLive;    // per stage: the most bytes live at any of its instances
   double *inPlaceCost;   // per value: its producer plus its in-place predecessors
   const bool *forbidden; // per value (or NULL): never recompute it (restarts)
+  // The refined score (pickAt): moves cost nothing, and a candidate is
+  // scored by the bytes the budget still needs where it is picked, not all
+  // it frees. Used by the local search's last neighbour only.
+  bool refined;
+  // First round where the refined score could have picked differently (a
+  // pick freed more than needed, or a candidate could be a move), or -1.
+  intptr_t refineRound;
+  bool sawUnread; // the last pickAt saw a candidate that may be a move
   // Also defer values the function returns (a weight gradient computed early
   // and idle until the return: moving its producer later costs nothing).
   // Helps some graphs and hurts others as a greedy choice: default plans both
@@ -200,6 +209,7 @@ static bool plannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) 
   P->stamp = calloc(n, sizeof(*P->stamp));
   P->groupStamp = calloc(n, sizeof(*P->groupStamp));
   P->groupAnchor = -1;
+  P->refineRound = -1;
   P->scoreLimit = INFINITY;
   P->chain = calloc(n + 1, sizeof(*P->chain));
   P->maxChain = kMaxChain;
@@ -407,7 +417,7 @@ static bool extendChainOrFail(Planner *P, const RematSimulation *sim, intptr_t v
       return false;
     c->cost += P->ctx->opCost[i];
     c->flops += g->ops[i].flops;
-    if (c->cost / (double)P->limitBytes > P->scoreLimit) {
+    if ((c->cost - P->limitCredit) / (double)P->limitBytes > P->scoreLimit) {
       P->aborted = true;
       return false;
     }
@@ -471,6 +481,7 @@ typedef struct Target {
   intptr_t value;
   intptr_t anchor;
   intptr_t lastReadBefore; // last instance reading the buffer before t (or its allocation)
+  bool unread;             // nothing reads the version before t: recomputing it may be a move
 } Target;
 
 static bool findTarget(const Planner *P, const RematSimulation *sim, intptr_t b, intptr_t t, Target *out) {
@@ -504,8 +515,64 @@ static bool findTarget(const Planner *P, const RematSimulation *sim, intptr_t b,
   // recompute chain and the target is a destination allocated too early).
   if (sim->stageBegin[anchor] <= t && !(sim->instAnchor[t] == anchor && sim->instClone[t] && sim->instOp[t] < def))
     return false;
-  *out = (Target){b, value, anchor, lo > buf->readsBegin ? sim->bufReadInst[lo - 1] : buf->alloc};
+  bool unread = true;
+  for (intptr_t r = buf->readsBegin; r < lo && unread; ++r)
+    unread = sim->bufReadVer[r] != ver;
+  *out = (Target){b, value, anchor, lo > buf->readsBegin ? sim->bufReadInst[lo - 1] : buf->alloc, unread};
   return true;
+}
+
+/// The part of the chain P->chain[0, len) placed at `anchor` that is a move,
+/// not a recomputation: ops whose current instance (the one the clones
+/// replace) nothing reads before the anchor any more, except instances that
+/// go away too, are erased by the simulation (Schedule.h), so their clones
+/// cost nothing. A weight gradient computed early and read only by the
+/// return is the common case: deferring it is free, and scoring it as a
+/// recomputation of its whole chain hides that.
+static double moveSavings(Planner *P, const RematSimulation *sim, intptr_t anchor, intptr_t len) {
+  const RematGraphImpl *g = P->g;
+  intptr_t pos = sim->stageBegin[anchor];
+  // Readers come after producers: decide the latest instances first.
+  intptr_t inst[kMaxChain];
+  bool dies[kMaxChain];
+  intptr_t n = 0;
+  for (intptr_t i = 0; i < len && n < kMaxChain; ++i) {
+    const RematOpInfo *op = &g->ops[P->chain[i]];
+    intptr_t ver = op->numResults > 0 ? visibleVersion(sim, op->firstResult, pos) : -1;
+    if (ver >= 0 && sim->versions[ver].inst >= 0)
+      inst[n++] = sim->versions[ver].inst;
+  }
+  for (intptr_t i = 1; i < n; ++i)
+    for (intptr_t j = i; j > 0 && inst[j - 1] < inst[j]; --j) {
+      intptr_t tmp = inst[j];
+      inst[j] = inst[j - 1];
+      inst[j - 1] = tmp;
+    }
+  double savings = 0;
+  for (intptr_t i = 0; i < n; ++i) {
+    intptr_t k = inst[i], op = sim->instOp[k];
+    dies[i] = sim->instAlive[k] && (sim->instClone[k] || P->ctx->opUsedInInput[op]);
+    for (intptr_t r = 0; dies[i] && r < g->ops[op].numResults; ++r) {
+      intptr_t v = sim->instFirstVersion[k] + r;
+      intptr_t b = sim->versions[v].buffer;
+      if (b < 0) {
+        dies[i] = false; // a scalar: its readers are not listed
+        break;
+      }
+      for (intptr_t q = sim->buffers[b].readsBegin; dies[i] && q < sim->buffers[b].readsEnd; ++q) {
+        intptr_t reader = sim->bufReadInst[q];
+        if (sim->bufReadVer[q] != v || reader >= pos)
+          continue;
+        bool readerDies = false;
+        for (intptr_t j = 0; j < i && !readerDies; ++j)
+          readerDies = inst[j] == reader && dies[j];
+        dies[i] = readerDies;
+      }
+    }
+    if (dies[i])
+      savings += P->ctx->opCost[op];
+  }
+  return savings;
 }
 
 static intptr_t countAtPeak(const RematSimulation *sim) {
@@ -578,6 +645,7 @@ typedef struct Pick {
   Target target;
   ChainMode mode;
   int64_t bytes;
+  int64_t gain; // bytes it frees at the peak (less the inputs it keeps longer)
 } Pick;
 
 typedef struct Bound {
@@ -656,18 +724,22 @@ static void memoClear(Planner *P) {
 /// their score (producer and in-place predecessors per byte; it is not one
 /// only when an earlier decision left a fresh copy of a predecessor), so most
 /// chains are never built.
-static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, bool chainAware, const bool *picked,
-                   const intptr_t *idle, intptr_t numIdle, Pick *best) {
+static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t need, bool chainAware,
+                   const bool *picked, const intptr_t *idle, intptr_t numIdle, Pick *best) {
   Bound *bounds = malloc((size_t)(numIdle ? numIdle : 1) * sizeof(*bounds));
   if (!bounds)
     return false;
+  P->sawUnread = false;
   intptr_t n = 0;
   for (intptr_t i = 0; i < numIdle; ++i) {
     intptr_t b = idle[i];
     Target target;
     if (picked[b] || !findTarget(P, sim, b, t, &target))
       continue;
-    bounds[n++] = (Bound){P->inPlaceCost[target.value] / (double)sim->buffers[b].bytes, target};
+    // A move costs nothing: no estimate bounds it but 0.
+    bounds[n++] =
+        (Bound){P->refined && target.unread ? 0 : P->inPlaceCost[target.value] / (double)sim->buffers[b].bytes, target};
+    P->sawUnread |= chainAware && target.unread;
   }
   for (intptr_t i = n / 2 - 1; i >= 0; --i)
     siftDown(bounds, n, i);
@@ -701,10 +773,17 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, bool chai
         c.cost = memo->cost;
         c.extendedAtPeak = memo->extendedAtPeak;
       } else {
+        // A move's cost is known only once its chain is: the early stop
+        // credits it with its producer and in-place predecessors (what a
+        // move of the value itself saves; deeper savings are not waited for).
+        bool mayMove = P->refined && target->unread;
         P->scoreLimit = found ? bestScore : INFINITY;
         P->limitBytes = sim->buffers[b].bytes;
+        P->limitCredit = mayMove ? P->inPlaceCost[target->value] : 0;
         built = buildChain(P, sim, target->value, target->anchor, b, t, mode, NULL, &c);
         P->scoreLimit = INFINITY;
+        if (built && mayMove)
+          c.cost = fmax(0, c.cost - moveSavings(P, sim, target->anchor, c.len));
         // A chain stopped early is not known, only known to lose here.
         if (memo && !P->aborted) {
           *memo =
@@ -720,12 +799,15 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, bool chai
       int64_t gain = sim->buffers[b].bytes - c.extendedAtPeak;
       if (gain <= 0)
         continue;
-      double score = c.cost / (double)gain;
+      // Bytes freed beyond what the budget needs here buy nothing: near the
+      // end, a large chain that frees far more than the remaining excess
+      // must not win over small cheap ones on its cost per byte.
+      double score = c.cost / (double)(P->refined && need > 0 && need < gain ? need : gain);
       if (!found || score < bestScore || (score == bestScore && gain > bestGain)) {
         found = true;
         bestScore = score;
         bestGain = gain;
-        *best = (Pick){*target, mode, sim->buffers[b].bytes};
+        *best = (Pick){*target, mode, sim->buffers[b].bytes, gain};
       }
     }
   }
@@ -810,8 +892,13 @@ static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
         break;
       intptr_t t = P->numDecisions == roundStart ? sim->peakInstance : peakInstanceOfStage(sim, stage);
       Pick pick = {0};
-      if (!pickAt(P, sim, t, chainAware, picked, idle, numIdle, &pick))
+      // The bytes still to free there (on the stage profile after the
+      // round's earlier picks).
+      int64_t need = (P->numDecisions == roundStart ? sim->peakBytes : P->stageLive[stage]) - P->budget;
+      if (!pickAt(P, sim, t, need, chainAware, picked, idle, numIdle, &pick))
         break;
+      if (chainAware && !P->refined && P->refineRound < 0 && (pick.gain > need || P->sawUnread))
+        P->refineRound = P->numMarks - 1;
       if (P->numDecisions == roundStart)
         first = pick;
       if (P->firstPick[pick.target.value] < 0)
@@ -1152,6 +1239,7 @@ static bool planDefault(Planner *P, RematSimulation *sim, const RematSimContext 
 }
 
 static bool improveByRestarts(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget);
+static bool refinePlan(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget);
 
 /// Plans again (restarts included) with returned values as targets too; keeps the better plan
 /// (meets the budget, or comes closer; then less recompute).
@@ -1203,6 +1291,7 @@ static bool rewindPlan(Planner *Q, const Planner *P, intptr_t round, RematSimula
     Q->firstPick[v] = P->firstPick[v] < round ? P->firstPick[v] : -1;
   Q->maxChain = P->maxChain;
   Q->resultTargets = P->resultTargets;
+  Q->refineRound = P->refineRound < round ? P->refineRound : -1;
   return simulatePlan(Q, true, sim);
 }
 
@@ -1284,7 +1373,40 @@ static bool improveByRestarts(Planner *P, RematSimulation *sim, const RematSimCo
   P->forbidden = NULL;
   free(forbidden);
   free(trialForbidden);
-  return true;
+  return refinePlan(P, sim, ctx, budget);
+}
+
+/// The plan's search once more with the refined score (pickAt: moves cost
+/// nothing; a candidate is scored by the bytes the budget still needs where
+/// it is picked), resumed from the first round where that score could have
+/// picked differently. The plain score charges a move (a value nothing reads
+/// until late, e.g. a weight gradient deferred to the return) as a
+/// recomputation of its chain, and near the end buys the cheapest bytes even
+/// when only the last few hundred are missing: a large chain then wins on its
+/// cost per byte over small cheap ones that would have sufficed. Neither is
+/// always better as the greedy rule, so this is one more neighbour, kept when
+/// it fits for less.
+static bool refinePlan(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
+  if (sim->peakBytes > budget || P->refineRound < 0 || P->g->numOps > kExactPruneOps)
+    return true;
+  Planner Q;
+  RematSimulation trial;
+  memset(&trial, 0, sizeof(trial));
+  bool ok = plannerInit(&Q, ctx, budget);
+  Q.refined = true;
+  ok = ok && rewindPlan(&Q, P, P->refineRound, &trial) && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
+  RematSimStatus status = trial.status;
+  if (ok && trial.peakBytes <= budget && trial.recomputeCost < sim->recomputeCost * (1 - 1e-9)) {
+    Planner tmp = *P;
+    *P = Q;
+    Q = tmp;
+    rematSimulationFree(sim);
+    *sim = trial;
+  } else {
+    rematSimulationFree(&trial);
+  }
+  plannerFree(&Q);
+  return ok || status != RematSimOutOfMemory;
 }
 
 //===----------------------------------------------------------------------===//
