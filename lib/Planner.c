@@ -1227,6 +1227,32 @@ static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSi
 }
 
 /// The default planner from scratch.
+/// Near the lower bound the steps that are best far from the budget can
+/// leave no way down: plan for a looser target first, then continue to the
+/// real one from there, keeping the better plan. The looser targets are the
+/// budget plus 1x and 2x the gap to the stuck plan's peak. (examples/cnn.mlir
+/// at 1.1x its bound: stuck at 216,064 bytes for 204,090; planned for 239,232
+/// first, it reaches 221,504, then 203,200.)
+static bool retryFromLooserBudgets(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
+  static const double kFractions[] = {1.0, 2.0};
+  int64_t stuck = sim->peakBytes;
+  for (size_t i = 0; i < sizeof(kFractions) / sizeof(kFractions[0]) && sim->peakBytes > budget; ++i) {
+    Planner Q;
+    RematSimulation trial;
+    memset(&trial, 0, sizeof(trial));
+    bool ok = plannerInit(&Q, ctx, budget + (int64_t)((double)(stuck - budget) * kFractions[i]));
+    Q.resultTargets = P->resultTargets;
+    RematSchedule empty;
+    rematScheduleInit(&empty);
+    ok = ok && rematSimulate(ctx, &empty, &trial) && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
+    Q.budget = budget;
+    ok = ok && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
+    if (!keepBetterPlan(P, sim, &Q, &trial, budget, ok))
+      return false;
+  }
+  return true;
+}
+
 static bool planDefault(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
                         bool resultTargets) {
   P->resultTargets = resultTargets;
@@ -1235,6 +1261,8 @@ static bool planDefault(Planner *P, RematSimulation *sim, const RematSimContext 
   bool ok = rematSimulate(ctx, &empty, sim) && planAtPeaks(P, sim, true) && pruneDecisions(P, sim);
   if (ok && sim->peakBytes > budget)
     ok = retryFromCheckpoints(P, sim, ctx, budget);
+  if (ok && sim->peakBytes > budget)
+    ok = retryFromLooserBudgets(P, sim, ctx, budget);
   return ok;
 }
 
@@ -1676,6 +1704,8 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
       ok = planAtPeaks(&P, &sim, true) && pruneDecisions(&P, &sim);
       if (ok && sim.peakBytes > budgetBytes)
         ok = retryFromCheckpoints(&P, &sim, &ctx, budgetBytes);
+      if (ok && sim.peakBytes > budgetBytes)
+        ok = retryFromLooserBudgets(&P, &sim, &ctx, budgetBytes);
       if (ok)
         ok = improveByRestarts(&P, &sim, &ctx, budgetBytes);
       if (ok && P.g->numOps <= kExactPruneOps)
