@@ -438,17 +438,36 @@ def run_scaling(R, repeats):
     return res
 
 
-def search(R, milp, time_limit, git, families=None, depths_override=None, previous=(), save=None):
+def parse_only(text):
+    """--only: comma-separated FAMILY:DEPTHS:LEVELS, DEPTHS and LEVELS
+    '/'-separated lists (e.g. resnet:2/3:90%/70%), each the product of its
+    depths and levels -> set of (family, depth, budget label)."""
+    fams = [f for f, _, _ in SEARCH_FAMILIES]
+    out = set()
+    for item in text.split(","):
+        parts = item.strip().split(":")
+        if len(parts) != 3 or parts[0] not in fams:
+            sys.exit("--only: %r is not FAMILY:DEPTHS:LEVELS with FAMILY in %s" % (item, ",".join(fams)))
+        for d in parts[1].split("/"):
+            for level in parts[2].split("/"):
+                out.add((parts[0], int(d), level))
+    return out
+
+
+def search(R, milp, time_limit, git, families=None, depths_override=None, previous=(), save=None, only=None):
     """Per family and budget level, the largest graph whose MILP is proven
     (optimal or infeasible) within time_limit. Depths ascend; a budget level
     stops at its first unproven depth. Optimal plans are written to the work
-    directory (entry plan_file)."""
+    directory (entry plan_file). With only (a set of (family, depth, budget
+    label)), exactly those solves, none skipped after an unproven one."""
     out = []
     for fam, pattern, depths in SEARCH_FAMILIES:
         if families and fam not in families:
             continue
         if depths_override:
             depths = depths_override
+        if only is not None:
+            depths = sorted({d for f, d, _ in only if f == fam})
         # Levels already unproven at a smaller depth (earlier runs) stay stopped.
         failed = {e["budget"] for e in previous
                   if e["family"] == fam and not (e["optimal"] or e["infeasible"]) and e["depth"] < min(depths)}
@@ -458,11 +477,20 @@ def search(R, milp, time_limit, git, families=None, depths_override=None, previo
             mlir = R.generate(name, spec)
             fn = R.export(mlir)
             nodes, extra, info = milp.coarsen(fn)
-            todo = [(l, b) for l, b in budgets_for(fn) if l not in failed]
+            if only is not None:
+                todo = [(l, b) for l, b in budgets_for(fn) if (fam, d, l) in only]
+                missing = sorted(l for f, dd, l in only if (f, dd) == (fam, d) and l not in [x for x, _ in todo])
+                if missing:
+                    sys.exit("--only: %s depth %d has no budget level %s (levels: %s)"
+                             % (fam, d, ", ".join(missing), ", ".join(l for l, _ in budgets_for(fn))))
+            else:
+                todo = [(l, b) for l, b in budgets_for(fn) if l not in failed]
             if not todo:
                 break
             for label, budget in todo:
                 plan = os.path.join(R.work, "%s.%s.plan" % (name, label.replace("%", "pct")))
+                log("   search %s d=%d (%d ops, %d nodes) %s (%d B): solving (limit %.0f s) ..."
+                    % (fam, d, len(fn["ops"]), info["nodes"], label, budget, time_limit))
                 R.note([VENV_PY, os.path.join(BENCH, "milp.py"), mlir[:-5] + ".graph.json", "--budget", str(budget),
                         "--time-limit", str(time_limit), "--plan-out", plan])
                 lines, st = milp.solve_graph(fn, budget, time_limit)
@@ -777,6 +805,10 @@ def main():
                                        "their entries replace those in milp-search.json")
     ap.add_argument("--depths", help="with --search --families: only these depths (comma-separated); "
                                      "entries of other depths are kept")
+    ap.add_argument("--only", help="with --search: exactly these solves, FAMILY:DEPTHS:LEVELS comma-separated, "
+                                   "DEPTHS and LEVELS '/'-separated (e.g. 'mlp:3:90%%/1.1xLB,resnet:2/3:90%%'); "
+                                   "none is skipped after an unproven one; their entries replace those in "
+                                   "milp-search.json, the others are kept")
     ap.add_argument("--from-search", action="store_true",
                     help="the table over the graphs and budgets of results/milp-search.json instead of the fixed "
                          "graph list: the search's solves are the optimum's proof; each proven optimum's plan is "
@@ -834,7 +866,10 @@ def main():
     if a.search:
         if a.depths and not a.families:
             sys.exit("--depths needs --families")
-        fams = a.families.split(",") if a.families else None
+        if a.only and (a.families or a.depths):
+            sys.exit("--only replaces --families and --depths")
+        only = parse_only(a.only) if a.only else None
+        fams = sorted({f for f, _, _ in only}) if only else a.families.split(",") if a.families else None
         depths = [int(x) for x in a.depths.split(",")] if a.depths else None
         old = json.load(open(search_json)) if fams and os.path.exists(search_json) else None
         previous = old["entries"] if old else ()
@@ -849,7 +884,7 @@ def main():
                     e.setdefault("git", old["git"])
                 done = {(e["family"], e["depth"], e["budget"]) for e in entries}
                 kept = [e for e in old["entries"] if (e["family"], e["depth"], e["budget"]) not in done
-                        and (depths or e["family"] not in fams)]
+                        and (depths or only or e["family"] not in fams)]
                 order = [f for f, _, _ in SEARCH_FAMILIES]
                 doc["entries"] = sorted(kept + entries, key=lambda e: (order.index(e["family"]), e["depth"]))
                 doc["command"] = old["command"] + "; " + meta["command"]
@@ -860,7 +895,7 @@ def main():
             json.dump(doc, open(tmp, "w"), indent=1)
             os.replace(tmp, search_json)
 
-        save(search(R, milp, a.search_time_limit, m["git"], fams, depths, previous, save))
+        save(search(R, milp, a.search_time_limit, m["git"], fams, depths, previous, save, only))
         log("wrote %s (%.0f s)" % (os.path.relpath(search_json, ROOT), time.perf_counter() - t0))
         return
     searched = json.load(open(search_json)) if os.path.exists(search_json) and not a.quick else None

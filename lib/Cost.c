@@ -5,9 +5,21 @@
 
 // H200 SXM: 67 TFLOP/s f32 (non-tensor-core), 4.8 TB/s HBM3e.
 // cpu: a modest server core complex, 100 GFLOP/s f32 and 20 GB/s.
+// flops: compute-bound roofline, time = flops / 67 TFLOP/s (the h200's peak), memory
+// traffic (nearly) free. The bandwidth is 1e6 x the h200's (4.8e18 B/s) rather than
+// infinite: an op with flops > 0 costs flops / peak exactly unless it moves more
+// than ~71,600 bytes per flop (one flop per element read never does), while a
+// zero-flop op (transpose, broadcast, fill, copy, tensor.empty) costs its bytes
+// moved / 4.8e18 s, a bytes-based tie-break: ~1e4 times cheaper to recompute than a
+// one-flop-per-element op of the same size, so nearly free, but never exactly free
+// (a plan gains nothing by cloning them needlessly, and prefers cloning smaller
+// ones). Ops with neither flops nor bytes (views, scalar constants) cost 0 on every
+// profile. The smallest nonzero cost, one 4-byte element, is ~8e-19 s: far from
+// denormals.
 static const RematCostProfile kProfiles[] = {
     {"h200", 67.0e12, 4.8e12},
     {"cpu", 100.0e9, 20.0e9},
+    {"flops", 67.0e12, 4.8e18},
 };
 
 const RematCostProfile *rematCostProfileGet(const char *name) {
@@ -18,6 +30,8 @@ const RematCostProfile *rematCostProfileGet(const char *name) {
 }
 
 const RematCostProfile *rematCostProfileGetDefault(void) { return &kProfiles[0]; }
+
+const char *rematCostProfileNames(void) { return "h200, cpu or flops"; }
 
 double rematCostGetOpTime(const RematCostProfile *profile, RematGraph graph, intptr_t pos) {
   double compute = rematGraphGetOpFlops(graph, pos) / profile->peakFlops;

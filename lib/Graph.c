@@ -2,9 +2,10 @@
 //
 // Requires: a func.func on tensors in a context from rematContextCreate.
 // Produces: dense op/value/buffer tables (GraphInternal.h). Does not modify
-// the function: the bufferization analysis and the generalization of named
-// linalg ops (for flop counts) run on a private clone of the parent module,
-// whose top-level ops correspond one to one, by position, to the original's.
+// the function: the bufferization analysis runs on a private clone of the
+// parent module, whose top-level ops correspond one to one, by position, to
+// the original's (checked). Flops come from the LinalgOp interface on the
+// original ops.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphInternal.h"
@@ -18,6 +19,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
+#include "mlir-c/Dialect/Linalg.h"
 #include "mlir-c/Pass.h"
 
 //===----------------------------------------------------------------------===//
@@ -243,10 +245,15 @@ static MlirOperation opAtPosition(MlirBlock block, intptr_t pos) {
 
 /// Flops of a linalg.generic: iteration-domain size x arithmetic ops in the
 /// body. Loop ranges are read off operands whose map result is a plain dim.
-static double genericFlops(MlirOperation generic, int64_t dimBound) {
-  MlirAttribute maps = mlirOperationGetAttributeByName(generic, mlirStringRefCreateFromCString("indexing_maps"));
-  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps))
-    return 0;
+/// Flops of a structured linalg op (named or generic): the iteration domain
+/// times the arithmetic in its body. Named ops carry their body as a region
+/// and expose their indexing maps through the LinalgOp interface, so no
+/// generalization is needed. Returns -1 for ops that are not structured.
+static double structuredOpFlops(MlirOperation generic, int64_t dimBound) {
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(generic);
+  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) || mlirOperationGetNumRegions(generic) < 1 ||
+      mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(generic, 0))))
+    return -1;
   intptr_t numMaps = mlirArrayAttrGetNumElements(maps);
   if (numMaps == 0 || numMaps > mlirOperationGetNumOperands(generic))
     return 0;
@@ -392,6 +399,16 @@ static int inplaceDecision(MlirOperation cloneOp, intptr_t operand) {
   return -1;
 }
 
+/// True when both blocks hold ops of the same names in the same order.
+static bool sameOpSequence(MlirBlock a, MlirBlock b) {
+  MlirOperation x = mlirBlockGetFirstOperation(a), y = mlirBlockGetFirstOperation(b);
+  for (; !mlirOperationIsNull(x) && !mlirOperationIsNull(y);
+       x = mlirOperationGetNextInBlock(x), y = mlirOperationGetNextInBlock(y))
+    if (!mlirIdentifierEqual(mlirOperationGetName(x), mlirOperationGetName(y)))
+      return false;
+  return mlirOperationIsNull(x) && mlirOperationIsNull(y);
+}
+
 static bool addBuffer(RematGraphImpl *g, intptr_t *cap, RematBufferInfo info) {
   if (g->numBuffers == *cap) {
     intptr_t newCap = *cap ? *cap * 2 : 64;
@@ -405,8 +422,64 @@ static bool addBuffer(RematGraphImpl *g, intptr_t *cap, RematBufferInfo info) {
   return true;
 }
 
+static bool hasOneUse(MlirValue v) {
+  MlirOpOperand use = mlirValueGetFirstUse(v);
+  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
+}
+
+/// A destination is fresh when nothing but its writer can observe its
+/// buffer: it has that one use, and it comes from tensor.empty or from a
+/// linalg op (whose own destination is then fresh too, as the whole body is
+/// checked). Writing it in place cannot clobber a value read later.
+static bool isFreshDestination(MlirValue v, MlirBlock body) {
+  if (!mlirValueIsAOpResult(v) || !hasOneUse(v) || !mlirTypeIsARankedTensor(mlirValueGetType(v)))
+    return false;
+  MlirOperation def = mlirOpResultGetOwner(v);
+  if (!mlirBlockEqual(mlirOperationGetBlock(def), body))
+    return false;
+  MlirStringRef name = opName(def);
+  return nameIs(name, "tensor.empty") || nameStartsWith(name, "linalg.");
+}
+
+/// True when the body holds only ops whose bufferization is decided by
+/// construction: linalg ops on tensors whose destinations are all fresh,
+/// tensor.empty, reshapes and slices (always views), scalar arith/math ops,
+/// constants (globals) and the return. One-shot bufferization's analysis then
+/// finds no conflict and writes every destination in place, so it need not
+/// run (test/unit/analysis-shortcut-test.c compares both on every example and
+/// model). Anything else, e.g. a destination read again later, a function
+/// argument or a constant as destination, tensor.insert_slice, scf ops,
+/// takes MLIR's analysis.
+static bool destinationsAreFresh(MlirBlock body) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    MlirStringRef name = opName(op);
+    intptr_t numOperands = mlirOperationGetNumOperands(op), numResults = mlirOperationGetNumResults(op);
+    if (nameStartsWith(name, "linalg.")) {
+      if (numResults == 0 || numResults > numOperands)
+        return false;
+      for (intptr_t r = 0; r < numResults; ++r)
+        if (!mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, r))) ||
+            !isFreshDestination(mlirOperationGetOperand(op, numOperands - numResults + r), body))
+          return false;
+      continue;
+    }
+    if (nameIs(name, "tensor.empty") || nameIs(name, "tensor.expand_shape") || nameIs(name, "tensor.collapse_shape") ||
+        nameIs(name, "tensor.extract_slice") || nameIs(name, "arith.constant") || nameIs(name, "func.return"))
+      continue;
+    if ((nameStartsWith(name, "arith.") || nameStartsWith(name, "math.")) && mlirOperationGetNumRegions(op) == 0) {
+      for (intptr_t r = 0; r < numResults; ++r)
+        if (mlirTypeIsAShaped(mlirValueGetType(mlirOperationGetResult(op, r))))
+          return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
 /// Groups values into buffers and computes allocation and last-use points.
-static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
+static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, bool allInPlace) {
   intptr_t *parent = malloc((size_t)g->numValues * sizeof(*parent));
   bool *global = calloc((size_t)g->numValues, sizeof(*global));
   intptr_t *bufferOfRoot = malloc((size_t)g->numValues * sizeof(*bufferOfRoot));
@@ -443,7 +516,9 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
         src = -1;
       int decision = 0;
       if (src >= 0) {
-        if (g->bufferizationAnalysis && !mlirOperationIsNull(cloneOp))
+        if (allInPlace)
+          decision = 1;
+        else if (g->bufferizationAnalysis && !mlirOperationIsNull(cloneOp))
           decision = inplaceDecision(cloneOp, operand);
         else
           // Without MLIR's analysis assume views stay views and every write
@@ -532,7 +607,6 @@ oom:
 static const char *kAnalysisPipeline =
     "builtin.module(one-shot-bufferize{bufferize-function-boundaries allow-unknown-ops "
     "test-analysis-only function-boundary-type-conversion=identity-layout-map})";
-static const char *kGeneralizePipeline = "builtin.module(func.func(linalg-generalize-named-ops))";
 
 RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options) {
   RematGraph none = {NULL};
@@ -619,32 +693,38 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     info->bytesMoved = info->cls == RematOpClassView ? 0 : bytes;
   }
 
-  // MLIR's analyses on a clone of the parent module.
+  // In-place decisions: by construction when every destination is fresh,
+  // else from MLIR's analysis on a clone of the parent module.
   MlirOperation module = mlirOperationGetParentOperation(func);
   MlirContext ctx = mlirOperationGetContext(func);
   MlirBlock cloneBody = {NULL};
   MlirOperation clone = {NULL};
   intptr_t funcPos = positionInBlock(func);
-  if (!mlirOperationIsNull(module) && nameIs(opName(module), "builtin.module") && funcPos >= 0) {
+  bool allInPlace = !(options && options->alwaysRunBufferizationAnalysis) && destinationsAreFresh(body);
+  if (allInPlace) {
+    g->bufferizationAnalysis = g->inPlaceByConstruction = true;
+  } else if (!mlirOperationIsNull(module) && nameIs(opName(module), "builtin.module") && funcPos >= 0) {
     clone = mlirOperationClone(module);
     MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(clone, 0));
     MlirOperation cloneFunc = opAtPosition(moduleBody, funcPos);
     g->bufferizationAnalysis = runQuietly(ctx, clone, kAnalysisPipeline);
     cloneBody = funcBody(cloneFunc);
+    // The annotations are read by position: use them only if the analysis
+    // left the op sequence as it was.
+    if (g->bufferizationAnalysis)
+      g->bufferizationAnalysis = sameOpSequence(body, cloneBody);
   }
-  if (!assignBuffers(g, g->bufferizationAnalysis ? cloneBody : (MlirBlock){NULL}))
+  if (!assignBuffers(g, g->bufferizationAnalysis ? cloneBody : (MlirBlock){NULL}, allInPlace))
     goto failClone;
 
-  // Flops from the generalized clone (named ops become linalg.generic in
-  // place, so positions still match).
-  bool generalized = !mlirOperationIsNull(clone) && runQuietly(ctx, clone, kGeneralizePipeline);
-  MlirOperation cloneOp = generalized ? mlirBlockGetFirstOperation(cloneBody) : (MlirOperation){NULL};
+  // Flops from each structured op's iteration domain and body.
   for (k = 0; k < numOps; ++k) {
     RematOpInfo *info = &g->ops[k];
-    if (!mlirOperationIsNull(cloneOp) && nameIs(opName(cloneOp), "linalg.generic")) {
-      info->flops = genericFlops(cloneOp, dimBound);
-    } else if (nameStartsWith(opName(info->op), "linalg.")) {
-      // Linalg ops without a generic form (e.g. softmax): a few flops per
+    if (!nameStartsWith(opName(info->op), "linalg."))
+      continue;
+    info->flops = structuredOpFlops(info->op, dimBound);
+    if (info->flops < 0) {
+      // Linalg ops that are not structured (e.g. softmax): a few flops per
       // output element.
       double elems = 0;
       for (intptr_t r = 0; r < info->numResults; ++r) {
@@ -656,8 +736,6 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
       info->flops = 5 * elems;
     }
     g->totalFlops += info->flops;
-    if (!mlirOperationIsNull(cloneOp))
-      cloneOp = mlirOperationGetNextInBlock(cloneOp);
   }
   if (!mlirOperationIsNull(clone))
     mlirOperationDestroy(clone);
@@ -730,6 +808,8 @@ int64_t rematGraphGetArgumentBytes(RematGraph graph) { return rematGraphImpl(gra
 double rematGraphGetTotalFlops(RematGraph graph) { return rematGraphImpl(graph)->totalFlops; }
 bool rematGraphHasBufferizationAnalysis(RematGraph graph) { return rematGraphImpl(graph)->bufferizationAnalysis; }
 
+bool rematGraphInPlaceByConstruction(RematGraph graph) { return rematGraphImpl(graph)->inPlaceByConstruction; }
+
 //===----------------------------------------------------------------------===//
 // Printing names and locations
 //===----------------------------------------------------------------------===//
@@ -773,6 +853,9 @@ void rematGraphPrintValueName(RematGraph graph, intptr_t pos, char *buf, size_t 
   buf[0] = '\0';
   if (!g->asmState.ptr) {
     MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+    // The function verified when parsed and every rewrite keeps it valid:
+    // without this the AsmState verifies it again, most of its cost.
+    mlirOpPrintingFlagsAssumeVerified(flags);
     g->asmState = mlirAsmStateCreateForOperation(g->func, flags);
     mlirOpPrintingFlagsDestroy(flags);
   }

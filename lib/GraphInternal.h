@@ -56,6 +56,7 @@ typedef struct RematGraphImpl {
   int64_t argumentBytes;
   double totalFlops;
   bool bufferizationAnalysis;
+  bool inPlaceByConstruction; // every destination fresh: MLIR's analysis skipped
   RematPtrMap valueIds;
   RematPtrMap opIds; // top-level ops only
 } RematGraphImpl;

@@ -258,8 +258,9 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
   emit(w, ", \"baseline_time_s\": %.6g, \"recompute_time_s\": %.6g",
        rematCostGetGraphTime(r->profile, g) - r->recomputeTimeSeconds, r->recomputeTimeSeconds);
   if (r->budgetBytes >= 0 || strcmp(r->planner, "none") != 0)
-    emit(w, ", \"peak_bytes_planned\": %" PRId64 ", \"plan_time_s\": %.6g, \"pass_time_s\": %.6g", r->peakBytesPlanned,
-         r->planSeconds, r->passSeconds);
+    emit(w,
+         ", \"peak_bytes_planned\": %" PRId64 ", \"plan_time_s\": %.6g, \"pass_time_s\": %.6g, \"naming_time_s\": %.6g",
+         r->peakBytesPlanned, r->planSeconds, r->passSeconds, r->namingSeconds);
   emit(w, ", \"profile\": ");
   emitJSONString(w, r->profile->name);
   emit(w, ", \"planner\": ");

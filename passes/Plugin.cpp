@@ -81,7 +81,7 @@ struct EstimatePass : RematPassBase<EstimatePass> {
                                  << static_cast<int64_t>(dimBound.getValue());
       return signalPassFailure();
     }
-    RematGraphOptions options = {dimBound.getValue(), false};
+    RematGraphOptions options = {dimBound.getValue(), false, false, false};
     if (!mayRun(getOperation()) ||
         mlirLogicalResultIsFailure(rematAnnotateEstimateWithOptions(wrap(getOperation()), &options)))
       signalPassFailure();
@@ -108,7 +108,8 @@ struct RematPass : RematPassBase<RematPass> {
                              llvm::cl::init("")};
   Option<std::string> planner{*this, "planner", llvm::cl::desc("none, sqrt, greedy or default"),
                               llvm::cl::init("default")};
-  Option<std::string> profile{*this, "profile", llvm::cl::desc("Cost profile: h200 or cpu"), llvm::cl::init("h200")};
+  Option<std::string> profile{*this, "profile", llvm::cl::desc("Cost profile: h200, cpu or flops"),
+                              llvm::cl::init("h200")};
 };
 
 } // namespace

@@ -26,7 +26,7 @@ MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const cha
   if (!planner || !*planner)
     planner = "default";
   if (!rematCostProfileGet(profile)) {
-    snprintf(message, sizeof(message), "remat: unknown profile '%s' (expected h200 or cpu)", profile);
+    snprintf(message, sizeof(message), "remat: unknown profile '%s' (expected %s)", profile, rematCostProfileNames());
     mlirEmitError(loc, message);
     return mlirLogicalResultFailure();
   }

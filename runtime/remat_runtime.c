@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "remat_runtime.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,3 +352,34 @@ void rematRuntimeSetNoVariantHandler(RematNoVariantHandler handler, void *userDa
 const RematVariantChoice *rematRuntimeGetVariantChoice(void) { return &choice; }
 
 void rematRuntimeResetVariantChoice(void) { choice = (RematVariantChoice){-1, 0, -1, "unlimited", 0}; }
+
+int rematParseByteSize(const char *text, size_t *out) {
+  if (!text || !*text || *text == '-' || *text == '+')
+    return 0;
+  errno = 0;
+  char *end = NULL;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (end == text || errno)
+    return 0;
+  unsigned long long mult = 1;
+  if (!strcmp(end, "") || !strcmp(end, "B"))
+    mult = 1;
+  else if (!strcmp(end, "KiB"))
+    mult = 1ULL << 10;
+  else if (!strcmp(end, "MiB"))
+    mult = 1ULL << 20;
+  else if (!strcmp(end, "GiB"))
+    mult = 1ULL << 30;
+  else if (!strcmp(end, "KB"))
+    mult = 1000ULL;
+  else if (!strcmp(end, "MB"))
+    mult = 1000000ULL;
+  else if (!strcmp(end, "GB"))
+    mult = 1000000000ULL;
+  else
+    return 0;
+  if (value > SIZE_MAX / mult)
+    return 0;
+  *out = (size_t)(value * mult);
+  return 1;
+}

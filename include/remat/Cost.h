@@ -2,7 +2,8 @@
 //
 // time(op) = max(flops / peakFlops, bytesMoved / bandwidth) on a named target
 // profile. Profiles are static tables; figures are vendor peak numbers for
-// f32 (no tensor cores), not calibrated per program.
+// f32 (no tensor cores), not calibrated per program. "flops" is the h200's
+// compute peak with memory traffic nearly free (time ~ flops; lib/Cost.c).
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_COST_H
@@ -20,10 +21,12 @@ typedef struct RematCostProfile {
   double bytesPerSecond; ///< memory bandwidth
 } RematCostProfile;
 
-/// The profile called `name` ("h200", "cpu"), or NULL. Borrowed, static.
+/// The profile called `name` ("h200", "cpu", "flops"), or NULL. Borrowed, static.
 const RematCostProfile *rematCostProfileGet(const char *name);
 /// The default profile (h200).
 const RematCostProfile *rematCostProfileGetDefault(void);
+/// The profile names for messages: "h200, cpu or flops". Static.
+const char *rematCostProfileNames(void);
 /// Roofline time in seconds of op `pos` of `graph`.
 double rematCostGetOpTime(const RematCostProfile *profile, RematGraph graph, intptr_t pos);
 /// Sum of roofline times over all ops of `graph`.

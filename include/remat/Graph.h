@@ -35,6 +35,15 @@ typedef struct RematGraphOptions {
   /// one bufferization analysis; for callers that analyse the output anyway
   /// (remat-opt checks the two agree on every run).
   bool reusePlannedPeak;
+  /// Run MLIR's bufferization analysis even when the in-place decisions
+  /// follow by construction (every destination fresh: docs/memory-model.md).
+  /// For tests that compare the two.
+  bool alwaysRunBufferizationAnalysis;
+  /// rematPlanAndRewrite only: leave RematDecision.value empty. Naming values
+  /// as the printer does builds an AsmState over the whole function, which on
+  /// large steps costs about as much as the search; for callers that print no
+  /// report.
+  bool skipDecisionNames;
 } RematGraphOptions;
 
 /// Why an op can or cannot be recomputed.
@@ -105,6 +114,9 @@ double rematGraphGetTotalFlops(RematGraph graph);
 /// the graph then assumes every written tensor gets a fresh buffer (an upper
 /// bound) and the report says so.
 bool rematGraphHasBufferizationAnalysis(RematGraph graph);
+/// True when the in-place decisions followed by construction (every
+/// destination fresh) and MLIR's analysis did not need to run.
+bool rematGraphInPlaceByConstruction(RematGraph graph);
 
 /// Writes a short printable description of the op's location into `buf`
 /// (e.g. `"layer3.fc1"` or `file.mlir:12:7`), truncated to `size` bytes.

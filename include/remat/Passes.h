@@ -49,7 +49,7 @@ MlirLogicalResult rematAnnotateEstimateWithOptions(MlirOperation func, const Rem
 /// other ops. Otherwise the function is analysed on its own.
 bool rematEstimateReadsModule(MlirOperation func);
 
-/// The body of the `remat` pass: validates `profile` ("h200", "cpu") and
+/// The body of the `remat` pass: validates `profile` ("h200", "cpu", "flops") and
 /// `planner` ("none", "sqrt", "greedy", "default"); with an empty `budget` or
 /// planner "none" it only annotates the estimate. Planning is not part of this
 /// build: any other combination emits an error and fails. NULL strings read

@@ -68,7 +68,8 @@ typedef struct RematPlanResult {
   intptr_t numErasedOps;    ///< originals whose uses all moved to clones
   double planSeconds;       ///< search time (graph building excluded)
   double rewriteSeconds;    ///< IR rewrite + rebuilding the graph
-  double passSeconds;       ///< the whole call: analysis, search, rewrite
+  double passSeconds;       ///< the whole call (analysis, search, rewrite) but naming
+  double namingSeconds;     ///< naming the decisions' values for the report
   double recomputeFlops;
   double recomputeTimeSeconds;
   intptr_t numDecisions;

@@ -27,6 +27,7 @@ typedef struct RematFunctionReport {
   const char *planner;       ///< "none" without a plan
   double planSeconds;        ///< planner search time
   double passSeconds;        ///< analysis + search + rewrite
+  double namingSeconds;      ///< naming the decisions' values (not in passSeconds)
   double parseSeconds;       ///< parsing the module (same run)
   int64_t peakBytesPlanned;  ///< the planner's simulated peak
   const RematCostProfile *profile;

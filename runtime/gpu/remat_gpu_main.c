@@ -44,27 +44,6 @@ static int64_t deviceFreeBytes(const char **source, void *userData) {
   return rematGpuGetFreeBytesForStep(source);
 }
 
-static int parseSize(const char *text, size_t *out) {
-  char *end = NULL;
-  errno = 0;
-  if (!text || !*text || *text == '-')
-    return 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (errno || end == text)
-    return 0;
-  static const struct {
-    const char *suffix;
-    unsigned long long scale;
-  } kUnits[] = {{"", 1},         {"B", 1},           {"KiB", 1ull << 10},  {"MiB", 1ull << 20}, {"GiB", 1ull << 30},
-                {"KB", 1000ull}, {"MB", 1000000ull}, {"GB", 1000000000ull}};
-  for (size_t i = 0; i < sizeof(kUnits) / sizeof(kUnits[0]); ++i)
-    if (strcmp(end, kUnits[i].suffix) == 0) {
-      *out = (size_t)(v * kUnits[i].scale);
-      return 1;
-    }
-  return 0;
-}
-
 static size_t descriptorWords(int rank) { return 3 + 2 * (size_t)rank; }
 
 static int writeOutput(const char *dir, size_t index, const void *data, size_t bytes) {
@@ -86,7 +65,7 @@ int main(int argc, char **argv) {
   int json = 0;
   const char *outputsDir = NULL;
   const char *envCap = getenv("REMAT_MEM_CAP");
-  if (envCap && !parseSize(envCap, &cap)) {
+  if (envCap && !rematParseByteSize(envCap, &cap)) {
     fail("invalid REMAT_MEM_CAP", envCap);
     return EXIT_USER;
   }
@@ -107,7 +86,7 @@ int main(int argc, char **argv) {
         return EXIT_USER;
       }
     } else if (strncmp(a, "--mem-cap=", 10) == 0) {
-      if (!parseSize(a + 10, &cap)) {
+      if (!rematParseByteSize(a + 10, &cap)) {
         fail("invalid --mem-cap (bytes, or with KiB/MiB/GiB or KB/MB/GB)", a + 10);
         return EXIT_USER;
       }

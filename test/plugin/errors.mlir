@@ -6,7 +6,7 @@
 // RUN: not mlir-opt --load-pass-plugin=%plugin --pass-pipeline="builtin.module(func.func(remat-estimate{dim-bound=-1}))" %s 2>&1 | FileCheck %s --check-prefix=BOUND
 // RUN: mlir-opt --load-pass-plugin=%plugin --pass-pipeline="builtin.module(func.func(remat-estimate{dim-bound=16}))" %S/Inputs/dynamic.mlir | FileCheck %s --check-prefix=BOUNDED
 
-// PROFILE: errors.mlir:[[@LINE+8]]:1: error: remat: unknown profile 'tpu' (expected h200 or cpu)
+// PROFILE: errors.mlir:[[@LINE+8]]:1: error: remat: unknown profile 'tpu' (expected h200, cpu or flops)
 // INFEASIBLE: error: remat: budget of 64 bytes is under the lower bound of 128 bytes, forced by op #0 tensor.empty
 // UNKNOWN: errors.mlir:[[@LINE+6]]:1: error: remat: unknown planner 'magic' (expected none, sqrt, greedy or default)
 // DYNAMIC: dynamic.mlir:1:1: error: remat: value %arg0 has a dynamic shape (dimension 0)

@@ -65,7 +65,8 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "  --report=text|json    report format (default text)\n"
                             "  --report-file=FILE    write the report to FILE (default: stdout with\n"
                             "                        --estimate, else stderr)\n"
-                            "  --profile=h200|cpu    roofline cost profile (default h200)\n"
+                            "  --profile=NAME        roofline cost profile: h200 (default), cpu, or\n"
+                            "                        flops (compute only: recompute cost ~ flops)\n"
                             "  --lower=none|cpu|gpu  lower the output (cpu: LLVM dialect, the pipeline\n"
                             "                        remat-run uses; gpu: host LLVM dialect calling\n"
                             "                        runtime/'s mgpu* ABI + PTX kernels, docs/gpu.md)\n"
@@ -205,7 +206,7 @@ static int parseFlags(int argc, char **argv, Options *opts) {
     } else if (startsWith(a, "--profile=")) {
       opts->profile = a + strlen("--profile=");
       if (!rematCostProfileGet(opts->profile))
-        return usageError("unknown profile '%s' (expected h200 or cpu)", opts->profile);
+        return usageError("unknown profile '%s' (expected h200, cpu or flops)", opts->profile);
     } else if (startsWith(a, "--lower=")) {
       opts->lower = a + strlen("--lower=");
       if (strcmp(opts->lower, "none") && strcmp(opts->lower, "cpu") && strcmp(opts->lower, "gpu") &&
@@ -531,7 +532,8 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
   intptr_t built = 0;
   // The report analyses every output function anyway; the check below
   // compares that analysis with the plan's simulation.
-  RematGraphOptions graphOptions = {.dynamicDimBound = opts->dimBound, .reusePlannedPeak = true};
+  RematGraphOptions graphOptions = {
+      .dynamicDimBound = opts->dimBound, .reusePlannedPeak = true, .skipDecisionNames = opts->report == ReportNone};
   RematPlanResult *plans = calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(*plans));
   if (!plans)
     rc = kExitInternal;
@@ -590,6 +592,7 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
                                            .planner = opts->planFile ? "file" : rematPlannerKindGetName(opts->planner),
                                            .planSeconds = plans[built].planSeconds,
                                            .passSeconds = plans[built].passSeconds,
+                                           .namingSeconds = plans[built].namingSeconds,
                                            .parseSeconds = out->parseSeconds,
                                            .peakBytesPlanned = plans[built].peakBytesPlanned,
                                            .profile = profile,

@@ -76,38 +76,6 @@ typedef struct Options {
   const char *file;
 } Options;
 
-/// Parses SIZE: an integer with an optional KiB/MiB/GiB/KB/MB/GB/B suffix.
-static int parseSize(const char *text, size_t *out) {
-  if (!text || !*text || *text == '-' || *text == '+')
-    return 0;
-  errno = 0;
-  char *end = NULL;
-  unsigned long long value = strtoull(text, &end, 10);
-  if (end == text || errno)
-    return 0;
-  unsigned long long mult = 1;
-  if (!strcmp(end, "") || !strcmp(end, "B"))
-    mult = 1;
-  else if (!strcmp(end, "KiB"))
-    mult = 1ULL << 10;
-  else if (!strcmp(end, "MiB"))
-    mult = 1ULL << 20;
-  else if (!strcmp(end, "GiB"))
-    mult = 1ULL << 30;
-  else if (!strcmp(end, "KB"))
-    mult = 1000ULL;
-  else if (!strcmp(end, "MB"))
-    mult = 1000000ULL;
-  else if (!strcmp(end, "GB"))
-    mult = 1000000000ULL;
-  else
-    return 0;
-  if (value > SIZE_MAX / mult)
-    return 0;
-  *out = (size_t)(value * mult);
-  return 1;
-}
-
 static int parseUnsigned(const char *text, unsigned long long *out) {
   if (!text || !*text || *text == '-' || *text == '+')
     return 0;
@@ -175,7 +143,7 @@ static int parseOptions(int argc, char **argv, Options *opts) {
       }
       opts->entry = v;
     } else if ((v = flagValue(arg, "--mem-cap"))) {
-      if (!parseSize(v, &opts->memCap) || opts->memCap == 0) {
+      if (!rematParseByteSize(v, &opts->memCap) || opts->memCap == 0) {
         errorf("invalid --mem-cap value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", v);
         return EXIT_USER;
       }
@@ -204,7 +172,7 @@ static int parseOptions(int argc, char **argv, Options *opts) {
   if (!haveCap) {
     const char *env = getenv("REMAT_MEM_CAP");
     if (env && *env) {
-      if (!parseSize(env, &opts->memCap) || opts->memCap == 0) {
+      if (!rematParseByteSize(env, &opts->memCap) || opts->memCap == 0) {
         errorf("invalid REMAT_MEM_CAP value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", env);
         return EXIT_USER;
       }
