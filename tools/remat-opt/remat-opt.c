@@ -576,12 +576,21 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
       break;
     }
     int64_t peak = rematMemoryTrackerGetPeakBytes(t);
-    if ((opts->hasBudget || opts->planFile) && plans[built].peakBytesPlanned != peak) {
+    // The simulation keeps the input's in-place decisions; bufferization of
+    // the rewritten function can decide differently (resnet18 at 316,000
+    // bytes: 896 bytes less, measured equal to the output's estimate). Less
+    // than planned is said, not an error; more would be a bug.
+    if ((opts->hasBudget || opts->planFile) && plans[built].peakBytesPlanned < peak) {
       fprintf(stderr,
               "remat-opt: internal error: the plan's simulation predicted a peak of %lld bytes, the rewritten "
               "function has %lld\n",
               (long long)plans[built].peakBytesPlanned, (long long)peak);
       rc = kExitInternal;
+    } else if ((opts->hasBudget || opts->planFile) && plans[built].peakBytesPlanned > peak) {
+      fprintf(stderr,
+              "remat-opt: note: the rewritten function needs %lld bytes, %lld less than the plan's simulation "
+              "(which keeps the input's in-place decisions)\n",
+              (long long)peak, (long long)(plans[built].peakBytesPlanned - peak));
     }
     reports[built] = (RematFunctionReport){.graph = g,
                                            .before = t,
