@@ -572,7 +572,8 @@ def write_markdown(path, meta, graphs, scaling, searched):
       "lower bound (`<= b`: none found); `>= a (MILP objective: b)` where the proven optimum's plan replays "
       "cheaper than the MILP objective (moves, below the table): remat's own optimum is then at most both, "
       "and default's gap to it at least a and b. `plan s` = default's `plan_time_s` (planner search), `pass s` = "
-      "its `pass_time_s` (analysis, search, rewrite, re-analysis), `parse s` = `parse_time_s` of the same "
+      "its `pass_time_s` (graph and in-place analysis, search, rewrite; not the naming of decisions for the "
+      "report, `naming_time_s`), `parse s` = `parse_time_s` of the same "
       "run (single timings vary by about 2x: the machine's cores were shared with other jobs). A budget no "
       "planner meets and the MILP proves infeasible cannot be met by any schedule of this kind.")
     w("")
@@ -640,7 +641,11 @@ def write_markdown(path, meta, graphs, scaling, searched):
              if not r["planners"]["default"]["met"] and r["optimum"]["optimal"] and r["optimum"].get("verified")]
     proven = [(g["name"], r["budget"]) for g in graphs for r in g["rows"] if r["optimum"]["optimal"]]
     over = [x for x in gaps if x[2] > 5.0]
-    misses = len(over) + sum(1 for x in cheaper if x[3] > 5.0) + len(unmet)
+    # Where the optimal plan replays cheaper than the MILP objective (moves),
+    # remat's own optimum is at most that replay: default misses when it is
+    # more than 5% above the cheaper of the two.
+    cheaper_over = [x for x in cheaper if x[2] > 5.0]
+    misses = len(over) + len(cheaper_over) + len(unmet)
     if proven:
         w("**Target (default within 5%% of the optimum wherever it is known): %s.** %d budgets have a proven "
           "optimum.%s%s%s"
@@ -650,10 +655,10 @@ def write_markdown(path, meta, graphs, scaling, searched):
                 "worst %s %s (%s)" % max(gaps, key=lambda x: x[2]),
                 (", above 5%%: %s" % ", ".join("%s %s (%s)" % (a, b, fmt_gap(c)) for a, b, c in over))
                 if over else "") if gaps else "",
-             (" On %d others, the optimal plan replays cheaper than its MILP objective (moves, below), and "
-              "default is %s above the MILP objective, hence at least that far above remat's own optimum: %s."
-              % (len(cheaper), "%s to %s" % (fmt_gap(min(x[3] for x in cheaper)), fmt_gap(max(x[3] for x in cheaper))),
-                 ", ".join("%s %s" % (x[0], x[1]) for x in cheaper))) if cheaper else "",
+             (" On %d others, the optimal plan replays cheaper than its MILP objective (moves, below); "
+              "default's gap to the cheaper of the two (remat's own optimum is at most that): %s."
+              % (len(cheaper), ", ".join("%s %s %s" % (x[0], x[1], fmt_gap(x[2])) for x in cheaper)))
+             if cheaper else "",
              (" Budgets the optimum meets and default does not: %s." % ", ".join("%s %s" % u for u in unmet))
              if unmet else ""))
         w("")
@@ -747,8 +752,15 @@ def write_markdown(path, meta, graphs, scaling, searched):
         w("## Pass time on a %d-op step" % (scaling.get("num_ops") or 0))
         w("")
         w("`scripts/gen_examples.py %s`, planner default. `plan` = planner search (`plan_time_s`), "
-          "`pass` = the whole pass (graph and bufferization analysis, search, rewrite, re-analysis; "
-          "`pass_time_s`), `parse` = parsing the same file in the same run (`parse_time_s`)." % scaling["spec"])
+          "`pass` = the whole pass (graph and in-place analysis, search, rewrite; `pass_time_s`; the rewritten "
+          "function's peak is the plan's exact simulation, checked against a fresh analysis by remat-opt after the "
+          "pass; naming the decisions' values for the report is `naming_time_s`, not included), `parse` = parsing "
+          "the same file in the same run (`parse_time_s`). This step takes the in-place shortcut (every "
+          "destination fresh: docs/memory-model.md), so MLIR's bufferization analysis does not run (forced, it "
+          "took 0.083 s here, about the parse time, in an instrumented run). The target holds on this step, not "
+          "on every step: on the torch-mlir exports, which need MLIR's analysis and are denser in planning work "
+          "per op, `--budget=70%%` took pass 0.081 s / parse 0.016 s on gpt2.bench (1,367 ops), 0.068 / 0.030 on "
+          "resnet18.ci, 0.045 / 0.017 on vit.ci (same machine, 2026-11-30)." % scaling["spec"])
         w("")
         w("| budget | run | plan s | pass s | parse s | plan / parse | pass / parse | remat-opt wall s | budget met |")
         w("|---|---|---|---|---|---|---|---|---|")
