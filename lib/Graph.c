@@ -243,19 +243,18 @@ static MlirOperation opAtPosition(MlirBlock block, intptr_t pos) {
   return it;
 }
 
-/// Flops of a linalg.generic: iteration-domain size x arithmetic ops in the
-/// body. Loop ranges are read off operands whose map result is a plain dim.
-/// Flops of a structured linalg op (named or generic): the iteration domain
-/// times the arithmetic in its body. Named ops carry their body as a region
-/// and expose their indexing maps through the LinalgOp interface, so no
-/// generalization is needed. Returns -1 for ops that are not structured.
-static double structuredOpFlops(MlirOperation generic, int64_t dimBound) {
-  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(generic);
-  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) || mlirOperationGetNumRegions(generic) < 1 ||
-      mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(generic, 0))))
+/// Flops of a structured linalg op (named or generic): iteration-domain size
+/// x arithmetic ops in the body. Loop ranges are read off operands whose map
+/// result is a plain dim. Named ops carry their body as a region and expose
+/// their indexing maps through the LinalgOp interface, so no generalization
+/// is needed. Returns -1 for ops that are not structured.
+static double structuredOpFlops(MlirOperation op, int64_t dimBound) {
+  MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
+  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) || mlirOperationGetNumRegions(op) < 1 ||
+      mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
     return -1;
   intptr_t numMaps = mlirArrayAttrGetNumElements(maps);
-  if (numMaps == 0 || numMaps > mlirOperationGetNumOperands(generic))
+  if (numMaps == 0 || numMaps > mlirOperationGetNumOperands(op))
     return 0;
   MlirAffineMap first = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, 0));
   intptr_t numLoops = mlirAffineMapGetNumDims(first);
@@ -264,7 +263,7 @@ static double structuredOpFlops(MlirOperation generic, int64_t dimBound) {
     int64_t range = -1;
     for (intptr_t m = 0; m < numMaps && range < 0; ++m) {
       MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, m));
-      MlirType type = mlirValueGetType(mlirOperationGetOperand(generic, m));
+      MlirType type = mlirValueGetType(mlirOperationGetOperand(op, m));
       if (!mlirTypeIsAShaped(type) || !mlirShapedTypeHasRank(type))
         continue;
       for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); ++r) {
@@ -281,7 +280,7 @@ static double structuredOpFlops(MlirOperation generic, int64_t dimBound) {
   // Count the payload's arithmetic: every op but the terminator, index reads
   // and constants.
   double bodyOps = 0;
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(generic, 0));
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   for (MlirOperation it = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(it);
        it = mlirOperationGetNextInBlock(it)) {
     MlirStringRef n = opName(it);
@@ -460,7 +459,7 @@ static bool destinationsAreFresh(MlirBlock body) {
         return false;
       for (intptr_t r = 0; r < numResults; ++r)
         if (!mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, r))) ||
-            !isFreshDestination(mlirOperationGetOperand(op, numOperands - numResults + r), body))
+            !isFreshDestination(mlirOperationGetOperand(op, rematAliasingOperand(op, r)), body))
           return false;
       continue;
     }
@@ -479,7 +478,7 @@ static bool destinationsAreFresh(MlirBlock body) {
 }
 
 /// Groups values into buffers and computes allocation and last-use points.
-static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, bool allInPlace) {
+static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
   intptr_t *parent = malloc((size_t)g->numValues * sizeof(*parent));
   bool *global = calloc((size_t)g->numValues, sizeof(*global));
   intptr_t *bufferOfRoot = malloc((size_t)g->numValues * sizeof(*bufferOfRoot));
@@ -516,7 +515,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, bool allInPlac
         src = -1;
       int decision = 0;
       if (src >= 0) {
-        if (allInPlace)
+        if (g->inPlaceByConstruction)
           decision = 1;
         else if (g->bufferizationAnalysis && !mlirOperationIsNull(cloneOp))
           decision = inplaceDecision(cloneOp, operand);
@@ -700,9 +699,9 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
   MlirBlock cloneBody = {NULL};
   MlirOperation clone = {NULL};
   intptr_t funcPos = positionInBlock(func);
-  bool allInPlace = !(options && options->alwaysRunBufferizationAnalysis) && destinationsAreFresh(body);
-  if (allInPlace) {
-    g->bufferizationAnalysis = g->inPlaceByConstruction = true;
+  g->inPlaceByConstruction = !(options && options->alwaysRunBufferizationAnalysis) && destinationsAreFresh(body);
+  if (g->inPlaceByConstruction) {
+    g->bufferizationAnalysis = true;
   } else if (!mlirOperationIsNull(module) && nameIs(opName(module), "builtin.module") && funcPos >= 0) {
     clone = mlirOperationClone(module);
     MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(clone, 0));
@@ -714,7 +713,7 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     if (g->bufferizationAnalysis)
       g->bufferizationAnalysis = sameOpSequence(body, cloneBody);
   }
-  if (!assignBuffers(g, g->bufferizationAnalysis ? cloneBody : (MlirBlock){NULL}, allInPlace))
+  if (!assignBuffers(g, g->bufferizationAnalysis ? cloneBody : (MlirBlock){NULL}))
     goto failClone;
 
   // Flops from each structured op's iteration domain and body.

@@ -1181,6 +1181,19 @@ static bool sameSchedule(const RematSchedule *a, const RematSchedule *b) {
 static const intptr_t kSegments[] = {1, 2, 4, 0};
 enum { kNumSegments = sizeof(kSegments) / sizeof(kSegments[0]) };
 
+/// Q: a new planner for `budget` with P's candidate set, and the unchanged
+/// function's simulation in `trial`. Q and `trial` are to be handed to
+/// keepBetterPlan whatever this returns.
+static bool startFromScratch(Planner *Q, RematSimulation *trial, const Planner *P, const RematSimContext *ctx,
+                             int64_t budget) {
+  memset(trial, 0, sizeof(*trial));
+  bool ok = plannerInit(Q, ctx, budget);
+  Q->resultTargets = P->resultTargets;
+  RematSchedule empty;
+  rematScheduleInit(&empty);
+  return ok && rematSimulate(ctx, &empty, trial);
+}
+
 /// When picking at the peak from nothing gets stuck (near the lower bound,
 /// every single step makes some other point worse), start instead from
 /// segment checkpointing with segments of 1, 2, 4 layer cuts and sqrt(n),
@@ -1197,12 +1210,7 @@ static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSi
   for (int i = 0; i < kNumSegments && result; ++i) {
     Planner Q;
     RematSimulation trial;
-    memset(&trial, 0, sizeof(trial));
-    bool ok = plannerInit(&Q, ctx, budget);
-    Q.resultTargets = P->resultTargets;
-    RematSchedule empty;
-    rematScheduleInit(&empty);
-    ok = ok && rematSimulate(ctx, &empty, &trial) && planSqrt(&Q, &trial, kSegments[i]);
+    bool ok = startFromScratch(&Q, &trial, P, ctx, budget) && planSqrt(&Q, &trial, kSegments[i]);
     bool duplicate = false;
     if (ok) {
       ok = collectSchedule(&Q, -1, &seen[numSeen]);
@@ -1226,7 +1234,6 @@ static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSi
   return result;
 }
 
-/// The default planner from scratch.
 /// Near the lower bound the steps that are best far from the budget can
 /// leave no way down: plan for a looser target first, then continue to the
 /// real one from there, keeping the better plan. The looser targets are the
@@ -1239,12 +1246,8 @@ static bool retryFromLooserBudgets(Planner *P, RematSimulation *sim, const Remat
   for (size_t i = 0; i < sizeof(kFractions) / sizeof(kFractions[0]) && sim->peakBytes > budget; ++i) {
     Planner Q;
     RematSimulation trial;
-    memset(&trial, 0, sizeof(trial));
-    bool ok = plannerInit(&Q, ctx, budget + (int64_t)((double)(stuck - budget) * kFractions[i]));
-    Q.resultTargets = P->resultTargets;
-    RematSchedule empty;
-    rematScheduleInit(&empty);
-    ok = ok && rematSimulate(ctx, &empty, &trial) && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
+    bool ok = startFromScratch(&Q, &trial, P, ctx, budget + (int64_t)((double)(stuck - budget) * kFractions[i])) &&
+              planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
     Q.budget = budget;
     ok = ok && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
     if (!keepBetterPlan(P, sim, &Q, &trial, budget, ok))
@@ -1253,17 +1256,25 @@ static bool retryFromLooserBudgets(Planner *P, RematSimulation *sim, const Remat
   return true;
 }
 
+/// When the plan is still above the budget: restarts from checkpoints, then
+/// from looser targets.
+static bool retryWhenStuck(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
+  bool ok = true;
+  if (sim->peakBytes > budget)
+    ok = retryFromCheckpoints(P, sim, ctx, budget);
+  if (ok && sim->peakBytes > budget)
+    ok = retryFromLooserBudgets(P, sim, ctx, budget);
+  return ok;
+}
+
+/// The default planner from scratch.
 static bool planDefault(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
                         bool resultTargets) {
   P->resultTargets = resultTargets;
   RematSchedule empty;
   rematScheduleInit(&empty);
-  bool ok = rematSimulate(ctx, &empty, sim) && planAtPeaks(P, sim, true) && pruneDecisions(P, sim);
-  if (ok && sim->peakBytes > budget)
-    ok = retryFromCheckpoints(P, sim, ctx, budget);
-  if (ok && sim->peakBytes > budget)
-    ok = retryFromLooserBudgets(P, sim, ctx, budget);
-  return ok;
+  return rematSimulate(ctx, &empty, sim) && planAtPeaks(P, sim, true) && pruneDecisions(P, sim) &&
+         retryWhenStuck(P, sim, ctx, budget);
 }
 
 static bool improveByRestarts(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget);
@@ -1701,11 +1712,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
       ok = planAtPeaks(&P, &sim, false);
       break;
     case RematPlannerDefault:
-      ok = planAtPeaks(&P, &sim, true) && pruneDecisions(&P, &sim);
-      if (ok && sim.peakBytes > budgetBytes)
-        ok = retryFromCheckpoints(&P, &sim, &ctx, budgetBytes);
-      if (ok && sim.peakBytes > budgetBytes)
-        ok = retryFromLooserBudgets(&P, &sim, &ctx, budgetBytes);
+      ok = planAtPeaks(&P, &sim, true) && pruneDecisions(&P, &sim) && retryWhenStuck(&P, &sim, &ctx, budgetBytes);
       if (ok)
         ok = improveByRestarts(&P, &sim, &ctx, budgetBytes);
       if (ok && P.g->numOps <= kExactPruneOps)
