@@ -96,6 +96,7 @@ enum {
   kOpsPerBatchedPick = 200,
   kExactPruneOps = 2000,
   kRestarts = 6,
+  kMaxTargetViews = 8,
 };
 
 typedef enum ChainMode {
@@ -114,11 +115,18 @@ typedef struct Decision {
   int64_t bytes;
   intptr_t dropFirst, dropLast; // stages over which the value is no longer held
   bool removed;
+  // A later decision whose chain, placed earlier, recomputes every op of
+  // this one: its clones serve this one's reads too (joint recomputation,
+  // see subsumedCost), so this one is out of the schedule. -1 when not.
+  intptr_t subsumedBy;
 } Decision;
+
+static bool decisionLive(const Decision *d) { return !d->removed && d->subsumedBy < 0; }
 
 typedef struct Rejected {
   intptr_t value, anchor;
   ChainMode mode;
+  bool joint; // only its joint form (subsumedCost) failed: it may still go alone
 } Rejected;
 
 /// A chain's outcome for one candidate on one timeline. While a round fails
@@ -132,6 +140,7 @@ typedef struct ChainMemo {
   bool ok;
   double cost;
   int64_t extendedAtPeak;
+  intptr_t subsumed; // later decisions the (joint) chain takes over
 } ChainMemo;
 
 typedef struct RoundMark {
@@ -157,6 +166,12 @@ typedef struct Planner {
   // beat the best candidate so far (its cost only grows, its gain only
   // shrinks): building it stops there. INFINITY when unbounded.
   double scoreLimit;
+  // Per op: the live decision whose value it produces, or -1; filled while
+  // the chain-aware planner scores candidates (pickAt), NULL otherwise.
+  // A chain reaching such an op placed before that decision's anchor may
+  // take it over: its cost is credited against the early stop.
+  intptr_t *rootDecision;
+  intptr_t *rootDecisionStorage;
   int64_t limitBytes;
   double limitCredit; // cost the chain may still turn out not to have (a move)
   bool aborted;       // the last chain stopped at scoreLimit
@@ -183,6 +198,9 @@ typedef struct Planner {
   // Helps some graphs and hurts others as a greedy choice: default plans both
   // ways and keeps the cheaper.
   bool resultTargets;
+  // Chains may take over later decisions (Pick.joint, subsumedCost). Helps
+  // most graphs as a greedy choice and hurts some: default plans both ways.
+  bool joint;
   // The search's trajectory, so that the local search can rewind it: the
   // decisions and rejections at the start of each round of planAtPeaks, and
   // per value the first round that picked it (-1: never).
@@ -196,6 +214,7 @@ typedef struct Chain {
   double cost;
   double flops;
   int64_t extendedAtPeak; // bytes the chain keeps alive over the peak
+  double credit;          // cost of later decisions it may take over (an upper bound)
 } Chain;
 
 static bool recomputable(RematOpClass cls) { return cls == RematOpClassPure || cls == RematOpClassView; }
@@ -211,10 +230,15 @@ static bool plannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) 
   P->groupAnchor = -1;
   P->refineRound = -1;
   P->scoreLimit = INFINITY;
+  P->joint = true;
   P->chain = calloc(n + 1, sizeof(*P->chain));
   P->maxChain = kMaxChain;
   P->extended = calloc(kMaxExtended, sizeof(*P->extended));
   P->stageLive = calloc(n, sizeof(*P->stageLive));
+  P->rootDecisionStorage = malloc(n * sizeof(*P->rootDecisionStorage));
+  if (P->rootDecisionStorage)
+    for (size_t i = 0; i < n; ++i)
+      P->rootDecisionStorage[i] = -1;
   const RematGraphImpl *g = ctx->g;
   P->inPlaceCost = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*P->inPlaceCost));
   P->firstPick = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*P->firstPick));
@@ -229,7 +253,7 @@ static bool plannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) 
       continue;
     P->inPlaceCost[v] = ctx->opCost[def] + (src >= 0 && src < v ? P->inPlaceCost[src] : 0);
   }
-  return P->stamp && P->groupStamp && P->chain && P->extended && P->stageLive;
+  return P->stamp && P->groupStamp && P->chain && P->extended && P->stageLive && P->rootDecisionStorage;
 }
 
 static void plannerFree(Planner *P) {
@@ -245,6 +269,7 @@ static void plannerFree(Planner *P) {
   free(P->extended);
   free(P->stageLive);
   free(P->inPlaceCost);
+  free(P->rootDecisionStorage);
 }
 
 /// The normalized schedule of all decisions not removed (`skip` excluded).
@@ -252,7 +277,7 @@ static bool collectSchedule(const Planner *P, intptr_t skip, RematSchedule *out)
   rematScheduleInit(out);
   for (intptr_t d = 0; d < P->numDecisions; ++d) {
     const Decision *dec = &P->decisions[d];
-    if (dec->removed || d == skip)
+    if (!decisionLive(dec) || d == skip)
       continue;
     for (intptr_t i = 0; i < dec->numItems; ++i)
       if (!rematScheduleAdd(out, P->items.items[dec->firstItem + i].op, P->items.items[dec->firstItem + i].anchor))
@@ -277,16 +302,17 @@ static bool simulatePlan(const Planner *P, bool complete, RematSimulation *sim) 
   return ok;
 }
 
-static bool isRejected(const Planner *P, intptr_t value, intptr_t anchor, ChainMode mode) {
+static bool isRejected(const Planner *P, intptr_t value, intptr_t anchor, ChainMode mode, bool joint) {
   if (P->forbidden && value >= 0 && P->forbidden[value])
     return true;
   for (intptr_t i = 0; i < P->numRejected; ++i)
-    if (P->rejected[i].value == value && P->rejected[i].anchor == anchor && P->rejected[i].mode == mode)
+    if (P->rejected[i].value == value && P->rejected[i].anchor == anchor && P->rejected[i].mode == mode &&
+        P->rejected[i].joint == joint)
       return true;
   return false;
 }
 
-static bool reject(Planner *P, intptr_t value, intptr_t anchor, ChainMode mode) {
+static bool reject(Planner *P, intptr_t value, intptr_t anchor, ChainMode mode, bool joint) {
   if (P->numRejected == P->capRejected) {
     intptr_t cap = P->capRejected ? P->capRejected * 2 : 64;
     Rejected *r = realloc(P->rejected, (size_t)cap * sizeof(*r));
@@ -295,7 +321,7 @@ static bool reject(Planner *P, intptr_t value, intptr_t anchor, ChainMode mode) 
     P->rejected = r;
     P->capRejected = cap;
   }
-  P->rejected[P->numRejected++] = (Rejected){value, anchor, mode};
+  P->rejected[P->numRejected++] = (Rejected){value, anchor, mode, joint};
   return true;
 }
 
@@ -326,7 +352,8 @@ static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chai
                   .flops = c->flops,
                   .bytes = bytes,
                   .dropFirst = dropFirst,
-                  .dropLast = dropLast};
+                  .dropLast = dropLast,
+                  .subsumedBy = -1};
   for (intptr_t i = 0; i < c->len; ++i)
     if (!rematScheduleAdd(&P->items, P->chain[i], anchor))
       return false;
@@ -334,8 +361,40 @@ static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chai
 }
 
 static void popDecision(Planner *P) {
-  --P->numDecisions;
-  P->items.num = P->decisions[P->numDecisions].firstItem;
+  intptr_t k = --P->numDecisions;
+  P->items.num = P->decisions[k].firstItem;
+  for (intptr_t d = 0; d < k; ++d)
+    if (P->decisions[d].subsumedBy == k)
+      P->decisions[d].subsumedBy = -1;
+}
+
+/// Joint recomputation. The chain just built (P->chain, stamped) recomputes
+/// at `anchor` every op of some live decisions placed later: their values'
+/// clones from this chain are the latest versions at their anchors too, so
+/// those decisions can go (a softmax recomputed for the attention context's
+/// gradient serves the softmax's own gradient after it; alone, each would
+/// pay for the scores again). Returns their cost; with `by` >= 0 they are
+/// marked subsumed by decision `by`.
+static double subsumedCost(Planner *P, intptr_t anchor, intptr_t by, intptr_t *count) {
+  double cost = 0;
+  intptr_t n = 0;
+  for (intptr_t d = 0; d < P->numDecisions; ++d) {
+    Decision *dec = &P->decisions[d];
+    if (d == by || !decisionLive(dec) || dec->anchor <= anchor)
+      continue;
+    bool covered = true;
+    for (intptr_t i = 0; i < dec->numItems && covered; ++i)
+      covered = P->stamp[P->items.items[dec->firstItem + i].op] == P->stampGen;
+    if (!covered)
+      continue;
+    cost += dec->cost;
+    ++n;
+    if (by >= 0)
+      dec->subsumedBy = by;
+  }
+  if (count)
+    *count = n;
+  return cost;
 }
 
 //===----------------------------------------------------------------------===//
@@ -383,6 +442,8 @@ static bool buildChain(Planner *P, const RematSimulation *sim, intptr_t value, i
 
 static bool extendChainOrFail(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor,
                               intptr_t dropBuffer, intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c);
+static bool growChain(Planner *P, const RematSimulation *sim, intptr_t anchor, intptr_t dropBuffer, intptr_t peakPos,
+                      ChainMode mode, const bool *dropped, Chain *c, intptr_t next);
 
 /// As buildChain, but ops chained since the last buildChain call count as
 /// already recomputed at the anchor (sqrt builds one group per segment). A
@@ -407,17 +468,27 @@ static bool extendChainOrFail(Planner *P, const RematSimulation *sim, intptr_t v
     return false;
   if (P->stamp[def] == gen)
     return true; // already in the group: nothing to add
-  intptr_t pos = sim->stageBegin[anchor];
-  markGroup(P, sim, anchor);
   P->chain[c->len++] = def;
   P->stamp[def] = gen;
-  for (intptr_t next = 0; next < c->len; ++next) {
+  return growChain(P, sim, anchor, dropBuffer, peakPos, mode, dropped, c, 0);
+}
+
+/// Completes the chain P->chain[0, c->len) from position `next` on: adds the
+/// producers of the operands that are not usable at the anchor (see
+/// buildChain), charging what the chain keeps alive longer.
+static bool growChain(Planner *P, const RematSimulation *sim, intptr_t anchor, intptr_t dropBuffer, intptr_t peakPos,
+                      ChainMode mode, const bool *dropped, Chain *c, intptr_t next) {
+  const RematGraphImpl *g = P->g;
+  intptr_t gen = P->stampGen;
+  intptr_t pos = sim->stageBegin[anchor];
+  markGroup(P, sim, anchor);
+  for (; next < c->len; ++next) {
     intptr_t i = P->chain[next];
     if (!recomputable(g->ops[i].cls))
       return false;
     c->cost += P->ctx->opCost[i];
     c->flops += g->ops[i].flops;
-    if ((c->cost - P->limitCredit) / (double)P->limitBytes > P->scoreLimit) {
+    if ((c->cost - c->credit - P->limitCredit) / (double)P->limitBytes > P->scoreLimit) {
       P->aborted = true;
       return false;
     }
@@ -464,6 +535,8 @@ static bool extendChainOrFail(Planner *P, const RematSimulation *sim, intptr_t v
         return false;
       P->stamp[d] = gen;
       P->chain[c->len++] = d;
+      if (P->rootDecision && P->rootDecision[d] >= 0 && P->decisions[P->rootDecision[d]].anchor > anchor)
+        c->credit += P->decisions[P->rootDecision[d]].cost;
     }
   }
   return true;
@@ -482,7 +555,55 @@ typedef struct Target {
   intptr_t anchor;
   intptr_t lastReadBefore; // last instance reading the buffer before t (or its allocation)
   bool unread;             // nothing reads the version before t: recomputing it may be a move
+  // Views of the version that later reads see too (a softmax's output read
+  // whole and through a collapse_shape): they are re-executed with it, or
+  // the old buffer would stay live through them.
+  intptr_t numViews;
+  intptr_t views[kMaxTargetViews];
 } Target;
+
+/// True when version `v` is a view (through view ops only) of version `base`
+/// with no write into their buffer in between: recomputing `base` and then
+/// the view ops reproduces it.
+static bool isViewOf(const Planner *P, const RematSimulation *sim, intptr_t v, intptr_t base) {
+  const RematSimVersion *x = &sim->versions[v], *y = &sim->versions[base];
+  if (x->buffer != y->buffer || x->epoch != y->epoch)
+    return false;
+  for (intptr_t value = x->value; value != y->value;) {
+    intptr_t def = P->g->values[value].defOp;
+    if (def < 0 || P->g->ops[def].cls != RematOpClassView)
+      return false;
+    value = P->g->values[value].aliasSource;
+    if (value < 0)
+      return false;
+  }
+  return true;
+}
+
+static bool addView(Target *target, intptr_t value) {
+  for (intptr_t i = 0; i < target->numViews; ++i)
+    if (target->views[i] == value)
+      return true;
+  if (target->numViews == kMaxTargetViews)
+    return false;
+  target->views[target->numViews++] = value;
+  return true;
+}
+
+/// Whether every read of `buf` from its read `lo` on sees `ver`, a view of it
+/// (listed in target->views) or a version written after the read `lo`.
+static bool laterReadsSee(const Planner *P, const RematSimulation *sim, const RematSimBuffer *buf, intptr_t lo,
+                          intptr_t ver, Target *target) {
+  target->numViews = 0;
+  for (intptr_t r = lo; r < buf->readsEnd; ++r) {
+    intptr_t v = sim->bufReadVer[r];
+    if (v == ver || sim->versions[v].inst >= sim->bufReadInst[lo])
+      continue;
+    if (!isViewOf(P, sim, v, ver) || !addView(target, sim->versions[v].value))
+      return false;
+  }
+  return true;
+}
 
 static bool findTarget(const Planner *P, const RematSimulation *sim, intptr_t b, intptr_t t, Target *out) {
   const RematSimBuffer *buf = &sim->buffers[b];
@@ -501,10 +622,22 @@ static bool findTarget(const Planner *P, const RematSimulation *sim, intptr_t b,
   // Later reads must all see that version, or versions written into the
   // buffer from then on (e.g. a destination allocated early and filled in
   // place by its first reader).
+  // Later reads see the first one's version, or views of it, or versions
+  // written into the buffer from then on; when they see the version a view
+  // was taken from, that version is the target.
+  Target target = {.numViews = 0};
   intptr_t ver = sim->bufReadVer[lo];
-  for (intptr_t r = lo + 1; r < buf->readsEnd; ++r)
-    if (sim->bufReadVer[r] != ver && sim->versions[sim->bufReadVer[r]].inst < sim->bufReadInst[lo])
+  while (!laterReadsSee(P, sim, buf, lo, ver, &target)) {
+    const RematSimVersion *x = &sim->versions[ver];
+    intptr_t def = P->g->values[x->value].defOp;
+    intptr_t source = P->g->values[x->value].aliasSource;
+    if (x->inst < 0 || def < 0 || P->g->ops[def].cls != RematOpClassView || source < 0)
       return false;
+    intptr_t sourceVer = visibleVersion(sim, source, x->inst);
+    if (sourceVer < 0 || !isViewOf(P, sim, ver, sourceVer))
+      return false;
+    ver = sourceVer;
+  }
   intptr_t value = sim->versions[ver].value;
   intptr_t anchor = sim->instAnchor[sim->bufReadInst[lo]];
   intptr_t def = P->g->values[value].defOp;
@@ -517,9 +650,38 @@ static bool findTarget(const Planner *P, const RematSimulation *sim, intptr_t b,
     return false;
   bool unread = true;
   for (intptr_t r = buf->readsBegin; r < lo && unread; ++r)
-    unread = sim->bufReadVer[r] != ver;
-  *out = (Target){b, value, anchor, lo > buf->readsBegin ? sim->bufReadInst[lo - 1] : buf->alloc, unread};
+    unread = sim->bufReadVer[r] != ver && !isViewOf(P, sim, sim->bufReadVer[r], ver);
+  target.buffer = b;
+  target.value = value;
+  target.anchor = anchor;
+  target.lastReadBefore = lo > buf->readsBegin ? sim->bufReadInst[lo - 1] : buf->alloc;
+  target.unread = unread;
+  *out = target;
   return true;
+}
+
+/// The chain that recomputes the target before its anchor: its value's, then
+/// the view ops of its views (reading the recomputed value, so that every
+/// later read leaves the dropped buffer).
+static bool buildTargetChain(Planner *P, const RematSimulation *sim, const Target *target, intptr_t peakPos,
+                             ChainMode mode, Chain *c) {
+  if (!buildChain(P, sim, target->value, target->anchor, target->buffer, peakPos, mode, NULL, c))
+    return false;
+  if (target->numViews == 0)
+    return true;
+  if (c->len == 0)
+    return false;
+  intptr_t next = c->len;
+  for (intptr_t i = 0; i < target->numViews; ++i) {
+    intptr_t def = P->g->values[target->views[i]].defOp;
+    if (P->stamp[def] == P->stampGen)
+      continue;
+    if (c->len == P->maxChain)
+      return false;
+    P->stamp[def] = P->stampGen;
+    P->chain[c->len++] = def;
+  }
+  return growChain(P, sim, target->anchor, target->buffer, peakPos, mode, NULL, c, next);
 }
 
 /// The part of the chain P->chain[0, len) placed at `anchor` that is a move,
@@ -644,6 +806,7 @@ static intptr_t peakInstanceOfStage(const RematSimulation *sim, intptr_t p) {
 typedef struct Pick {
   Target target;
   ChainMode mode;
+  bool joint; // takes over the later decisions its chain covers (subsumedCost)
   int64_t bytes;
   int64_t gain; // bytes it frees at the peak (less the inputs it keeps longer)
 } Pick;
@@ -730,6 +893,10 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
   if (!bounds)
     return false;
   P->sawUnread = false;
+  if (chainAware)
+    for (intptr_t d = 0; d < P->numDecisions; ++d)
+      if (decisionLive(&P->decisions[d]))
+        P->rootDecisionStorage[P->g->values[P->decisions[d].value].defOp] = d;
   intptr_t n = 0;
   for (intptr_t i = 0; i < numIdle; ++i) {
     intptr_t b = idle[i];
@@ -763,15 +930,22 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
       if (m / 2 && (sim->stageBegin[shifted.anchor] <= t || shifted.anchor <= P->g->values[shifted.value].defOp))
         continue;
       const Target *target = &shifted;
-      if (isRejected(P, target->value, target->anchor, mode))
+      if (isRejected(P, target->value, target->anchor, mode, false))
         continue;
+      // Tried jointly (taking over the later decisions its chain covers,
+      // subsumedCost) until that fails once, then alone.
+      bool joint = chainAware && P->joint && !isRejected(P, target->value, target->anchor, mode, true);
+      P->rootDecision = joint ? P->rootDecisionStorage : NULL;
+      int memoMode = (int)mode + (joint ? 2 : 0);
       Chain c;
-      ChainMemo *memo = memoReserve(P) ? memoSlot(P, t, b, target->value, target->anchor, mode) : NULL;
+      ChainMemo *memo = memoReserve(P) ? memoSlot(P, t, b, target->value, target->anchor, memoMode) : NULL;
       bool built;
+      intptr_t subsumed = 0;
       if (memo && memo->gen == P->memoGen) {
         built = memo->ok;
         c.cost = memo->cost;
         c.extendedAtPeak = memo->extendedAtPeak;
+        subsumed = memo->subsumed;
       } else {
         // A move's cost is known only once its chain is: the early stop
         // credits it with its producer and in-place predecessors (what a
@@ -780,14 +954,16 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
         P->scoreLimit = found ? bestScore : INFINITY;
         P->limitBytes = sim->buffers[b].bytes;
         P->limitCredit = mayMove ? P->inPlaceCost[target->value] : 0;
-        built = buildChain(P, sim, target->value, target->anchor, b, t, mode, NULL, &c);
+        built = buildTargetChain(P, sim, target, t, mode, &c);
         P->scoreLimit = INFINITY;
         if (built && mayMove)
           c.cost = fmax(0, c.cost - moveSavings(P, sim, target->anchor, c.len));
+        if (built && joint)
+          c.cost = fmax(0, c.cost - subsumedCost(P, target->anchor, -1, &subsumed));
         // A chain stopped early is not known, only known to lose here.
         if (memo && !P->aborted) {
-          *memo =
-              (ChainMemo){P->memoGen, t, b, target->value, target->anchor, (int)mode, built, c.cost, c.extendedAtPeak};
+          *memo = (ChainMemo){P->memoGen, t,     b,      target->value,    target->anchor,
+                              memoMode,   built, c.cost, c.extendedAtPeak, subsumed};
           ++P->memoSize;
         }
       }
@@ -807,11 +983,15 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
         found = true;
         bestScore = score;
         bestGain = gain;
-        *best = (Pick){*target, mode, sim->buffers[b].bytes, gain};
+        *best = (Pick){*target, mode, subsumed > 0, sim->buffers[b].bytes, gain};
       }
     }
   }
   free(bounds);
+  if (chainAware)
+    for (intptr_t d = 0; d < P->numDecisions; ++d)
+      P->rootDecisionStorage[P->g->values[P->decisions[d].value].defOp] = -1;
+  P->rootDecision = NULL;
   return found;
 }
 
@@ -819,13 +999,18 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
 /// (an estimate: the exact timeline is simulated after each round).
 static bool applyPick(Planner *P, const RematSimulation *sim, const Pick *pick, intptr_t t) {
   Chain c;
-  if (!buildChain(P, sim, pick->target.value, pick->target.anchor, pick->target.buffer, t, pick->mode, NULL, &c))
+  if (!buildTargetChain(P, sim, &pick->target, t, pick->mode, &c))
     return true; // cannot happen: pickAt built the same chain
   intptr_t dropFirst = sim->instAnchor[pick->target.lastReadBefore] + 1;
   intptr_t dropLast = pick->target.anchor - 1;
   if (!pushDecision(P, pick->target.value, pick->target.anchor, &c, pick->bytes, dropFirst, dropLast))
     return false;
   addToStages(P, dropFirst, dropLast, -pick->bytes);
+  if (pick->joint)
+    subsumedCost(P, pick->target.anchor, P->numDecisions - 1, NULL);
+  for (intptr_t d = 0; d < P->numDecisions - 1; ++d)
+    if (P->decisions[d].subsumedBy == P->numDecisions - 1) // now held from the earlier clone on
+      addToStages(P, pick->target.anchor, P->decisions[d].anchor - 1, P->decisions[d].bytes);
   for (intptr_t i = 0; i < P->numExtended; ++i) {
     const RematSimBuffer *buf = &sim->buffers[P->extended[i]];
     addToStages(P, sim->instAnchor[buf->lastUse] + 1, pick->target.anchor, buf->bytes);
@@ -943,7 +1128,7 @@ static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
       rematSimulationFree(&trial);
     }
     popDecision(P);
-    ok = reject(P, first.target.value, first.target.anchor, first.mode);
+    ok = reject(P, first.target.value, first.target.anchor, first.mode, first.joint);
   }
   free(picked);
   free(idle);
@@ -970,7 +1155,7 @@ static bool pruneDecisions(Planner *P, RematSimulation *sim) {
     return false;
   intptr_t n = 0;
   for (intptr_t d = 0; d < P->numDecisions; ++d)
-    if (!P->decisions[d].removed && P->decisions[d].dropFirst >= 0)
+    if (decisionLive(&P->decisions[d]) && P->decisions[d].dropFirst >= 0)
       order[n++] = d;
   // Insertion sort by cost, descending (qsort_r is not C11).
   for (intptr_t i = 1; i < n; ++i)
@@ -1050,7 +1235,9 @@ static bool planSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
   intptr_t m = 0;
   for (intptr_t b = 0; b < sim->numBuffers; ++b) {
     Target target;
-    if (findTarget(P, sim, b, t, &target) && recomputable(g->ops[g->values[target.value].defOp].cls))
+    // Segments recompute stashed values only: one read through a view stays.
+    if (findTarget(P, sim, b, t, &target) && target.numViews == 0 &&
+        recomputable(g->ops[g->values[target.value].defOp].cls))
       stash[m++] = (Stashed){target.value, b, target.anchor};
   }
   // Forward order (insertion sort: stash sizes are small).
@@ -1189,6 +1376,7 @@ static bool startFromScratch(Planner *Q, RematSimulation *trial, const Planner *
   memset(trial, 0, sizeof(*trial));
   bool ok = plannerInit(Q, ctx, budget);
   Q->resultTargets = P->resultTargets;
+  Q->joint = P->joint;
   RematSchedule empty;
   rematScheduleInit(&empty);
   return ok && rematSimulate(ctx, &empty, trial);
@@ -1282,12 +1470,14 @@ static bool refinePlan(Planner *P, RematSimulation *sim, const RematSimContext *
 
 /// Plans again (restarts included) with returned values as targets too; keeps the better plan
 /// (meets the budget, or comes closer; then less recompute).
-static bool planWithResultTargets(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
+static bool planVariant(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
+                        bool resultTargets, bool joint) {
   Planner Q;
   RematSimulation trial;
   memset(&trial, 0, sizeof(trial));
-  bool ok = plannerInit(&Q, ctx, budget) && planDefault(&Q, &trial, ctx, budget, true) &&
-            improveByRestarts(&Q, &trial, ctx, budget);
+  bool ok = plannerInit(&Q, ctx, budget);
+  Q.joint = joint;
+  ok = ok && planDefault(&Q, &trial, ctx, budget, resultTargets) && improveByRestarts(&Q, &trial, ctx, budget);
   return keepBetterPlan(P, sim, &Q, &trial, budget, ok);
 }
 
@@ -1308,6 +1498,8 @@ static bool rewindPlan(Planner *Q, const Planner *P, intptr_t round, RematSimula
     }
     Decision dec = P->decisions[d];
     dec.removed = false;
+    if (dec.subsumedBy >= mark->numDecisions)
+      dec.subsumedBy = -1;
     dec.firstItem = Q->items.num;
     for (intptr_t i = 0; i < dec.numItems; ++i) {
       const RematRecompute *item = &P->items.items[P->decisions[d].firstItem + i];
@@ -1317,7 +1509,7 @@ static bool rewindPlan(Planner *Q, const Planner *P, intptr_t round, RematSimula
     Q->decisions[Q->numDecisions++] = dec;
   }
   for (intptr_t i = 0; i < mark->numRejected; ++i)
-    if (!reject(Q, P->rejected[i].value, P->rejected[i].anchor, P->rejected[i].mode))
+    if (!reject(Q, P->rejected[i].value, P->rejected[i].anchor, P->rejected[i].mode, P->rejected[i].joint))
       return false;
   if (round > 0) {
     Q->marks = malloc((size_t)round * sizeof(*Q->marks));
@@ -1330,6 +1522,7 @@ static bool rewindPlan(Planner *Q, const Planner *P, intptr_t round, RematSimula
     Q->firstPick[v] = P->firstPick[v] < round ? P->firstPick[v] : -1;
   Q->maxChain = P->maxChain;
   Q->resultTargets = P->resultTargets;
+  Q->joint = P->joint;
   Q->refineRound = P->refineRound < round ? P->refineRound : -1;
   return simulatePlan(Q, true, sim);
 }
@@ -1364,7 +1557,7 @@ static bool improveByRestarts(Planner *P, RematSimulation *sim, const RematSimCo
     intptr_t n = 0;
     for (intptr_t d = 0; d < P->numDecisions; ++d) {
       const Decision *dec = &P->decisions[d];
-      if (dec->removed || dec->value < 0 || forbidden[dec->value])
+      if (!decisionLive(dec) || dec->value < 0 || forbidden[dec->value])
         continue;
       // Keep the kRestarts most expensive, sorted descending.
       intptr_t i;
@@ -1472,13 +1665,13 @@ static void emitLowerBoundError(RematGraph graph, MlirOperation func, int64_t bu
 static bool recordDecisions(const Planner *P, RematGraph graph, bool names, RematPlanResult *result) {
   intptr_t n = 0;
   for (intptr_t d = 0; d < P->numDecisions; ++d)
-    n += !P->decisions[d].removed;
+    n += decisionLive(&P->decisions[d]);
   result->decisions = calloc((size_t)(n ? n : 1), sizeof(*result->decisions));
   if (!result->decisions)
     return false;
   for (intptr_t d = 0; d < P->numDecisions; ++d) {
     const Decision *dec = &P->decisions[d];
-    if (dec->removed)
+    if (!decisionLive(dec))
       continue;
     RematDecision *out = &result->decisions[result->numDecisions++];
     *out = (RematDecision){
@@ -1715,8 +1908,13 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
       ok = planAtPeaks(&P, &sim, true) && pruneDecisions(&P, &sim) && retryWhenStuck(&P, &sim, &ctx, budgetBytes);
       if (ok)
         ok = improveByRestarts(&P, &sim, &ctx, budgetBytes);
+      // The same search with the function's returned values as candidates
+      // too, and without joint recomputation: each is a greedy choice that
+      // helps some graphs and hurts others.
       if (ok && P.g->numOps <= kExactPruneOps)
-        ok = planWithResultTargets(&P, &sim, &ctx, budgetBytes);
+        ok = planVariant(&P, &sim, &ctx, budgetBytes, true, true) &&
+             planVariant(&P, &sim, &ctx, budgetBytes, false, false) &&
+             planVariant(&P, &sim, &ctx, budgetBytes, true, false);
       break;
     case RematPlannerNone:
       break;

@@ -578,7 +578,7 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
     int64_t peak = rematMemoryTrackerGetPeakBytes(t);
     // The simulation keeps the input's in-place decisions; bufferization of
     // the rewritten function can decide differently (resnet18 at 316,000
-    // bytes: 896 bytes less, measured equal to the output's estimate). Less
+    // bytes: 1,344 bytes less, measured equal to the output's estimate). Less
     // than planned is said, not an error; more would be a bug.
     if ((opts->hasBudget || opts->planFile) && plans[built].peakBytesPlanned < peak) {
       fprintf(stderr,
