@@ -619,12 +619,10 @@ static bool findTarget(const Planner *P, const RematSimulation *sim, intptr_t b,
   }
   if (lo == buf->readsEnd || sim->bufReadInst[lo] == t)
     return false;
-  // Later reads must all see that version, or versions written into the
-  // buffer from then on (e.g. a destination allocated early and filled in
-  // place by its first reader).
-  // Later reads see the first one's version, or views of it, or versions
-  // written into the buffer from then on; when they see the version a view
-  // was taken from, that version is the target.
+  // Later reads must all see the first one's version, views of it, or
+  // versions written into the buffer from then on (e.g. a destination
+  // allocated early and filled in place by its first reader); when they see
+  // the version a view was taken from, that version is the target.
   Target target = {.numViews = 0};
   intptr_t ver = sim->bufReadVer[lo];
   while (!laterReadsSee(P, sim, buf, lo, ver, &target)) {
@@ -670,7 +668,7 @@ static bool buildTargetChain(Planner *P, const RematSimulation *sim, const Targe
   if (target->numViews == 0)
     return true;
   if (c->len == 0)
-    return false;
+    return false; // the value is recomputed there already: left to that decision
   intptr_t next = c->len;
   for (intptr_t i = 0; i < target->numViews; ++i) {
     intptr_t def = P->g->values[target->views[i]].defOp;
