@@ -175,38 +175,6 @@ intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx) {
   return -1;
 }
 
-/// Whether `op` reads the data of the destination operand of result
-/// `resultIdx`. False only for a linalg op whose body never uses that
-/// output's block argument and that uses the value nowhere else (a fill, or a
-/// generic that computes its output from its inputs alone): One-Shot
-/// Bufferize does not count such an operand as a read either.
-bool rematDestinationIsRead(MlirOperation op, intptr_t resultIdx) {
-  if (!nameStartsWith(opName(op), "linalg.") || mlirOperationGetNumRegions(op) != 1)
-    return true;
-  intptr_t operand = rematAliasingOperand(op, resultIdx);
-  intptr_t numOperands = mlirOperationGetNumOperands(op);
-  if (operand < 0 || operand >= numOperands)
-    return true;
-  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-  if (mlirBlockIsNull(entry) || mlirBlockGetNumArguments(entry) != numOperands ||
-      !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(entry, operand))))
-    return true;
-  MlirValue dest = mlirOperationGetOperand(op, operand);
-  for (MlirOpOperand use = mlirValueGetFirstUse(dest); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use)) {
-    MlirOperation owner = mlirOpOperandGetOwner(use);
-    if (mlirOperationEqual(owner, op)) {
-      if ((intptr_t)mlirOpOperandGetOperandNumber(use) != operand)
-        return true; // also an input
-      continue;
-    }
-    for (MlirOperation p = mlirOperationGetParentOperation(owner); !mlirOperationIsNull(p);
-         p = mlirOperationGetParentOperation(p))
-      if (mlirOperationEqual(p, op))
-        return true; // read in the body
-  }
-  return false;
-}
-
 //===----------------------------------------------------------------------===//
 // Union-find over value ids (buffer classes)
 //===----------------------------------------------------------------------===//

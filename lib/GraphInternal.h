@@ -66,7 +66,6 @@ intptr_t rematGraphTopLevelIndex(const RematGraphImpl *g, MlirOperation op);
 /// Operand index whose buffer result `resultIdx` of `op` reuses when written
 /// in place, or -1 for ops that allocate.
 intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx);
-bool rematDestinationIsRead(MlirOperation op, intptr_t resultIdx);
 
 static inline RematGraphImpl *rematGraphImpl(RematGraph graph) { return (RematGraphImpl *)graph.ptr; }
 

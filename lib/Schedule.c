@@ -126,8 +126,7 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
   ctx->destRead = malloc(numValues * sizeof(*ctx->destRead));
   ctx->srcRead = malloc(numValues * sizeof(*ctx->srcRead));
   ctx->opAllocates = calloc(n, sizeof(*ctx->opAllocates));
-  ctx->destUnread = calloc(numValues, sizeof(*ctx->destUnread));
-  if (!ctx->destination || !ctx->destRead || !ctx->srcRead || !ctx->opAllocates || !ctx->destUnread) {
+  if (!ctx->destination || !ctx->destRead || !ctx->srcRead || !ctx->opAllocates) {
     rematSimContextFree(ctx);
     return false;
   }
@@ -140,11 +139,9 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
         !g->buffers[g->values[op->firstResult].buffer].external && mlirOperationGetNumRegions(op->op) == 0;
     for (intptr_t r = 0; r < op->numResults; ++r) {
       intptr_t operand = rematAliasingOperand(op->op, r);
-      if (operand >= 0 && operand < mlirOperationGetNumOperands(op->op)) {
+      if (operand >= 0 && operand < mlirOperationGetNumOperands(op->op))
         ctx->destination[op->firstResult + r] =
             rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op->op, operand).ptr);
-        ctx->destUnread[op->firstResult + r] = !rematDestinationIsRead(op->op, r);
-      }
     }
     // Every read of one value by one instance sees the same version, so the
     // simulation finds a result's destination and in-place source among the
@@ -181,7 +178,6 @@ void rematSimContextFree(RematSimContext *ctx) {
   free(ctx->returnOperands);
   free(ctx->destination);
   free(ctx->destRead);
-  free(ctx->destUnread);
   free(ctx->srcRead);
   free(ctx->opAllocates);
   memset(ctx, 0, sizeof(*ctx));
@@ -447,14 +443,6 @@ static intptr_t freedDestination(const RematSimContext *ctx, const RematSimulati
   return destVer;
 }
 
-/// Whether read `pos` of `op` is a destination it writes without reading.
-static bool isUnreadDestination(const RematSimContext *ctx, const RematOpInfo *op, intptr_t pos) {
-  for (intptr_t q = 0; q < op->numResults; ++q)
-    if (ctx->destUnread[op->firstResult + q] && ctx->destRead[op->firstResult + q] == pos)
-      return true;
-  return false;
-}
-
 /// Assigns buffers, checks that no read sees an overwritten buffer, and
 /// records lifetimes.
 static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
@@ -476,19 +464,9 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
     destUsedBy[v] = -1;
     versionLastRead[v] = -1;
   }
-  // Last reads of each version, for freedDestination: an op that only
-  // writes into its destination (unread, rematDestinationIsRead) does not
-  // read it, as One-Shot Bufferize sees it (a zero fill shared as the
-  // destination of weight flips and convolutions: once the convolutions
-  // moved, an earlier flip writes into it).
-  for (intptr_t k = 0; k < sim->numInstances; ++k) {
-    if (!sim->instAlive[k])
-      continue;
-    const RematOpInfo *op = &g->ops[sim->instOp[k]];
-    for (intptr_t r = sim->instReadsBegin[k]; r < sim->instReadsBegin[k + 1]; ++r)
-      if (!isUnreadDestination(ctx, op, r - sim->instReadsBegin[k]))
-        versionLastRead[sim->readVersion[r]] = k;
-  }
+  for (intptr_t k = 0; k < sim->numInstances; ++k)
+    for (intptr_t r = sim->instReadsBegin[k]; sim->instAlive[k] && r < sim->instReadsBegin[k + 1]; ++r)
+      versionLastRead[sim->readVersion[r]] = k;
   intptr_t nb = 0;
   for (intptr_t a = 0; a < g->numArgs; ++a) {
     if (g->values[a].buffer < 0)
@@ -508,7 +486,7 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
       if (v->buffer < 0)
         continue;
       RematSimBuffer *b = &sim->buffers[v->buffer];
-      if (b->epoch != v->epoch && !isUnreadDestination(ctx, op, r - sim->instReadsBegin[k])) {
+      if (b->epoch != v->epoch) {
         sim->status = RematSimClobberedRead;
         sim->badInstance = k;
         ok = false;

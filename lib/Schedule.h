@@ -77,7 +77,6 @@ typedef struct RematSimContext {
                             // its op writes it into, in place or not; -1
   bool *opAllocates;        // op makes a fresh buffer from nothing (tensor.empty)
   intptr_t *destRead;       // per value: position of `destination` among its op's reads, or -1
-  bool *destUnread;         // per value: its op writes `destination` without reading it
   intptr_t *srcRead;        // per value: position of its alias source among its op's reads, or -1
 } RematSimContext;
 
