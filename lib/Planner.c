@@ -167,11 +167,12 @@ typedef struct Planner {
   // shrinks): building it stops there. INFINITY when unbounded.
   double scoreLimit;
   // Per op: the live decision whose value it produces, or -1; filled while
-  // the chain-aware planner scores candidates (pickAt), NULL otherwise.
-  // A chain reaching such an op placed before that decision's anchor may
-  // take it over: its cost is credited against the early stop.
+  // the chain-aware planner scores candidates jointly (pickAt). While
+  // `creditLaterDecisions`, a chain reaching such an op placed before that
+  // decision's anchor may take it over: its cost is credited against the
+  // early stop.
   intptr_t *rootDecision;
-  intptr_t *rootDecisionStorage;
+  bool creditLaterDecisions;
   int64_t limitBytes;
   double limitCredit; // cost the chain may still turn out not to have (a move)
   bool aborted;       // the last chain stopped at scoreLimit
@@ -235,10 +236,10 @@ static bool plannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) 
   P->maxChain = kMaxChain;
   P->extended = calloc(kMaxExtended, sizeof(*P->extended));
   P->stageLive = calloc(n, sizeof(*P->stageLive));
-  P->rootDecisionStorage = malloc(n * sizeof(*P->rootDecisionStorage));
-  if (P->rootDecisionStorage)
+  P->rootDecision = malloc(n * sizeof(*P->rootDecision));
+  if (P->rootDecision)
     for (size_t i = 0; i < n; ++i)
-      P->rootDecisionStorage[i] = -1;
+      P->rootDecision[i] = -1;
   const RematGraphImpl *g = ctx->g;
   P->inPlaceCost = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*P->inPlaceCost));
   P->firstPick = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*P->firstPick));
@@ -253,7 +254,7 @@ static bool plannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) 
       continue;
     P->inPlaceCost[v] = ctx->opCost[def] + (src >= 0 && src < v ? P->inPlaceCost[src] : 0);
   }
-  return P->stamp && P->groupStamp && P->chain && P->extended && P->stageLive && P->rootDecisionStorage;
+  return P->stamp && P->groupStamp && P->chain && P->extended && P->stageLive && P->rootDecision;
 }
 
 static void plannerFree(Planner *P) {
@@ -269,7 +270,7 @@ static void plannerFree(Planner *P) {
   free(P->extended);
   free(P->stageLive);
   free(P->inPlaceCost);
-  free(P->rootDecisionStorage);
+  free(P->rootDecision);
 }
 
 /// The normalized schedule of all decisions not removed (`skip` excluded).
@@ -535,7 +536,7 @@ static bool growChain(Planner *P, const RematSimulation *sim, intptr_t anchor, i
         return false;
       P->stamp[d] = gen;
       P->chain[c->len++] = d;
-      if (P->rootDecision && P->rootDecision[d] >= 0 && P->decisions[P->rootDecision[d]].anchor > anchor)
+      if (P->creditLaterDecisions && P->rootDecision[d] >= 0 && P->decisions[P->rootDecision[d]].anchor > anchor)
         c->credit += P->decisions[P->rootDecision[d]].cost;
     }
   }
@@ -891,10 +892,10 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
   if (!bounds)
     return false;
   P->sawUnread = false;
-  if (chainAware)
+  if (chainAware && P->joint)
     for (intptr_t d = 0; d < P->numDecisions; ++d)
       if (decisionLive(&P->decisions[d]))
-        P->rootDecisionStorage[P->g->values[P->decisions[d].value].defOp] = d;
+        P->rootDecision[P->g->values[P->decisions[d].value].defOp] = d;
   intptr_t n = 0;
   for (intptr_t i = 0; i < numIdle; ++i) {
     intptr_t b = idle[i];
@@ -933,7 +934,7 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
       // Tried jointly (taking over the later decisions its chain covers,
       // subsumedCost) until that fails once, then alone.
       bool joint = chainAware && P->joint && !isRejected(P, target->value, target->anchor, mode, true);
-      P->rootDecision = joint ? P->rootDecisionStorage : NULL;
+      P->creditLaterDecisions = joint;
       int memoMode = (int)mode + (joint ? 2 : 0);
       Chain c;
       ChainMemo *memo = memoReserve(P) ? memoSlot(P, t, b, target->value, target->anchor, memoMode) : NULL;
@@ -986,10 +987,10 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
     }
   }
   free(bounds);
-  if (chainAware)
+  if (chainAware && P->joint)
     for (intptr_t d = 0; d < P->numDecisions; ++d)
-      P->rootDecisionStorage[P->g->values[P->decisions[d].value].defOp] = -1;
-  P->rootDecision = NULL;
+      P->rootDecision[P->g->values[P->decisions[d].value].defOp] = -1;
+  P->creditLaterDecisions = false;
   return found;
 }
 
