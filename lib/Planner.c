@@ -331,17 +331,24 @@ static int compareIntptr(const void *a, const void *b) {
   return x < y ? -1 : (x > y);
 }
 
+/// Room for one more decision.
+static bool reserveDecision(Planner *P) {
+  if (P->numDecisions < P->capDecisions)
+    return true;
+  intptr_t cap = P->capDecisions ? P->capDecisions * 2 : 32;
+  Decision *d = realloc(P->decisions, (size_t)cap * sizeof(*d));
+  if (!d)
+    return false;
+  P->decisions = d;
+  P->capDecisions = cap;
+  return true;
+}
+
 /// Appends a decision whose ops are P->chain[0, len) at `anchor`.
 static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chain *c, int64_t bytes, intptr_t dropFirst,
                          intptr_t dropLast) {
-  if (P->numDecisions == P->capDecisions) {
-    intptr_t cap = P->capDecisions ? P->capDecisions * 2 : 32;
-    Decision *d = realloc(P->decisions, (size_t)cap * sizeof(*d));
-    if (!d)
-      return false;
-    P->decisions = d;
-    P->capDecisions = cap;
-  }
+  if (!reserveDecision(P))
+    return false;
   // Chains are built breadth-first; decisions list their ops in program order.
   qsort(P->chain, (size_t)c->len, sizeof(*P->chain), compareIntptr);
   Decision *d = &P->decisions[P->numDecisions++];
@@ -1487,14 +1494,8 @@ static bool rewindPlan(Planner *Q, const Planner *P, intptr_t round, RematSimula
   const RoundMark *mark = &P->marks[round];
   memset(sim, 0, sizeof(*sim));
   for (intptr_t d = 0; d < mark->numDecisions; ++d) {
-    if (Q->numDecisions == Q->capDecisions) {
-      intptr_t cap = Q->capDecisions ? Q->capDecisions * 2 : 32;
-      Decision *grown = realloc(Q->decisions, (size_t)cap * sizeof(*grown));
-      if (!grown)
-        return false;
-      Q->decisions = grown;
-      Q->capDecisions = cap;
-    }
+    if (!reserveDecision(Q))
+      return false;
     Decision dec = P->decisions[d];
     dec.removed = false;
     if (dec.subsumedBy >= mark->numDecisions)
