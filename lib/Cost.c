@@ -9,13 +9,13 @@
 // traffic (nearly) free. The bandwidth is 1e6 x the h200's (4.8e18 B/s) rather than
 // infinite: an op with flops > 0 costs flops / peak exactly unless it moves more
 // than ~71,600 bytes per flop (one flop per element read never does), while a
-// zero-flop op (transpose, broadcast, fill, copy, tensor.empty) costs its bytes
-// moved / 4.8e18 s, a bytes-based tie-break: ~1e4 times cheaper to recompute than a
+// zero-flop op (transpose, broadcast, fill, copy) costs its bytes moved / 4.8e18 s,
+// a bytes-based tie-break: ~1e4 times cheaper to recompute than a
 // one-flop-per-element op of the same size, so nearly free, but never exactly free
 // (a plan gains nothing by cloning them needlessly, and prefers cloning smaller
-// ones). Ops with neither flops nor bytes (views, scalar constants) cost 0 on every
-// profile. The smallest nonzero cost, one 4-byte element, is ~8e-19 s: far from
-// denormals.
+// ones). Ops with neither flops nor bytes (views, tensor.empty, scalar constants,
+// the return) cost 0 on every profile. The smallest nonzero cost, one 4-byte
+// element, is ~8e-19 s: far from denormals.
 static const RematCostProfile kProfiles[] = {
     {"h200", 67.0e12, 4.8e12},
     {"cpu", 100.0e9, 20.0e9},
@@ -44,4 +44,8 @@ double rematCostGetGraphTime(const RematCostProfile *profile, RematGraph graph) 
   for (intptr_t i = 0, e = rematGraphGetNumOps(graph); i < e; ++i)
     total += rematCostGetOpTime(profile, graph, i);
   return total;
+}
+
+double rematCostGetCopyTime(const RematCostProfile *profile, int64_t bytes) {
+  return 2.0 * (double)bytes / profile->bytesPerSecond;
 }

@@ -175,6 +175,39 @@ intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx) {
   return -1;
 }
 
+/// Whether `op` reads the old contents of the destination operand of result
+/// `resultIdx`, as One-Shot Bufferize decides for that operand
+/// (bufferizesToMemoryRead): false for a linalg op whose body never uses the
+/// output's block argument (a fill, a generic computing its output from its
+/// inputs alone) and for materialize_in_destination; true otherwise. A
+/// destination written out of place is copied only when it is read.
+static bool destinationIsRead(MlirOperation op, intptr_t resultIdx) {
+  if (nameIs(opName(op), "bufferization.materialize_in_destination"))
+    return false;
+  if (!nameStartsWith(opName(op), "linalg.") || mlirOperationGetNumRegions(op) != 1)
+    return true;
+  intptr_t operand = rematAliasingOperand(op, resultIdx);
+  intptr_t numOperands = mlirOperationGetNumOperands(op);
+  if (operand < 0 || operand >= numOperands)
+    return true;
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  return mlirBlockIsNull(entry) || mlirBlockGetNumArguments(entry) != numOperands ||
+         !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(entry, operand)));
+}
+
+/// Whether `op` only allocates (tensor.empty, an alloc_tensor without a
+/// copy): its result's contents are undefined, it moves no data, and
+/// One-Shot Bufferize never copies such a value.
+static bool onlyAllocates(MlirOperation op) {
+  MlirStringRef name = opName(op);
+  return nameIs(name, "tensor.empty") ||
+         (nameIs(name, "bufferization.alloc_tensor") && mlirOperationGetNumOperands(op) == 0);
+}
+
+static bool hasUndefinedContents(MlirValue v) {
+  return mlirValueIsAOpResult(v) && onlyAllocates(mlirOpResultGetOwner(v));
+}
+
 //===----------------------------------------------------------------------===//
 // Union-find over value ids (buffer classes)
 //===----------------------------------------------------------------------===//
@@ -532,6 +565,23 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
         parent[v] = findRoot(parent, src);
         g->values[v].aliasSource = src;
       }
+      // Out of place: the result gets a new buffer, and One-Shot Bufferize
+      // copies the destination's contents into it when the op reads them
+      // (AnalysisState::canOmitTensorCopy).
+      if (src >= 0 && decision == 0 && info->cls != RematOpClassView && destinationIsRead(op, r) &&
+          !hasUndefinedContents(g->values[src].value))
+        info->copyBytes += g->values[src].bytes;
+    }
+    // A call operand the callee writes in place, while the caller still
+    // reads the value afterwards, is copied before the call.
+    if (nameIs(opName(op), "func.call") && g->bufferizationAnalysis && !g->inPlaceByConstruction &&
+        !mlirOperationIsNull(cloneOp)) {
+      for (intptr_t i = 0, e = mlirOperationGetNumOperands(op); i < e; ++i) {
+        intptr_t src = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op, i).ptr);
+        if (src >= 0 && isShaped(g->values[src].value) && inplaceDecision(cloneOp, i) == 0 &&
+            !hasUndefinedContents(g->values[src].value))
+          info->copyBytes += g->values[src].bytes;
+      }
     }
     if (!mlirOperationIsNull(cloneOp))
       cloneOp = mlirOperationGetNextInBlock(cloneOp);
@@ -678,18 +728,33 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
       goto fail;
   }
 
-  // Bytes moved: every shaped operand and result, once.
+  // Bytes moved: the shaped operands the op reads and the results it writes.
+  // A destination whose old contents the op never reads (a fill's, an
+  // elementwise generic's that ignores its output) moves no bytes in, and a
+  // tensor.empty writes nothing: it only allocates.
   for (k = 0; k < numOps; ++k) {
     RematOpInfo *info = &g->ops[k];
     double bytes = 0;
-    for (intptr_t i = 0, e = mlirOperationGetNumOperands(info->op); i < e; ++i) {
+    intptr_t numOperands = mlirOperationGetNumOperands(info->op);
+    for (intptr_t i = 0; i < numOperands; ++i) {
       intptr_t id = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(info->op, i).ptr);
       if (id >= 0)
         bytes += (double)g->values[id].bytes;
     }
-    for (intptr_t r = 0; r < info->numResults; ++r)
-      bytes += (double)g->values[info->firstResult + r].bytes;
-    info->bytesMoved = info->cls == RematOpClassView ? 0 : bytes;
+    for (intptr_t r = 0; r < info->numResults; ++r) {
+      intptr_t dest = rematAliasingOperand(info->op, r);
+      if (dest >= 0 && dest < numOperands && info->cls != RematOpClassView && !destinationIsRead(info->op, r)) {
+        intptr_t id = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(info->op, dest).ptr);
+        if (id >= 0)
+          bytes -= (double)g->values[id].bytes;
+      }
+    }
+    if (!onlyAllocates(info->op))
+      for (intptr_t r = 0; r < info->numResults; ++r)
+        bytes += (double)g->values[info->firstResult + r].bytes;
+    // Views move nothing, and neither does the return (the copies the
+    // deallocation pipeline makes there are buffers, not ops: Lifetimes).
+    info->bytesMoved = info->cls == RematOpClassView || info->cls == RematOpClassTerminator ? 0 : bytes;
   }
 
   // In-place decisions: by construction when every destination is fresh,
@@ -805,6 +870,16 @@ intptr_t rematGraphGetBufferRootValue(RematGraph graph, intptr_t b) {
 }
 int64_t rematGraphGetArgumentBytes(RematGraph graph) { return rematGraphImpl(graph)->argumentBytes; }
 double rematGraphGetTotalFlops(RematGraph graph) { return rematGraphImpl(graph)->totalFlops; }
+
+int64_t rematGraphGetOpCopyBytes(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->ops[pos].copyBytes; }
+
+int64_t rematGraphGetCopyBytes(RematGraph graph) {
+  const RematGraphImpl *g = rematGraphImpl(graph);
+  int64_t total = 0;
+  for (intptr_t k = 0; k < g->numOps; ++k)
+    total += g->ops[k].copyBytes;
+  return total;
+}
 bool rematGraphHasBufferizationAnalysis(RematGraph graph) { return rematGraphImpl(graph)->bufferizationAnalysis; }
 
 bool rematGraphInPlaceByConstruction(RematGraph graph) { return rematGraphImpl(graph)->inPlaceByConstruction; }

@@ -35,6 +35,7 @@ typedef struct RematOpInfo {
   RematOpClass cls;
   double flops;
   double bytesMoved;
+  int64_t copyBytes;    // destinations One-Shot Bufferize copies (written out of place, contents read)
   intptr_t firstResult; // value id of result 0
   intptr_t numResults;
   intptr_t usesBegin; // into RematGraphImpl.uses: distinct values read, nested uses included

@@ -1830,6 +1830,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
     return mlirLogicalResultFailure();
   }
   result->peakBytesBefore = result->peakBytesAfter = result->peakBytesPlanned = rematMemoryTrackerGetPeakBytes(tracker);
+  result->copyBytesBefore = rematGraphGetCopyBytes(graph);
   rematMemoryTrackerDestroy(tracker);
   if (budgetPercent >= 0)
     budgetBytes = (int64_t)((double)result->peakBytesBefore * budgetPercent / 100.0);
@@ -1947,6 +1948,7 @@ MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions
     return mlirLogicalResultFailure();
   }
   result->peakBytesBefore = result->peakBytesAfter = rematMemoryTrackerGetPeakBytes(tracker);
+  result->copyBytesBefore = rematGraphGetCopyBytes(graph);
   rematMemoryTrackerDestroy(tracker);
   RematSimContext ctx;
   Planner P;

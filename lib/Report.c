@@ -128,6 +128,15 @@ static intptr_t bufferValue(RematGraph graph, intptr_t buffer, intptr_t point) {
 // Text
 //===----------------------------------------------------------------------===//
 
+/// Roofline time the rewrite adds to the step: the recomputed ops, plus the
+/// bufferization copies it adds, minus those it removes. Cloning a zero fill
+/// that several ops accumulate into makes one of them write in place, so the
+/// clone replaces a copy that reads and writes as many bytes as it writes.
+static double stepTimeChange(const RematFunctionReport *r) {
+  return r->recomputeTimeSeconds + rematCostGetCopyTime(r->profile, rematGraphGetCopyBytes(r->graph)) -
+         rematCostGetCopyTime(r->profile, r->copyBytesBefore);
+}
+
 static void printTextFunction(Writer *w, const RematFunctionReport *r) {
   RematGraph g = r->graph;
   char name[kNameSize], loc[kNameSize], op[kNameSize], bytes[64];
@@ -170,6 +179,11 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
     double base = rematGraphGetTotalFlops(g) - r->recomputeFlops;
     emit(w, "  recompute:       %.4g flops (%.2f%% of the step), %.4g s on %s\n", r->recomputeFlops,
          base > 0 ? 100.0 * r->recomputeFlops / base : 0.0, r->recomputeTimeSeconds, r->profile->name);
+    char copiesBefore[64], copiesAfter[64];
+    formatBytes(r->copyBytesBefore, copiesBefore, sizeof(copiesBefore));
+    formatBytes(rematGraphGetCopyBytes(g), copiesAfter, sizeof(copiesAfter));
+    emit(w, "  copies:          %s before, %s after (bufferization); step time change with them: %+.4g s\n",
+         copiesBefore, copiesAfter, stepTimeChange(r));
     for (intptr_t i = 0; i < r->numDecisions; ++i) {
       const RematDecision *d = &r->decisions[i];
       formatBytes(d->bytes, bytes, sizeof(bytes));
@@ -257,6 +271,8 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
        r->recomputeFlops);
   emit(w, ", \"baseline_time_s\": %.6g, \"recompute_time_s\": %.6g",
        rematCostGetGraphTime(r->profile, g) - r->recomputeTimeSeconds, r->recomputeTimeSeconds);
+  emit(w, ", \"copy_bytes_before\": %" PRId64 ", \"copy_bytes_after\": %" PRId64 ", \"step_time_change_s\": %.6g",
+       r->copyBytesBefore, rematGraphGetCopyBytes(g), stepTimeChange(r));
   if (r->budgetBytes >= 0 || strcmp(r->planner, "none") != 0)
     emit(w,
          ", \"peak_bytes_planned\": %" PRId64 ", \"plan_time_s\": %.6g, \"pass_time_s\": %.6g, \"naming_time_s\": %.6g",

@@ -29,6 +29,9 @@ const RematCostProfile *rematCostProfileGetDefault(void);
 const char *rematCostProfileNames(void);
 /// Roofline time in seconds of op `pos` of `graph`.
 double rematCostGetOpTime(const RematCostProfile *profile, RematGraph graph, intptr_t pos);
+/// Time to copy `bytes` (read and write them once): what a bufferization
+/// copy costs on the profile.
+double rematCostGetCopyTime(const RematCostProfile *profile, int64_t bytes);
 /// Sum of roofline times over all ops of `graph`.
 double rematCostGetGraphTime(const RematCostProfile *profile, RematGraph graph);
 

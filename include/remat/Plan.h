@@ -72,6 +72,9 @@ typedef struct RematPlanResult {
   double namingSeconds;     ///< naming the decisions' values for the report
   double recomputeFlops;
   double recomputeTimeSeconds;
+  /// Bytes One-Shot Bufferize copies in the input function
+  /// (rematGraphGetCopyBytes); the report compares them with the output's.
+  int64_t copyBytesBefore;
   intptr_t numDecisions;
   RematDecision *decisions; ///< owned; free with rematPlanResultFree
   /// tensor.empty clones made before planning: one empty handed to several

@@ -33,6 +33,7 @@ typedef struct RematFunctionReport {
   const RematCostProfile *profile;
   double recomputeFlops;
   double recomputeTimeSeconds;
+  int64_t copyBytesBefore; ///< bufferization copies of the input function
   bool budgetMet;
   const RematDecision *decisions; ///< borrowed
   intptr_t numDecisions;

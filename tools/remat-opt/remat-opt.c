@@ -592,24 +592,25 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
               "(which keeps the input's in-place decisions)\n",
               (long long)peak, (long long)(plans[built].peakBytesPlanned - peak));
     }
-    reports[built] = (RematFunctionReport){.graph = g,
-                                           .before = t,
-                                           .peakBytesBefore =
-                                               opts->hasBudget || opts->planFile ? plans[built].peakBytesBefore : peak,
-                                           .peakBytesAfter = peak,
-                                           .budgetBytes = budget,
-                                           .planner = opts->planFile ? "file" : rematPlannerKindGetName(opts->planner),
-                                           .planSeconds = plans[built].planSeconds,
-                                           .passSeconds = plans[built].passSeconds,
-                                           .namingSeconds = plans[built].namingSeconds,
-                                           .parseSeconds = out->parseSeconds,
-                                           .peakBytesPlanned = plans[built].peakBytesPlanned,
-                                           .profile = profile,
-                                           .recomputeFlops = plans[built].recomputeFlops,
-                                           .recomputeTimeSeconds = plans[built].recomputeTimeSeconds,
-                                           .budgetMet = plans[built].budgetMet,
-                                           .decisions = plans[built].decisions,
-                                           .numDecisions = plans[built].numDecisions};
+    reports[built] = (RematFunctionReport){
+        .graph = g,
+        .before = t,
+        .peakBytesBefore = opts->hasBudget || opts->planFile ? plans[built].peakBytesBefore : peak,
+        .peakBytesAfter = peak,
+        .budgetBytes = budget,
+        .planner = opts->planFile ? "file" : rematPlannerKindGetName(opts->planner),
+        .planSeconds = plans[built].planSeconds,
+        .passSeconds = plans[built].passSeconds,
+        .namingSeconds = plans[built].namingSeconds,
+        .parseSeconds = out->parseSeconds,
+        .peakBytesPlanned = plans[built].peakBytesPlanned,
+        .profile = profile,
+        .recomputeFlops = plans[built].recomputeFlops,
+        .recomputeTimeSeconds = plans[built].recomputeTimeSeconds,
+        .copyBytesBefore = opts->hasBudget || opts->planFile ? plans[built].copyBytesBefore : rematGraphGetCopyBytes(g),
+        .budgetMet = plans[built].budgetMet,
+        .decisions = plans[built].decisions,
+        .numDecisions = plans[built].numDecisions};
   }
   if (rc == kExitOk && opts->report != ReportNone) {
     if (opts->report == ReportJSON)
