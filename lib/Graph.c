@@ -568,8 +568,8 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
       // Out of place: the result gets a new buffer, and One-Shot Bufferize
       // copies the destination's contents into it when the op reads them
       // (AnalysisState::canOmitTensorCopy).
-      if (src >= 0 && decision == 0 && info->cls != RematOpClassView && destinationIsRead(op, r) &&
-          !hasUndefinedContents(g->values[src].value))
+      if (src >= 0 && decision == 0 && g->bufferizationAnalysis && info->cls != RematOpClassView &&
+          destinationIsRead(op, r) && !hasUndefinedContents(g->values[src].value))
         info->copyBytes += g->values[src].bytes;
     }
     // A call operand the callee writes in place, while the caller still
@@ -870,8 +870,6 @@ intptr_t rematGraphGetBufferRootValue(RematGraph graph, intptr_t b) {
 }
 int64_t rematGraphGetArgumentBytes(RematGraph graph) { return rematGraphImpl(graph)->argumentBytes; }
 double rematGraphGetTotalFlops(RematGraph graph) { return rematGraphImpl(graph)->totalFlops; }
-
-int64_t rematGraphGetOpCopyBytes(RematGraph graph, intptr_t pos) { return rematGraphImpl(graph)->ops[pos].copyBytes; }
 
 int64_t rematGraphGetCopyBytes(RematGraph graph) {
   const RematGraphImpl *g = rematGraphImpl(graph);

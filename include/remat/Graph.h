@@ -79,12 +79,11 @@ double rematGraphGetOpFlops(RematGraph graph, intptr_t pos);
 /// Bytes read and written by op `pos` (operands + results).
 double rematGraphGetOpBytesMoved(RematGraph graph, intptr_t pos);
 
-/// Bytes One-Shot Bufferize copies for op `pos`: destinations written out of
-/// place whose old contents the op reads (a convolution accumulating into a
-/// zero fill that later ops read too gets a copy of the fill). Not part of
-/// bytes moved; 0 for ops written in place.
-int64_t rematGraphGetOpCopyBytes(RematGraph graph, intptr_t pos);
-/// Sum of rematGraphGetOpCopyBytes over all ops.
+/// Bytes One-Shot Bufferize copies in the function: destinations written out
+/// of place whose old contents the op reads (a convolution accumulating into
+/// a zero fill that later ops read too gets a copy of the fill), and call
+/// operands the callee writes. Copies are not ops: not part of any op's bytes
+/// moved. 0 when the bufferization analysis could not run.
 int64_t rematGraphGetCopyBytes(RematGraph graph);
 
 /// Number of values: function arguments first, then op results.
