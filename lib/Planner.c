@@ -927,12 +927,25 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
     // The chain-aware planner also tries the clone one op earlier: a group
     // placed there leaves the anchor's own group free to recompute, after
     // it, what the anchor alone needs (near the lower bound that order
-    // matters). Exact steps only: large graphs keep one anchor.
-    int shifts = chainAware && P->g->numOps <= kExactPruneOps ? 2 : 1;
+    // matters). Exact steps only: large graphs keep one anchor. The refined
+    // neighbour also tries the first group after the peak: a small value
+    // recomputed or moved there can still read inputs that are gone by its
+    // first late reader (cnn-d4 at 70%: the fc weight gradient's transpose
+    // right after the peak instead of conv4's forward again at the return).
+    int shifts = chainAware && P->g->numOps <= kExactPruneOps ? (P->refined ? 3 : 2) : 1;
     for (int m = 0; m < (chainAware ? 2 : 1) * shifts; ++m) {
       ChainMode mode = (ChainMode)(m % 2);
       Target shifted = popped;
-      shifted.anchor -= m / 2;
+      if (m / 2 == 2) {
+        intptr_t q = sim->instAnchor[t] + 1;
+        while (q < popped.anchor && sim->stageBegin[q] <= t)
+          ++q;
+        if (q >= popped.anchor - 1)
+          continue;
+        shifted.anchor = q;
+      } else {
+        shifted.anchor -= m / 2;
+      }
       if (m / 2 && (sim->stageBegin[shifted.anchor] <= t || shifted.anchor <= P->g->values[shifted.value].defOp))
         continue;
       const Target *target = &shifted;
