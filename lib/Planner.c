@@ -1487,6 +1487,8 @@ static bool planDefault(Planner *P, RematSimulation *sim, const RematSimContext 
 static bool improveByRestarts(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget);
 static bool refinePlan(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget);
 
+static const double kLooserBudget = 1.1;
+
 /// The same search (restarts and local search included), planned for 1.1
 /// times the budget first and continued to the budget from there; keeps the
 /// better plan. Near the lower bound, the first steps towards a tight budget
@@ -1495,23 +1497,18 @@ static bool refinePlan(Planner *P, RematSimulation *sim, const RematSimContext *
 /// roofline time this way instead of 61%, jax-mlp ci at 35% 28% instead of
 /// 35%. (1.02 as well found nothing more on the ci models and examples; about
 /// doubles the default planner's time on graphs up to kExactPruneOps.)
-static bool planFromLooserBudgets(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
-                                  bool resultTargets, bool joint) {
-  static const double kLooser[] = {1.1};
-  for (size_t i = 0; i < sizeof(kLooser) / sizeof(kLooser[0]); ++i) {
-    Planner Q;
-    RematSimulation trial;
-    memset(&trial, 0, sizeof(trial));
-    bool ok = plannerInit(&Q, ctx, (int64_t)((double)budget * kLooser[i]));
-    Q.joint = joint;
-    ok = ok && planDefault(&Q, &trial, ctx, Q.budget, resultTargets);
-    Q.budget = budget;
-    ok = ok && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial) && retryWhenStuck(&Q, &trial, ctx, budget) &&
-         improveByRestarts(&Q, &trial, ctx, budget);
-    if (!keepBetterPlan(P, sim, &Q, &trial, budget, ok))
-      return false;
-  }
-  return true;
+static bool planFromLooserBudget(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
+                                 bool resultTargets, bool joint) {
+  Planner Q;
+  RematSimulation trial;
+  memset(&trial, 0, sizeof(trial));
+  bool ok = plannerInit(&Q, ctx, (int64_t)((double)budget * kLooserBudget));
+  Q.joint = joint;
+  ok = ok && planDefault(&Q, &trial, ctx, Q.budget, resultTargets);
+  Q.budget = budget;
+  ok = ok && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial) && retryWhenStuck(&Q, &trial, ctx, budget) &&
+       improveByRestarts(&Q, &trial, ctx, budget);
+  return keepBetterPlan(P, sim, &Q, &trial, budget, ok);
 }
 
 /// Plans again (restarts included) with returned values as targets too; keeps the better plan
@@ -1525,7 +1522,7 @@ static bool planVariant(Planner *P, RematSimulation *sim, const RematSimContext 
   Q.joint = joint;
   ok = ok && planDefault(&Q, &trial, ctx, budget, resultTargets) && improveByRestarts(&Q, &trial, ctx, budget);
   return keepBetterPlan(P, sim, &Q, &trial, budget, ok) &&
-         planFromLooserBudgets(P, sim, ctx, budget, resultTargets, joint);
+         planFromLooserBudget(P, sim, ctx, budget, resultTargets, joint);
 }
 
 /// Q (initialized) becomes P's search as it stood at the start of round
@@ -1954,7 +1951,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
       // too, and without joint recomputation: each is a greedy choice that
       // helps some graphs and hurts others.
       if (ok && P.g->numOps <= kExactPruneOps)
-        ok = planFromLooserBudgets(&P, &sim, &ctx, budgetBytes, false, true) &&
+        ok = planFromLooserBudget(&P, &sim, &ctx, budgetBytes, false, true) &&
              planVariant(&P, &sim, &ctx, budgetBytes, true, true) &&
              planVariant(&P, &sim, &ctx, budgetBytes, false, false) &&
              planVariant(&P, &sim, &ctx, budgetBytes, true, false);
