@@ -18,30 +18,15 @@ import argparse
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 
+from remat_tools import find_tool, run_tool
+
+PROG = "check-copies"
 PIPELINE = ("builtin.module(func.func(convert-elementwise-to-linalg),"
             "one-shot-bufferize{bufferize-function-boundaries allow-unknown-ops "
             "function-boundary-type-conversion=identity-layout-map})")
 ELEMENT_BYTES = {"f64": 8, "i64": 8, "index": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1, "i1": 1}
-
-
-def tool(name, extra=()):
-    here = os.path.dirname(os.path.abspath(__file__))
-    for cand in (shutil.which(name), os.path.join(here, "..", "build", "bin", name), *extra):
-        if cand and os.path.exists(cand):
-            return cand
-    sys.exit(f"check-copies: cannot find {name} (build first, or put it on PATH)")
-
-
-def run(cmd):
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.stderr.write(f"check-copies: {' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
-        sys.exit(2)
-    return proc.stdout
 
 
 def memref_bytes(ty):
@@ -77,12 +62,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
-    opt = tool("remat-opt")
-    mlir_opt = tool("mlir-opt", ("/usr/lib/llvm-22/bin/mlir-opt",))
+    opt = find_tool("remat-opt", PROG)
+    mlir_opt = find_tool("mlir-opt", PROG, ("/usr/lib/llvm-22/bin/mlir-opt",))
     failed, compared = False, 0
     for path in args.files:
-        report = json.loads(run([opt, "--estimate", "--report=json", path]))
-        real = copies_per_function(run([mlir_opt, "--allow-unregistered-dialect", f"--pass-pipeline={PIPELINE}", path]))
+        report = json.loads(run_tool([opt, "--estimate", "--report=json", path], PROG))
+        real = copies_per_function(
+            run_tool([mlir_opt, "--allow-unregistered-dialect", f"--pass-pipeline={PIPELINE}", path], PROG))
         for fn in report["functions"]:
             if not fn.get("bufferization_analysis", True):
                 print(f"SKIP {os.path.basename(path)} @{fn['name']}: no bufferization analysis")

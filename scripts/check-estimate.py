@@ -11,25 +11,13 @@ differs by more than --tolerance (relative, default 0.02), 2 on tool errors.
 import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
 
-
-def tool(name):
-    here = os.path.dirname(os.path.abspath(__file__))
-    for cand in (shutil.which(name), os.path.join(here, "..", "build", "bin", name)):
-        if cand and os.path.exists(cand):
-            return cand
-    sys.exit(f"check-estimate: cannot find {name} (build first, or put it on PATH)")
+from remat_tools import find_tool, run_tool
 
 
 def run_json(cmd):
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.stderr.write(f"check-estimate: {' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr}")
-        sys.exit(2)
-    return json.loads(proc.stdout)
+    return json.loads(run_tool(cmd, "check-estimate"))
 
 
 def main():
@@ -38,7 +26,7 @@ def main():
     ap.add_argument("--tolerance", type=float, default=0.02)
     ap.add_argument("--entry", help="only this function")
     args = ap.parse_args()
-    opt, run = tool("remat-opt"), tool("remat-run")
+    opt, run = find_tool("remat-opt", "check-estimate"), find_tool("remat-run", "check-estimate")
     worst = 0.0
     failed = False
     for path in args.files:
