@@ -447,6 +447,15 @@ static int replayPlanFile(MlirOperation func, intptr_t index, const Options *opt
     char *p = line;
     while (*p == ' ' || *p == '\t')
       ++p;
+    bool truncated = !strchr(line, '\n') && !feof(f);
+    if (truncated && *p != '#') {
+      fprintf(stderr, "%s:%u: error: line longer than %zu characters\n", opts->planFile, lineNo, sizeof(line) - 2);
+      rc = kExitUser;
+      break;
+    }
+    // A comment goes on to its newline, however long.
+    for (int c = 0; truncated && c != '\n' && c != EOF;)
+      c = fgetc(f);
     if (*p == '#' || *p == '\n' || *p == '\0')
       continue;
     long fn, op, anchor;
