@@ -570,7 +570,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
       // (AnalysisState::canOmitTensorCopy).
       if (src >= 0 && decision == 0 && g->bufferizationAnalysis && info->cls != RematOpClassView &&
           destinationIsRead(op, r) && !hasUndefinedContents(g->values[src].value))
-        info->copyBytes += g->values[src].bytes;
+        g->copyBytes += g->values[src].bytes;
     }
     // A call operand the callee writes in place, while the caller still
     // reads the value afterwards, is copied before the call.
@@ -580,7 +580,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
         intptr_t src = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op, i).ptr);
         if (src >= 0 && isShaped(g->values[src].value) && inplaceDecision(cloneOp, i) == 0 &&
             !hasUndefinedContents(g->values[src].value))
-          info->copyBytes += g->values[src].bytes;
+          g->copyBytes += g->values[src].bytes;
       }
     }
     if (!mlirOperationIsNull(cloneOp))
@@ -871,13 +871,7 @@ intptr_t rematGraphGetBufferRootValue(RematGraph graph, intptr_t b) {
 int64_t rematGraphGetArgumentBytes(RematGraph graph) { return rematGraphImpl(graph)->argumentBytes; }
 double rematGraphGetTotalFlops(RematGraph graph) { return rematGraphImpl(graph)->totalFlops; }
 
-int64_t rematGraphGetCopyBytes(RematGraph graph) {
-  const RematGraphImpl *g = rematGraphImpl(graph);
-  int64_t total = 0;
-  for (intptr_t k = 0; k < g->numOps; ++k)
-    total += g->ops[k].copyBytes;
-  return total;
-}
+int64_t rematGraphGetCopyBytes(RematGraph graph) { return rematGraphImpl(graph)->copyBytes; }
 bool rematGraphHasBufferizationAnalysis(RematGraph graph) { return rematGraphImpl(graph)->bufferizationAnalysis; }
 
 bool rematGraphInPlaceByConstruction(RematGraph graph) { return rematGraphImpl(graph)->inPlaceByConstruction; }

@@ -35,7 +35,6 @@ typedef struct RematOpInfo {
   RematOpClass cls;
   double flops;
   double bytesMoved;
-  int64_t copyBytes;    // destinations One-Shot Bufferize copies (written out of place, contents read)
   intptr_t firstResult; // value id of result 0
   intptr_t numResults;
   intptr_t usesBegin; // into RematGraphImpl.uses: distinct values read, nested uses included
@@ -56,6 +55,7 @@ typedef struct RematGraphImpl {
   intptr_t numUses;
   int64_t argumentBytes;
   double totalFlops;
+  int64_t copyBytes; // destinations One-Shot Bufferize copies (written out of place, contents read)
   bool bufferizationAnalysis;
   bool inPlaceByConstruction; // every destination fresh: MLIR's analysis skipped
   RematPtrMap valueIds;
