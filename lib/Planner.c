@@ -96,12 +96,18 @@ enum {
   kOpsPerBatchedPick = 200,
   kExactPruneOps = 2000,
   kRestarts = 6,
+  kRepairs = 4, // repair neighbours (repairPlan)
   kMaxTargetViews = 8,
+  kMaxGroup = 6,            // values in one group pick (pickGroupAt)
+  kMaxGroupCandidates = 32, // targets considered per pick
+  kMaxGroupSeeds = 64,      // inputs a group may keep, collected
+  kMaxGroupSeedsTried = 8,  // ... and tried, smallest first
 };
 
 typedef enum ChainMode {
   ChainForced, // recompute only inputs that are gone (overwritten in place)
   ChainFull,   // also recompute inputs already freed, instead of extending them
+  ChainGroup,  // a group pick (pickGroupAt): only its rejections carry this mode
 } ChainMode;
 
 /// One recomputation of value `value` before op `anchor`: its items are
@@ -119,7 +125,15 @@ typedef struct Decision {
   // this one: its clones serve this one's reads too (joint recomputation,
   // see subsumedCost), so this one is out of the schedule. -1 when not.
   intptr_t subsumedBy;
+  // A group pick (pickGroupAt): its values, planner->members[firstMember,
+  // firstMember + numMembers); 0 for a single value (`value`, `bytes`).
+  intptr_t firstMember, numMembers;
 } Decision;
+
+typedef struct Member {
+  intptr_t value;
+  int64_t bytes;
+} Member;
 
 static bool decisionLive(const Decision *d) { return !d->removed && d->subsumedBy < 0; }
 
@@ -152,6 +166,8 @@ typedef struct Planner {
   const RematGraphImpl *g;
   int64_t budget;
   RematSchedule items; // concatenated decision items (not normalized)
+  Member *members;     // concatenated group decisions' values
+  intptr_t numMembers, capMembers;
   Decision *decisions;
   intptr_t numDecisions, capDecisions;
   Rejected *rejected;
@@ -202,6 +218,18 @@ typedef struct Planner {
   // Chains may take over later decisions (Pick.joint, subsumedCost). Helps
   // most graphs as a greedy choice and hurts some: default plans both ways.
   bool joint;
+  // Group picks (pickGroupAt): several values recomputed together right after
+  // the peak from one input kept alive for all of them. Graphs up to
+  // kExactPruneOps ops.
+  bool groups;
+  bool *groupDropped; // per value: a member of the group being built
+  intptr_t *groupOps; // the group's chain (union of its members' ops)
+  intptr_t groupLen;
+  intptr_t groupKeep;                   // a buffer ChainFull keeps alive rather than recompute (-1: none)
+  intptr_t groupExtended[kMaxExtended]; // distinct buffers the group keeps alive longer
+  intptr_t numGroupExtended;
+  struct Target *groupBest; // the best group of the last pickAt (kMaxGroup)
+  intptr_t groupBestKeep;   // the buffer the best group keeps alive
   // The search's trajectory, so that the local search can rewind it: the
   // decisions and rejections at the start of each round of planAtPeaks, and
   // per value the first round that picked it (-1: never).
@@ -229,6 +257,7 @@ static bool plannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) 
   P->stamp = calloc(n, sizeof(*P->stamp));
   P->groupStamp = calloc(n, sizeof(*P->groupStamp));
   P->groupAnchor = -1;
+  P->groupKeep = -1;
   P->refineRound = -1;
   P->scoreLimit = INFINITY;
   P->joint = true;
@@ -271,6 +300,10 @@ static void plannerFree(Planner *P) {
   free(P->stageLive);
   free(P->inPlaceCost);
   free(P->rootDecision);
+  free(P->members);
+  free(P->groupDropped);
+  free(P->groupOps);
+  free(P->groupBest);
 }
 
 /// The normalized schedule of all decisions not removed (`skip` excluded).
@@ -361,16 +394,55 @@ static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chai
                   .bytes = bytes,
                   .dropFirst = dropFirst,
                   .dropLast = dropLast,
-                  .subsumedBy = -1};
+                  .subsumedBy = -1,
+                  .firstMember = P->numMembers};
   for (intptr_t i = 0; i < c->len; ++i)
     if (!rematScheduleAdd(&P->items, P->chain[i], anchor))
       return false;
   return true;
 }
 
+/// Adds a value to the last decision's group.
+static bool addMember(Planner *P, intptr_t value, int64_t bytes) {
+  if (P->numMembers == P->capMembers) {
+    intptr_t cap = P->capMembers ? P->capMembers * 2 : 32;
+    Member *m = realloc(P->members, (size_t)cap * sizeof(*m));
+    if (!m)
+      return false;
+    P->members = m;
+    P->capMembers = cap;
+  }
+  P->members[P->numMembers++] = (Member){value, bytes};
+  ++P->decisions[P->numDecisions - 1].numMembers;
+  return true;
+}
+
+/// Appends a copy of P's decision `d` (its items and members) to Q.
+static bool copyDecision(Planner *Q, const Planner *P, intptr_t d) {
+  if (!reserveDecision(Q))
+    return false;
+  Decision dec = P->decisions[d];
+  dec.firstItem = Q->items.num;
+  dec.firstMember = Q->numMembers;
+  dec.numMembers = 0;
+  Q->decisions[Q->numDecisions++] = dec;
+  for (intptr_t i = 0; i < dec.numItems; ++i) {
+    const RematRecompute *item = &P->items.items[P->decisions[d].firstItem + i];
+    if (!rematScheduleAdd(&Q->items, item->op, item->anchor))
+      return false;
+  }
+  for (intptr_t i = 0; i < P->decisions[d].numMembers; ++i) {
+    const Member *m = &P->members[P->decisions[d].firstMember + i];
+    if (!addMember(Q, m->value, m->bytes))
+      return false;
+  }
+  return true;
+}
+
 static void popDecision(Planner *P) {
   intptr_t k = --P->numDecisions;
   P->items.num = P->decisions[k].firstItem;
+  P->numMembers = P->decisions[k].firstMember;
   for (intptr_t d = 0; d < k; ++d)
     if (P->decisions[d].subsumedBy == k)
       P->decisions[d].subsumedBy = -1;
@@ -527,7 +599,7 @@ static bool growChain(Planner *P, const RematSimulation *sim, intptr_t anchor, i
         if (b == dropBuffer || rematSimVersionClobberPos(sim, ver) < pos)
           need = true;
         else if (buf->lastUse < pos) {
-          if (mode == ChainFull && d >= 0 && recomputable(g->ops[d].cls))
+          if (mode == ChainFull && d >= 0 && recomputable(g->ops[d].cls) && b != P->groupKeep)
             need = true;
           else {
             if (buf->alloc <= peakPos && buf->lastUse < peakPos && pos > peakPos)
@@ -710,11 +782,14 @@ static double moveSavings(Planner *P, const RematSimulation *sim, intptr_t ancho
     if (ver >= 0 && sim->versions[ver].inst >= 0)
       inst[n++] = sim->versions[ver].inst;
   }
-  for (intptr_t i = 1; i < n; ++i)
-    for (intptr_t j = i; j > 0 && inst[j - 1] < inst[j]; --j) {
-      intptr_t tmp = inst[j];
-      inst[j] = inst[j - 1];
-      inst[j - 1] = tmp;
+  // Shell sort, descending (n <= kMaxChain; qsort's calls dominated here).
+  static const intptr_t gaps[] = {132, 57, 23, 10, 4, 1};
+  for (size_t g = 0; g < sizeof(gaps) / sizeof(gaps[0]); ++g)
+    for (intptr_t i = gaps[g]; i < n; ++i) {
+      intptr_t x = inst[i], j = i;
+      for (; j >= gaps[g] && inst[j - gaps[g]] < x; j -= gaps[g])
+        inst[j] = inst[j - gaps[g]];
+      inst[j] = x;
     }
   double savings = 0;
   for (intptr_t i = 0; i < n; ++i) {
@@ -727,14 +802,30 @@ static double moveSavings(Planner *P, const RematSimulation *sim, intptr_t ancho
         dies[i] = false; // a scalar: its readers are not listed
         break;
       }
-      for (intptr_t q = sim->buffers[b].readsBegin; dies[i] && q < sim->buffers[b].readsEnd; ++q) {
+      // The buffer's reads are in instance order: only those after k and
+      // before the anchor can keep this instance alive.
+      intptr_t first = sim->buffers[b].readsBegin, last = sim->buffers[b].readsEnd;
+      while (first < last) {
+        intptr_t mid = first + (last - first) / 2;
+        if (sim->bufReadInst[mid] <= k)
+          first = mid + 1;
+        else
+          last = mid;
+      }
+      for (intptr_t q = first; dies[i] && q < sim->buffers[b].readsEnd && sim->bufReadInst[q] < pos; ++q) {
         intptr_t reader = sim->bufReadInst[q];
-        if (sim->bufReadVer[q] != v || reader >= pos)
+        if (sim->bufReadVer[q] != v)
           continue;
-        bool readerDies = false;
-        for (intptr_t j = 0; j < i && !readerDies; ++j)
-          readerDies = inst[j] == reader && dies[j];
-        dies[i] = readerDies;
+        // inst[0, i) is sorted descending: find the reader there.
+        intptr_t lo = 0, hi = i;
+        while (lo < hi) {
+          intptr_t mid = lo + (hi - lo) / 2;
+          if (inst[mid] > reader)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        dies[i] = lo < i && inst[lo] == reader && dies[lo];
       }
     }
     if (dies[i])
@@ -810,8 +901,9 @@ static intptr_t peakInstanceOfStage(const RematSimulation *sim, intptr_t p) {
 }
 
 typedef struct Pick {
-  Target target;
-  ChainMode mode;
+  Target target;  // a group pick: its representative (the largest member), anchor and buffer
+  ChainMode mode; // ChainGroup: the members are P->groupBest
+  intptr_t groupSize;
   bool joint; // takes over the later decisions its chain covers (subsumedCost)
   int64_t bytes;
   int64_t gain; // bytes it frees at the peak (less the inputs it keeps longer)
@@ -885,6 +977,269 @@ static bool memoReserve(Planner *P) {
 static void memoClear(Planner *P) {
   ++P->memoGen;
   P->memoSize = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Group picks
+//===----------------------------------------------------------------------===//
+
+/// What a group of targets recomputed together at one anchor costs and frees.
+typedef struct GroupEval {
+  double cost, flops;
+  int64_t bytes;    // the members' buffers
+  int64_t extended; // inputs the group keeps alive over the peak
+} GroupEval;
+
+/// Builds the chain that recomputes every member of a group before `anchor`
+/// (its ops once, however many members need them) into P->groupOps, and the
+/// distinct buffers it keeps alive longer into P->groupExtended. Each member
+/// is recomputed, not read from its buffer, wherever another member's chain
+/// needs it. False when some member cannot be recomputed there.
+static bool buildGroup(Planner *P, const RematSimulation *sim, const Target *members, intptr_t n, intptr_t anchor,
+                       intptr_t t, intptr_t keep, GroupEval *out) {
+  memset(out, 0, sizeof(*out));
+  for (intptr_t i = 0; i < n; ++i)
+    P->groupDropped[members[i].value] = true;
+  ++P->stampGen;
+  P->aborted = false;
+  P->groupLen = 0;
+  P->numGroupExtended = 0;
+  intptr_t pos = sim->stageBegin[anchor];
+  bool ok = true;
+  for (intptr_t i = 0; ok && i < n; ++i) {
+    Chain c;
+    P->groupKeep = keep;
+    ok = extendChain(P, sim, members[i].value, anchor, members[i].buffer, t, keep == -1 ? ChainForced : ChainFull,
+                     P->groupDropped, &c);
+    P->groupKeep = -1;
+    if (!ok)
+      break;
+    out->cost += c.cost;
+    out->flops += c.flops;
+    out->bytes += sim->buffers[members[i].buffer].bytes;
+    for (intptr_t j = 0; j < c.len; ++j)
+      P->groupOps[P->groupLen++] = P->chain[j];
+    for (intptr_t j = 0; j < P->numExtended; ++j) {
+      intptr_t b = P->extended[j];
+      bool seen = false;
+      for (intptr_t k = 0; k < P->numGroupExtended && !seen; ++k)
+        seen = P->groupExtended[k] == b;
+      if (seen || P->numGroupExtended == kMaxExtended)
+        continue;
+      P->groupExtended[P->numGroupExtended++] = b;
+      const RematSimBuffer *buf = &sim->buffers[b];
+      if (buf->alloc <= t && buf->lastUse < t && pos > t)
+        out->extended += buf->bytes;
+    }
+  }
+  for (intptr_t i = 0; i < n; ++i)
+    P->groupDropped[members[i].value] = false;
+  return ok;
+}
+
+/// The score of a built group (pickAt's, on the whole group), INFINITY when
+/// it frees nothing. `savings` < 0: moves are found on the group's chain
+/// (moveSavings); else they are taken as `savings` (the sum of its members'
+/// own, each alone: an estimate, so that the search over subsets does not
+/// walk every chain again).
+static double groupScore(Planner *P, const RematSimulation *sim, const Target *members, intptr_t n, intptr_t anchor,
+                         const GroupEval *e, int64_t need, double savings) {
+  int64_t gain = e->bytes - e->extended;
+  if (gain <= 0)
+    return INFINITY;
+  double cost = e->cost;
+  // Moves cost nothing (pickAt). Without a member nothing reads before the
+  // anchor, every original on the chain is still read there: no move.
+  bool mayMove = false;
+  for (intptr_t i = 0; i < n && !mayMove; ++i)
+    mayMove = members[i].unread;
+  if (P->refined && mayMove) {
+    if (savings < 0) {
+      memcpy(P->chain, P->groupOps, (size_t)P->groupLen * sizeof(*P->chain));
+      savings = moveSavings(P, sim, anchor, P->groupLen);
+    }
+    cost = fmax(0, cost - savings);
+  }
+  return cost / (double)(P->refined && need > 0 && need < gain ? need : gain);
+}
+
+static double evalGroup(Planner *P, const RematSimulation *sim, const Target *members, intptr_t n, intptr_t anchor,
+                        intptr_t t, intptr_t keep, int64_t need, double savings, GroupEval *e) {
+  return buildGroup(P, sim, members, n, anchor, t, keep, e) ? groupScore(P, sim, members, n, anchor, e, need, savings)
+                                                            : INFINITY;
+}
+
+static bool groupScratch(Planner *P) {
+  if (P->groupBest)
+    return true;
+  P->groupDropped = calloc((size_t)(P->g->numValues ? P->g->numValues : 1), sizeof(*P->groupDropped));
+  P->groupOps = calloc((size_t)P->g->numOps + 1, sizeof(*P->groupOps));
+  P->groupBest = calloc(kMaxGroup, sizeof(*P->groupBest));
+  return P->groupDropped && P->groupOps && P->groupBest;
+}
+
+/// Group picks. A value idle over the peak whose chain keeps an input alive
+/// that is as large as the value frees nothing alone; several such values
+/// that all recompute from the same input, right after the peak, free their
+/// sum less that input once, and share the ops of their chains (cnn-d4 at
+/// 70%: the loss, its gradient, the fc bias gradient and the transposed
+/// activations all recompute from the 128-byte flattened activations; alone
+/// each frees at most those 128 bytes, together 384, for less than pool1's
+/// forward pass again). Candidates: the targets read again after the peak,
+/// placed at the first group after it. Seeds: the buffers freed before the
+/// peak that their chains read or recompute. Per seed, every freed input but
+/// the seed is recomputed and the seed kept; the group starts from the
+/// kMaxGroup candidates cheapest per byte that way, and members are dropped
+/// while that lowers the group's score. The best group replaces `best` when
+/// it scores lower. Graphs up to kExactPruneOps ops.
+static bool pickGroupAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t need, const bool *picked,
+                        const intptr_t *idle, intptr_t numIdle, bool *found, double *bestScore, int64_t *bestGain,
+                        Pick *best) {
+  const RematGraphImpl *g = P->g;
+  intptr_t q = sim->instAnchor[t] + 1;
+  if (!P->groups || g->numOps > kExactPruneOps || q >= g->numOps || sim->stageBegin[q] <= t)
+    return true;
+  if (!groupScratch(P))
+    return false;
+  intptr_t pos = sim->stageBegin[q];
+  Target cand[kMaxGroupCandidates];
+  intptr_t n = 0;
+  intptr_t seeds[kMaxGroupSeeds];
+  intptr_t numSeeds = 0;
+  for (intptr_t i = 0; i < numIdle && n < kMaxGroupCandidates; ++i) {
+    Target target;
+    if (picked[idle[i]] || !findTarget(P, sim, idle[i], t, &target) || target.numViews > 0 || target.anchor < q ||
+        g->values[target.value].defOp >= q || (P->forbidden && P->forbidden[target.value]))
+      continue;
+    target.anchor = q;
+    GroupEval e;
+    bool usable = false;
+    // Its chains with every freed input kept (ChainForced), and with every
+    // freed input recomputed (ChainFull): the buffers freed before the peak
+    // that they read or recompute are where a group may cut.
+    for (intptr_t full = 0; full < 2; ++full) {
+      if (!buildGroup(P, sim, &target, 1, q, t, full ? -2 : -1, &e))
+        continue;
+      usable = true;
+      intptr_t numOps = P->groupLen;
+      for (intptr_t j = 0; j < P->numGroupExtended + numOps && numSeeds < kMaxGroupSeeds; ++j) {
+        intptr_t b = -1;
+        if (j < P->numGroupExtended) {
+          b = P->groupExtended[j];
+        } else {
+          intptr_t op = P->groupOps[j - P->numGroupExtended];
+          if (op == g->values[target.value].defOp || g->ops[op].numResults == 0)
+            continue;
+          intptr_t ver = visibleVersion(sim, g->ops[op].firstResult, pos);
+          b = ver >= 0 ? sim->versions[ver].buffer : -1;
+        }
+        if (b < 0 || sim->buffers[b].external || sim->buffers[b].alloc > t || sim->buffers[b].lastUse >= t)
+          continue;
+        bool seen = false;
+        for (intptr_t k = 0; k < numSeeds && !seen; ++k)
+          seen = seeds[k] == b;
+        if (!seen)
+          seeds[numSeeds++] = b;
+      }
+    }
+    if (usable)
+      cand[n++] = target;
+  }
+  if (n < 2)
+    return true;
+  // The smallest seeds first: a group keeps its seed alive over the peak.
+  for (intptr_t i = 1; i < numSeeds; ++i)
+    for (intptr_t j = i; j > 0 && sim->buffers[seeds[j - 1]].bytes > sim->buffers[seeds[j]].bytes; --j) {
+      intptr_t tmp = seeds[j];
+      seeds[j] = seeds[j - 1];
+      seeds[j - 1] = tmp;
+    }
+  if (numSeeds > kMaxGroupSeedsTried)
+    numSeeds = kMaxGroupSeedsTried;
+  for (intptr_t s = 0; s < numSeeds; ++s) {
+    // The candidates alone with this seed kept, cheapest per byte first.
+    Target members[kMaxGroup];
+    double perByte[kMaxGroup], savings[kMaxGroup];
+    intptr_t m = 0;
+    for (intptr_t i = 0; i < n; ++i) {
+      GroupEval e;
+      if (!buildGroup(P, sim, &cand[i], 1, q, t, seeds[s], &e))
+        continue;
+      double x = e.cost / (double)e.bytes, saved = 0;
+      if (P->refined && cand[i].unread) {
+        memcpy(P->chain, P->groupOps, (size_t)P->groupLen * sizeof(*P->chain));
+        saved = moveSavings(P, sim, q, P->groupLen);
+      }
+      if (m == kMaxGroup && x >= perByte[m - 1])
+        continue;
+      intptr_t j = m < kMaxGroup ? m++ : m - 1;
+      for (; j > 0 && perByte[j - 1] > x; --j) {
+        perByte[j] = perByte[j - 1];
+        savings[j] = savings[j - 1];
+        members[j] = members[j - 1];
+      }
+      perByte[j] = x;
+      savings[j] = saved;
+      members[j] = cand[i];
+    }
+    // Drop members while that lowers the score (or frees more for the same),
+    // moves estimated from the members alone.
+    GroupEval e;
+    double saved = 0;
+    for (intptr_t j = 0; j < m; ++j)
+      saved += savings[j];
+    double score = m >= 2 ? evalGroup(P, sim, members, m, q, t, seeds[s], need, saved, &e) : INFINITY;
+    int64_t gain = score < INFINITY ? e.bytes - e.extended : 0;
+    while (m > 2) {
+      intptr_t drop = -1;
+      double dropScore = score;
+      int64_t dropGain = gain;
+      for (intptr_t j = 0; j < m; ++j) {
+        Target rest[kMaxGroup];
+        intptr_t r = 0;
+        for (intptr_t k = 0; k < m; ++k)
+          if (k != j)
+            rest[r++] = members[k];
+        GroupEval re;
+        double x = evalGroup(P, sim, rest, r, q, t, seeds[s], need, saved - savings[j], &re);
+        if (x < dropScore || (x == dropScore && x < INFINITY && re.bytes - re.extended > dropGain)) {
+          dropScore = x;
+          dropGain = re.bytes - re.extended;
+          drop = j;
+        }
+      }
+      if (drop < 0)
+        break;
+      saved -= savings[drop];
+      for (intptr_t k = drop; k + 1 < m; ++k) {
+        members[k] = members[k + 1];
+        savings[k] = savings[k + 1];
+      }
+      --m;
+      score = dropScore;
+      gain = dropGain;
+    }
+    // The group's exact score.
+    score = m >= 2 ? evalGroup(P, sim, members, m, q, t, seeds[s], need, -1, &e) : INFINITY;
+    gain = score < INFINITY ? e.bytes - e.extended : 0;
+    if (m < 2 || score == INFINITY || (*found && (score > *bestScore || (score == *bestScore && gain <= *bestGain))))
+      continue;
+    if (!buildGroup(P, sim, members, m, q, t, seeds[s], &e))
+      continue;
+    intptr_t rep = 0;
+    for (intptr_t j = 1; j < m; ++j)
+      if (sim->buffers[members[j].buffer].bytes > sim->buffers[members[rep].buffer].bytes)
+        rep = j;
+    if (isRejected(P, members[rep].value, q, ChainGroup, false))
+      continue;
+    *found = true;
+    *bestScore = score;
+    *bestGain = gain;
+    *best = (Pick){members[rep], ChainGroup, m, false, e.bytes, e.bytes - e.extended};
+    P->groupBestKeep = seeds[s];
+    memcpy(P->groupBest, members, (size_t)m * sizeof(*members));
+  }
+  return true;
 }
 
 /// The candidate with the least recompute time per byte it frees at
@@ -1002,7 +1357,7 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
         found = true;
         bestScore = score;
         bestGain = gain;
-        *best = (Pick){*target, mode, subsumed > 0, sim->buffers[b].bytes, gain};
+        *best = (Pick){*target, mode, 0, subsumed > 0, sim->buffers[b].bytes, gain};
       }
     }
   }
@@ -1011,6 +1366,8 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
     for (intptr_t d = 0; d < P->numDecisions; ++d)
       P->rootDecision[P->g->values[P->decisions[d].value].defOp] = -1;
   P->creditLaterDecisions = false;
+  if (chainAware && !pickGroupAt(P, sim, t, need, picked, idle, numIdle, &found, &bestScore, &bestGain, best))
+    return false;
   return found;
 }
 
@@ -1018,6 +1375,30 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
 /// (an estimate: the exact timeline is simulated after each round).
 static bool applyPick(Planner *P, const RematSimulation *sim, const Pick *pick, intptr_t t) {
   Chain c;
+  if (pick->mode == ChainGroup) {
+    GroupEval e;
+    if (!buildGroup(P, sim, P->groupBest, pick->groupSize, pick->target.anchor, t, P->groupBestKeep, &e))
+      return true; // cannot happen: pickGroupAt built the same group
+    memcpy(P->chain, P->groupOps, (size_t)P->groupLen * sizeof(*P->chain));
+    c = (Chain){.len = P->groupLen, .cost = e.cost, .flops = e.flops};
+    intptr_t dropFirst = pick->target.anchor;
+    for (intptr_t i = 0; i < pick->groupSize; ++i) {
+      const Target *m = &P->groupBest[i];
+      intptr_t first = sim->instAnchor[m->lastReadBefore] + 1;
+      dropFirst = first < dropFirst ? first : dropFirst;
+      addToStages(P, first, pick->target.anchor - 1, -sim->buffers[m->buffer].bytes);
+    }
+    for (intptr_t i = 0; i < P->numGroupExtended; ++i) {
+      const RematSimBuffer *buf = &sim->buffers[P->groupExtended[i]];
+      addToStages(P, sim->instAnchor[buf->lastUse] + 1, pick->target.anchor, buf->bytes);
+    }
+    if (!pushDecision(P, pick->target.value, pick->target.anchor, &c, pick->bytes, dropFirst, pick->target.anchor - 1))
+      return false;
+    for (intptr_t i = 0; i < pick->groupSize; ++i)
+      if (!addMember(P, P->groupBest[i].value, sim->buffers[P->groupBest[i].buffer].bytes))
+        return false;
+    return true;
+  }
   if (!buildTargetChain(P, sim, &pick->target, t, pick->mode, &c))
     return true; // cannot happen: pickAt built the same chain
   intptr_t dropFirst = sim->instAnchor[pick->target.lastReadBefore] + 1;
@@ -1108,6 +1489,11 @@ static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
       if (P->firstPick[pick.target.value] < 0)
         P->firstPick[pick.target.value] = P->numMarks - 1;
       picked[pick.target.buffer] = true;
+      for (intptr_t i = 0; pick.mode == ChainGroup && i < pick.groupSize; ++i) {
+        picked[P->groupBest[i].buffer] = true;
+        if (P->firstPick[P->groupBest[i].value] < 0)
+          P->firstPick[P->groupBest[i].value] = P->numMarks - 1;
+      }
       if (!(ok = applyPick(P, sim, &pick, t)))
         break;
     }
@@ -1486,6 +1872,7 @@ static bool planDefault(Planner *P, RematSimulation *sim, const RematSimContext 
 
 static bool improveByRestarts(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget);
 static bool refinePlan(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget);
+static bool repairPlan(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget);
 
 static const double kLooserBudget = 1.1;
 
@@ -1532,19 +1919,12 @@ static bool rewindPlan(Planner *Q, const Planner *P, intptr_t round, RematSimula
   const RoundMark *mark = &P->marks[round];
   memset(sim, 0, sizeof(*sim));
   for (intptr_t d = 0; d < mark->numDecisions; ++d) {
-    if (!reserveDecision(Q))
+    if (!copyDecision(Q, P, d))
       return false;
-    Decision dec = P->decisions[d];
-    dec.removed = false;
-    if (dec.subsumedBy >= mark->numDecisions)
-      dec.subsumedBy = -1;
-    dec.firstItem = Q->items.num;
-    for (intptr_t i = 0; i < dec.numItems; ++i) {
-      const RematRecompute *item = &P->items.items[P->decisions[d].firstItem + i];
-      if (!rematScheduleAdd(&Q->items, item->op, item->anchor))
-        return false;
-    }
-    Q->decisions[Q->numDecisions++] = dec;
+    Decision *dec = &Q->decisions[Q->numDecisions - 1];
+    dec->removed = false;
+    if (dec->subsumedBy >= mark->numDecisions)
+      dec->subsumedBy = -1;
   }
   for (intptr_t i = 0; i < mark->numRejected; ++i)
     if (!reject(Q, P->rejected[i].value, P->rejected[i].anchor, P->rejected[i].mode, P->rejected[i].joint))
@@ -1679,6 +2059,100 @@ static bool refinePlan(Planner *P, RematSimulation *sim, const RematSimContext *
   return ok || status != RematSimOutOfMemory;
 }
 
+/// Q (initialized) gets P's live decisions but `skip`, as one start (no
+/// rounds, no rejections: they were about other timelines), simulated into `sim`.
+static bool copyPlanWithout(Planner *Q, const Planner *P, intptr_t skip, RematSimulation *sim) {
+  memset(sim, 0, sizeof(*sim));
+  for (intptr_t d = 0; d < P->numDecisions; ++d) {
+    if (d == skip || !decisionLive(&P->decisions[d]))
+      continue;
+    if (!copyDecision(Q, P, d))
+      return false;
+  }
+  Q->maxChain = P->maxChain;
+  Q->resultTargets = P->resultTargets;
+  Q->joint = P->joint;
+  return simulatePlan(Q, true, sim);
+}
+
+/// Repair neighbours: the plan without one of its most expensive decisions
+/// (that value forbidden), completed again from there with the refined score
+/// and group picks. Where the local search resumes the search from the round
+/// that first picked the value, this keeps every later decision: only the
+/// bytes that one decision freed beyond the plan's slack are bought again,
+/// and a group of small values recomputed together may buy them for less
+/// (cnn-d4 at 70%: the fc and loss forward ops right after the peak instead
+/// of pool1's forward pass). The decisions are tried by what removing each
+/// saves on the exact timeline (a move saves nothing), at most kRepairs; a
+/// neighbour is kept when it fits for less.
+static bool repairPlan(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
+  if (sim->peakBytes > budget || P->g->numOps > kExactPruneOps)
+    return true;
+  bool *forbidden = calloc((size_t)(P->g->numValues ? P->g->numValues : 1), sizeof(bool));
+  double *savings = NULL;
+  if (!forbidden)
+    return false;
+  bool ok = true, changed = true;
+  for (int tries = 0; ok && tries < kRepairs; ++tries) {
+    // What each decision really costs: the plan's cost less the plan's
+    // without it (a move, or a chain shared with others, saves little).
+    if (changed) {
+      free(savings);
+      savings = malloc((size_t)(P->numDecisions ? P->numDecisions : 1) * sizeof(*savings));
+      if (!savings) {
+        ok = false;
+        break;
+      }
+      for (intptr_t d = 0; d < P->numDecisions; ++d) {
+        savings[d] = 0;
+        if (!decisionLive(&P->decisions[d]))
+          continue;
+        RematSimulation without;
+        P->decisions[d].removed = true;
+        if (simulatePlan(P, false, &without))
+          savings[d] = sim->recomputeCost - without.recomputeCost;
+        P->decisions[d].removed = false;
+        rematSimulationFree(&without);
+      }
+      changed = false;
+    }
+    intptr_t worst = -1;
+    for (intptr_t d = 0; d < P->numDecisions; ++d)
+      if (decisionLive(&P->decisions[d]) && !forbidden[P->decisions[d].value] && savings[d] > 0 &&
+          (worst < 0 || savings[d] > savings[worst]))
+        worst = d;
+    if (worst < 0)
+      break;
+    forbidden[P->decisions[worst].value] = true;
+    Planner Q;
+    RematSimulation trial;
+    memset(&trial, 0, sizeof(trial));
+    ok = plannerInit(&Q, ctx, budget);
+    Q.forbidden = forbidden;
+    Q.refined = true;
+    Q.groups = true;
+    ok = ok && copyPlanWithout(&Q, P, worst, &trial) && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
+    RematSimStatus status = trial.status;
+    if (ok && trial.peakBytes <= budget && trial.recomputeCost < sim->recomputeCost * (1 - 1e-9)) {
+      Planner tmp = *P;
+      *P = Q;
+      Q = tmp;
+      rematSimulationFree(sim);
+      *sim = trial;
+      changed = true;
+    } else {
+      rematSimulationFree(&trial);
+    }
+    Q.forbidden = NULL;
+    plannerFree(&Q);
+    ok = ok || status != RematSimOutOfMemory;
+  }
+  P->forbidden = NULL;
+  free(forbidden);
+  free(savings);
+  return ok;
+}
+
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
@@ -1703,7 +2177,8 @@ static void emitLowerBoundError(RematGraph graph, MlirOperation func, int64_t bu
 static bool recordDecisions(const Planner *P, RematGraph graph, bool names, RematPlanResult *result) {
   intptr_t n = 0;
   for (intptr_t d = 0; d < P->numDecisions; ++d)
-    n += decisionLive(&P->decisions[d]);
+    if (decisionLive(&P->decisions[d]))
+      n += P->decisions[d].numMembers ? P->decisions[d].numMembers : 1;
   result->decisions = calloc((size_t)(n ? n : 1), sizeof(*result->decisions));
   if (!result->decisions)
     return false;
@@ -1711,16 +2186,26 @@ static bool recordDecisions(const Planner *P, RematGraph graph, bool names, Rema
     const Decision *dec = &P->decisions[d];
     if (!decisionLive(dec))
       continue;
-    RematDecision *out = &result->decisions[result->numDecisions++];
-    *out = (RematDecision){
-        .bytes = dec->bytes, .costSeconds = dec->cost, .flops = dec->flops, .numClonedOps = dec->numItems};
-    if (names) {
-      double t0 = nowSeconds();
-      rematGraphPrintValueName(graph, dec->value, out->value, sizeof(out->value));
-      result->namingSeconds += nowSeconds() - t0;
+    // A group is listed value by value; its first entry carries the clones
+    // and their cost, the others name that entry (`group`).
+    intptr_t first = result->numDecisions;
+    for (intptr_t i = 0; i < (dec->numMembers ? dec->numMembers : 1); ++i) {
+      const Member *m = dec->numMembers ? &P->members[dec->firstMember + i] : NULL;
+      intptr_t value = m ? m->value : dec->value;
+      RematDecision *out = &result->decisions[result->numDecisions++];
+      *out = (RematDecision){.bytes = m ? m->bytes : dec->bytes,
+                             .costSeconds = i ? 0 : dec->cost,
+                             .flops = i ? 0 : dec->flops,
+                             .numClonedOps = i ? 0 : dec->numItems,
+                             .group = m ? first : -1};
+      if (names) {
+        double t0 = nowSeconds();
+        rematGraphPrintValueName(graph, value, out->value, sizeof(out->value));
+        result->namingSeconds += nowSeconds() - t0;
+      }
+      rematGraphPrintOpLocation(graph, P->g->values[value].defOp, out->producerLoc, sizeof(out->producerLoc));
+      rematGraphPrintOpLocation(graph, dec->anchor, out->insertedBeforeLoc, sizeof(out->insertedBeforeLoc));
     }
-    rematGraphPrintOpLocation(graph, P->g->values[dec->value].defOp, out->producerLoc, sizeof(out->producerLoc));
-    rematGraphPrintOpLocation(graph, dec->anchor, out->insertedBeforeLoc, sizeof(out->insertedBeforeLoc));
   }
   return true;
 }
@@ -1954,7 +2439,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
         ok = planFromLooserBudget(&P, &sim, &ctx, budgetBytes, false, true) &&
              planVariant(&P, &sim, &ctx, budgetBytes, true, true) &&
              planVariant(&P, &sim, &ctx, budgetBytes, false, false) &&
-             planVariant(&P, &sim, &ctx, budgetBytes, true, false);
+             planVariant(&P, &sim, &ctx, budgetBytes, true, false) && repairPlan(&P, &sim, &ctx, budgetBytes);
       break;
     case RematPlannerNone:
       break;

@@ -187,8 +187,13 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
     for (intptr_t i = 0; i < r->numDecisions; ++i) {
       const RematDecision *d = &r->decisions[i];
       formatBytes(d->bytes, bytes, sizeof(bytes));
-      emit(w, "    recompute %s (%s) from %s before %s: %ld op(s), %.4g s\n", d->value, bytes, d->producerLoc,
-           d->insertedBeforeLoc, (long)d->numClonedOps, d->costSeconds);
+      if (d->group >= 0 && d->group != i) // its clones are counted with the group's first value
+        emit(w, "    recompute %s (%s) from %s before %s: with %s, same chain\n", d->value, bytes, d->producerLoc,
+             d->insertedBeforeLoc, r->decisions[d->group].value);
+      else
+        emit(w, "    recompute %s (%s) from %s before %s: %ld op(s), %.4g s%s\n", d->value, bytes, d->producerLoc,
+             d->insertedBeforeLoc, (long)d->numClonedOps, d->costSeconds,
+             d->group >= 0 ? " (one chain for a group of values, listed next)" : "");
     }
   }
 
@@ -335,8 +340,8 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
     emitJSONString(w, d->value);
     emit(w, ", \"bytes\": %" PRId64 ", \"producer_loc\": ", d->bytes);
     emitJSONString(w, d->producerLoc);
-    emit(w, ", \"cost_s\": %.6g, \"flops\": %.17g, \"cloned_ops\": %ld, \"inserted_before_loc\": ", d->costSeconds,
-         d->flops, (long)d->numClonedOps);
+    emit(w, ", \"cost_s\": %.6g, \"flops\": %.17g, \"cloned_ops\": %ld, \"group\": %ld, \"inserted_before_loc\": ",
+         d->costSeconds, d->flops, (long)d->numClonedOps, (long)d->group);
     emitJSONString(w, d->insertedBeforeLoc);
     emit(w, "}");
   }

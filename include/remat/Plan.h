@@ -56,6 +56,9 @@ typedef struct RematDecision {
   double costSeconds;
   double flops;
   intptr_t numClonedOps;
+  /// -1, or (values recomputed together from one chain) the index of the
+  /// group's first decision, which carries the chain's clones and cost.
+  intptr_t group;
 } RematDecision;
 
 typedef struct RematPlanResult {
