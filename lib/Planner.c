@@ -346,14 +346,22 @@ static bool isRejected(const Planner *P, intptr_t value, intptr_t anchor, ChainM
   return false;
 }
 
+/// `array` (capacity *cap elements of `size` bytes, full) reallocated to twice
+/// that (at least 32); NULL when out of memory, with `array` and *cap as they were.
+static void *growArray(void *array, intptr_t *cap, size_t size) {
+  intptr_t grown = *cap ? *cap * 2 : 32;
+  void *p = realloc(array, (size_t)grown * size);
+  if (p)
+    *cap = grown;
+  return p;
+}
+
 static bool reject(Planner *P, intptr_t value, intptr_t anchor, ChainMode mode, bool joint) {
   if (P->numRejected == P->capRejected) {
-    intptr_t cap = P->capRejected ? P->capRejected * 2 : 64;
-    Rejected *r = realloc(P->rejected, (size_t)cap * sizeof(*r));
+    Rejected *r = growArray(P->rejected, &P->capRejected, sizeof(*r));
     if (!r)
       return false;
     P->rejected = r;
-    P->capRejected = cap;
   }
   P->rejected[P->numRejected++] = (Rejected){value, anchor, mode, joint};
   return true;
@@ -368,13 +376,10 @@ static int compareIntptr(const void *a, const void *b) {
 static bool reserveDecision(Planner *P) {
   if (P->numDecisions < P->capDecisions)
     return true;
-  intptr_t cap = P->capDecisions ? P->capDecisions * 2 : 32;
-  Decision *d = realloc(P->decisions, (size_t)cap * sizeof(*d));
-  if (!d)
-    return false;
-  P->decisions = d;
-  P->capDecisions = cap;
-  return true;
+  Decision *d = growArray(P->decisions, &P->capDecisions, sizeof(*d));
+  if (d)
+    P->decisions = d;
+  return d != NULL;
 }
 
 /// Appends a decision whose ops are P->chain[0, len) at `anchor`.
@@ -405,12 +410,10 @@ static bool pushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chai
 /// Adds a value to the last decision's group.
 static bool addMember(Planner *P, intptr_t value, int64_t bytes) {
   if (P->numMembers == P->capMembers) {
-    intptr_t cap = P->capMembers ? P->capMembers * 2 : 32;
-    Member *m = realloc(P->members, (size_t)cap * sizeof(*m));
+    Member *m = growArray(P->members, &P->capMembers, sizeof(*m));
     if (!m)
       return false;
     P->members = m;
-    P->capMembers = cap;
   }
   P->members[P->numMembers++] = (Member){value, bytes};
   ++P->decisions[P->numDecisions - 1].numMembers;
@@ -1460,14 +1463,12 @@ static bool planAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
     computeStageLive(P, sim);
     intptr_t roundStart = P->numDecisions;
     if (P->numMarks == P->capMarks) {
-      intptr_t cap = P->capMarks ? P->capMarks * 2 : 64;
-      RoundMark *marks = realloc(P->marks, (size_t)cap * sizeof(*marks));
+      RoundMark *marks = growArray(P->marks, &P->capMarks, sizeof(*marks));
       if (!marks) {
         ok = false;
         break;
       }
       P->marks = marks;
-      P->capMarks = cap;
     }
     P->marks[P->numMarks++] = (RoundMark){P->numDecisions, P->numRejected};
     Pick first = {0};
@@ -1945,6 +1946,22 @@ static bool rewindPlan(Planner *Q, const Planner *P, intptr_t round, RematSimula
   return simulatePlan(Q, true, sim);
 }
 
+/// A neighbour's plan (Q, `trial`) replaces P's (P, `sim`) when it fits the
+/// budget for less recompute; the loser's timeline is freed, and Q then holds
+/// the plan that lost (the caller frees it). Returns whether it replaced.
+static bool adoptIfCheaper(Planner *P, RematSimulation *sim, Planner *Q, RematSimulation *trial, int64_t budget) {
+  if (trial->peakBytes > budget || trial->recomputeCost >= sim->recomputeCost * (1 - 1e-9)) {
+    rematSimulationFree(trial);
+    return false;
+  }
+  Planner tmp = *P;
+  *P = *Q;
+  *Q = tmp;
+  rematSimulationFree(sim);
+  *sim = *trial;
+  return true;
+}
+
 /// Local search over whole plans: the greedy choice of one expensive
 /// recomputation can force others (a chain through a matmul where keeping a
 /// neighbour would have been cheaper). A neighbour is the plan's own search
@@ -2004,15 +2021,10 @@ static bool improveByRestarts(Planner *P, RematSimulation *sim, const RematSimCo
       bool ok = plannerInit(&Q, ctx, budget);
       Q.forbidden = trialForbidden;
       ok = ok && rewindPlan(&Q, P, round, &trial) && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
-      if (ok && trial.peakBytes <= budget && trial.recomputeCost < sim->recomputeCost * (1 - 1e-9)) {
+      if (ok && adoptIfCheaper(P, sim, &Q, &trial, budget)) {
         memcpy(forbidden, trialForbidden, (size_t)numValues * sizeof(bool));
-        Planner tmp = *P;
-        *P = Q;
-        Q = tmp;
-        rematSimulationFree(sim);
-        *sim = trial;
         improved = true;
-      } else {
+      } else if (!ok) {
         rematSimulationFree(&trial);
       }
       Q.forbidden = NULL;
@@ -2046,15 +2058,10 @@ static bool refinePlan(Planner *P, RematSimulation *sim, const RematSimContext *
   Q.refined = true;
   ok = ok && rewindPlan(&Q, P, P->refineRound, &trial) && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
   RematSimStatus status = trial.status;
-  if (ok && trial.peakBytes <= budget && trial.recomputeCost < sim->recomputeCost * (1 - 1e-9)) {
-    Planner tmp = *P;
-    *P = Q;
-    Q = tmp;
-    rematSimulationFree(sim);
-    *sim = trial;
-  } else {
+  if (ok)
+    adoptIfCheaper(P, sim, &Q, &trial, budget);
+  else
     rematSimulationFree(&trial);
-  }
   plannerFree(&Q);
   return ok || status != RematSimOutOfMemory;
 }
@@ -2133,16 +2140,10 @@ static bool repairPlan(Planner *P, RematSimulation *sim, const RematSimContext *
     Q.groups = true;
     ok = ok && copyPlanWithout(&Q, P, worst, &trial) && planAtPeaks(&Q, &trial, true) && pruneDecisions(&Q, &trial);
     RematSimStatus status = trial.status;
-    if (ok && trial.peakBytes <= budget && trial.recomputeCost < sim->recomputeCost * (1 - 1e-9)) {
-      Planner tmp = *P;
-      *P = Q;
-      Q = tmp;
-      rematSimulationFree(sim);
-      *sim = trial;
-      changed = true;
-    } else {
+    if (ok)
+      changed = adoptIfCheaper(P, sim, &Q, &trial, budget);
+    else
       rematSimulationFree(&trial);
-    }
     Q.forbidden = NULL;
     plannerFree(&Q);
     ok = ok || status != RematSimOutOfMemory;
