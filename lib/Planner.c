@@ -102,6 +102,8 @@ enum {
   kMaxGroupCandidates = 32, // targets considered per pick
   kMaxGroupSeeds = 64,      // inputs a group may keep, collected
   kMaxGroupSeedsTried = 8,  // ... and tried, smallest first
+  kMaxGroupTouches = 16,    // seeds listed per candidate
+  kMaxGroupChain = 48,      // ops in a chain looking for seeds
 };
 
 typedef enum ChainMode {
@@ -1009,6 +1011,11 @@ static bool buildGroup(Planner *P, const RematSimulation *sim, const Target *mem
   P->numGroupExtended = 0;
   intptr_t pos = sim->stageBegin[anchor];
   bool ok = true;
+  // Looking for seeds (keep == -2: every freed input recomputed), a long
+  // chain (a whole forward pass again) is given up early: seeds are near.
+  intptr_t maxChain = P->maxChain;
+  if (keep == -2 && maxChain > kMaxGroupChain)
+    P->maxChain = kMaxGroupChain;
   for (intptr_t i = 0; ok && i < n; ++i) {
     Chain c;
     P->groupKeep = keep;
@@ -1035,6 +1042,7 @@ static bool buildGroup(Planner *P, const RematSimulation *sim, const Target *mem
         out->extended += buf->bytes;
     }
   }
+  P->maxChain = maxChain;
   for (intptr_t i = 0; i < n; ++i)
     P->groupDropped[members[i].value] = false;
   return ok;
@@ -1102,10 +1110,16 @@ static bool pickGroupAt(Planner *P, const RematSimulation *sim, intptr_t t, int6
   intptr_t q = sim->instAnchor[t] + 1;
   if (!P->groups || g->numOps > kExactPruneOps || q >= g->numOps || sim->stageBegin[q] <= t)
     return true;
+  // A free move that frees all that is needed cannot be beaten.
+  if (*found && *bestScore <= 0 && *bestGain >= need)
+    return true;
   if (!groupScratch(P))
     return false;
   intptr_t pos = sim->stageBegin[q];
   Target cand[kMaxGroupCandidates];
+  // Per candidate, the seeds its chains touch (numTouched > kMaxGroupTouches:
+  // too many to list, tried with every seed).
+  intptr_t touched[kMaxGroupCandidates][kMaxGroupTouches], numTouched[kMaxGroupCandidates];
   intptr_t n = 0;
   intptr_t seeds[kMaxGroupSeeds];
   intptr_t numSeeds = 0;
@@ -1117,6 +1131,7 @@ static bool pickGroupAt(Planner *P, const RematSimulation *sim, intptr_t t, int6
     target.anchor = q;
     GroupEval e;
     bool usable = false;
+    numTouched[n] = 0;
     // Its chains with every freed input kept (ChainForced), and with every
     // freed input recomputed (ChainFull): the buffers freed before the peak
     // that they read or recompute are where a group may cut.
@@ -1125,7 +1140,7 @@ static bool pickGroupAt(Planner *P, const RematSimulation *sim, intptr_t t, int6
         continue;
       usable = true;
       intptr_t numOps = P->groupLen;
-      for (intptr_t j = 0; j < P->numGroupExtended + numOps && numSeeds < kMaxGroupSeeds; ++j) {
+      for (intptr_t j = 0; j < P->numGroupExtended + numOps; ++j) {
         intptr_t b = -1;
         if (j < P->numGroupExtended) {
           b = P->groupExtended[j];
@@ -1141,8 +1156,13 @@ static bool pickGroupAt(Planner *P, const RematSimulation *sim, intptr_t t, int6
         bool seen = false;
         for (intptr_t k = 0; k < numSeeds && !seen; ++k)
           seen = seeds[k] == b;
-        if (!seen)
+        if (!seen && numSeeds < kMaxGroupSeeds)
           seeds[numSeeds++] = b;
+        seen = false;
+        for (intptr_t k = 0; k < numTouched[n] && k < kMaxGroupTouches && !seen; ++k)
+          seen = touched[n][k] == b;
+        if (!seen && numTouched[n]++ < kMaxGroupTouches)
+          touched[n][numTouched[n] - 1] = b;
       }
     }
     if (usable)
@@ -1165,8 +1185,12 @@ static bool pickGroupAt(Planner *P, const RematSimulation *sim, intptr_t t, int6
     double perByte[kMaxGroup], savings[kMaxGroup];
     intptr_t m = 0;
     for (intptr_t i = 0; i < n; ++i) {
+      // A chain that never reaches the seed does not share it.
+      bool touches = numTouched[i] == 0 || numTouched[i] > kMaxGroupTouches;
+      for (intptr_t k = 0; k < numTouched[i] && k < kMaxGroupTouches && !touches; ++k)
+        touches = touched[i][k] == seeds[s];
       GroupEval e;
-      if (!buildGroup(P, sim, &cand[i], 1, q, t, seeds[s], &e))
+      if (!touches || !buildGroup(P, sim, &cand[i], 1, q, t, seeds[s], &e))
         continue;
       double x = e.cost / (double)e.bytes, saved = 0;
       if (P->refined && cand[i].unread) {
