@@ -160,8 +160,10 @@ int64_t rematGraphGetLowerBoundBytes(RematGraph graph, intptr_t *forcingOp) {
       allocList[allocStart[k] + fill[k]++] = b;
     }
   free(fill);
-  // Results computed before op k are live at k in every plan (remat never
-  // moves an original op), so they accumulate.
+  // Results computed before op k are counted as live at k. Not true of every
+  // plan: a move (a clone before the return, its original erased) defers a
+  // result past k, so this can exceed the least reachable peak
+  // (test/remat-opt/lower-bound-moves.test; docs/memory-model.md).
   int64_t resultsBefore = 0;
   for (intptr_t k = 0; k < g->numOps; ++k) {
     int64_t need = 0;
