@@ -1016,12 +1016,11 @@ static bool buildGroup(Planner *P, const RematSimulation *sim, const Target *mem
   intptr_t maxChain = P->maxChain;
   if (keep == -2 && maxChain > kMaxGroupChain)
     P->maxChain = kMaxGroupChain;
+  P->groupKeep = keep;
   for (intptr_t i = 0; ok && i < n; ++i) {
     Chain c;
-    P->groupKeep = keep;
     ok = extendChain(P, sim, members[i].value, anchor, members[i].buffer, t, keep == -1 ? ChainForced : ChainFull,
                      P->groupDropped, &c);
-    P->groupKeep = -1;
     if (!ok)
       break;
     out->cost += c.cost;
@@ -1042,6 +1041,7 @@ static bool buildGroup(Planner *P, const RematSimulation *sim, const Target *mem
         out->extended += buf->bytes;
     }
   }
+  P->groupKeep = -1;
   P->maxChain = maxChain;
   for (intptr_t i = 0; i < n; ++i)
     P->groupDropped[members[i].value] = false;
@@ -1251,8 +1251,6 @@ static bool pickGroupAt(Planner *P, const RematSimulation *sim, intptr_t t, int6
     gain = score < INFINITY ? e.bytes - e.extended : 0;
     if (m < 2 || score == INFINITY || (*found && (score > *bestScore || (score == *bestScore && gain <= *bestGain))))
       continue;
-    if (!buildGroup(P, sim, members, m, q, t, seeds[s], &e))
-      continue;
     intptr_t rep = 0;
     for (intptr_t j = 1; j < m; ++j)
       if (sim->buffers[members[j].buffer].bytes > sim->buffers[members[rep].buffer].bytes)
@@ -1262,7 +1260,7 @@ static bool pickGroupAt(Planner *P, const RematSimulation *sim, intptr_t t, int6
     *found = true;
     *bestScore = score;
     *bestGain = gain;
-    *best = (Pick){members[rep], ChainGroup, m, false, e.bytes, e.bytes - e.extended};
+    *best = (Pick){members[rep], ChainGroup, m, false, e.bytes, gain};
     P->groupBestKeep = seeds[s];
     memcpy(P->groupBest, members, (size_t)m * sizeof(*members));
   }
