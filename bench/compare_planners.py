@@ -363,10 +363,18 @@ def run_from_search(R, milp, searched, time_limit, previous=None):
         checksums = [o["checksum"] for o in base["outputs"]]
         budgets = dict(budgets_for(fn))
         same = g["ops"] == e0["ops"] and g["milp_nodes"] == e0["milp_nodes"]
+        # Percent budgets pin the peak; a group's other budgets (1.1xLB) are the
+        # search's bytes, kept as they were: the bound they were derived from
+        # changed since (docs/memory-model.md), the graph did not.
+        pct = [e for e in entries if e["budget"].endswith("%")]
+        peak_same = bool(pct) and all(budgets.get(e["budget"]) == e["budget_bytes"] for e in pct)
         for e in entries:
             label, budget = e["budget"], e["budget_bytes"]
             # The search's graph must be this one (same generator, same export).
-            same_graph = same and budgets.get(label) == budget
+            if label.endswith("%"):
+                same_graph = same and budgets.get(label) == budget
+            else:
+                same_graph = same and peak_same
             row = {"budget": label, "budget_bytes": budget, "planners": run_planners(R, mlir, budget, checksums)}
             opt = {k: e.get(k) for k in ("status", "optimal", "infeasible", "objective_s", "bound_s", "mip_gap",
                                          "solve_time_s", "variables", "binary_variables", "constraints",
@@ -567,7 +575,10 @@ def write_markdown(path, meta, graphs, scaling, searched):
           "wrote where it kept one, else the plan recovered by solving the same model again with the "
           "search's proven bound as a lower bound on the objective (`milp.py --objective-floor`: HiGHS stops "
           "at the first schedule that reaches it; *plan recovery s* in the sizes table). A row is used only "
-          "if this run's graph has the search's op count, MILP node count and budget in bytes.%s"
+          "if this run's graph has the search's op count, MILP node count and percent budgets in bytes. "
+          "*1.1xLB* budgets are the search's bytes: 1.1x the lower bound remat reported then, a number that "
+          "was not a bound (plans may defer returned values; docs/memory-model.md). The valid bound remat "
+          "reports now is lower; the bytes are kept so that the search's proofs still apply.%s"
           % (searched["command"], searched["date"], searched["git"], searched["time_limit"],
              " The recovered plans (and their recovery times) are those of the run %s, replayed and run again "
              "here (`--reuse-plans`)." % meta["plans_reused_from"] if meta.get("plans_reused_from") else ""))

@@ -124,78 +124,224 @@ intptr_t rematMemoryTrackerGetLiveBuffers(RematMemoryTracker tracker, intptr_t p
   return n;
 }
 
-int64_t rematGraphGetLowerBoundBytes(RematGraph graph, intptr_t *forcingOp) {
-  RematGraphImpl *g = rematGraphImpl(graph);
-  int64_t best = 0;
-  intptr_t bestOp = 0;
-  // Stamp per buffer: which op last counted it, so each buffer counts once.
-  intptr_t *stamp = malloc((size_t)(g->numBuffers ? g->numBuffers : 1) * sizeof(*stamp));
-  if (!stamp) {
-    if (forcingOp)
-      *forcingOp = -1;
-    return 0;
+/// Ops remat never re-executes or moves: their results are written once,
+/// where they stand, in program order.
+static bool isPinned(RematOpClass cls) {
+  return cls == RematOpClassRegion || cls == RematOpClassSideEffect || cls == RematOpClassUnknown;
+}
+
+/// The value result `r` of op k may be written into (its destination), or -1
+/// for results that need memory of their own (ops that allocate). The
+/// original program may write such a result out of place only because the
+/// destination is read later, and a plan that recomputes the reader lets
+/// bufferization write it in place: into the destination's buffer, or into a
+/// function argument, which One-Shot Bufferize treats as writable. Either
+/// way, its bytes are not part of a lower bound.
+static intptr_t destinationValue(const RematGraphImpl *g, intptr_t k, intptr_t r) {
+  MlirOperation op = g->ops[k].op;
+  intptr_t operand = rematAliasingOperand(op, r);
+  if (operand < 0 || operand >= mlirOperationGetNumOperands(op))
+    return -1;
+  return rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op, operand).ptr);
+}
+
+/// Whether buffer b, allocated by op k, is a result of k that could reuse
+/// its destination instead.
+static bool mayWriteInPlace(const RematGraphImpl *g, intptr_t k, intptr_t b) {
+  intptr_t root = g->buffers[b].rootValue;
+  if (root < 0 || g->values[root].defOp != k)
+    return false;
+  return destinationValue(g, k, root - g->ops[k].firstResult) >= 0;
+}
+
+/// Marks the buffers whose root is a result that could be written in place
+/// into a function argument (or into such a buffer): in some plan they take
+/// no memory of the step's own. Buffers are numbered in the order of their
+/// roots, so a destination's buffer is marked before its users'.
+static void markArgumentBacked(const RematGraphImpl *g, bool *argBacked) {
+  for (intptr_t b = 0; b < g->numBuffers; ++b) {
+    argBacked[b] = false;
+    intptr_t root = g->buffers[b].rootValue;
+    if (root < 0 || g->values[root].defOp < 0)
+      continue;
+    intptr_t k = g->values[root].defOp;
+    intptr_t dest = destinationValue(g, k, root - g->ops[k].firstResult);
+    intptr_t db = dest >= 0 ? g->values[dest].buffer : -1;
+    argBacked[b] = db >= 0 && db != b && (g->buffers[db].external || (db < b && argBacked[db]));
   }
-  for (intptr_t b = 0; b < g->numBuffers; ++b)
-    stamp[b] = -1;
-  // Buffers grouped by allocating op (counting sort), so the scan is linear.
+}
+
+/// The distinct counted buffers op k reads or allocates (`stamp` dedups per
+/// op), least over plans: results it could write in place are not counted
+/// apart from their destination. With `endOfStep`, for the last writer of a
+/// returned value: result buffers are left out (counted by the caller), and
+/// so are destinations its results may be written into.
+static int64_t opBufferBytes(const RematGraphImpl *g, intptr_t k, const intptr_t *allocStart, const intptr_t *allocList,
+                             const bool *argBacked, intptr_t *stamp, intptr_t stampId, bool endOfStep) {
+  int64_t need = 0;
+  const RematOpInfo *op = &g->ops[k];
+  if (endOfStep)
+    for (intptr_t r = 0; r < op->numResults; ++r) {
+      intptr_t dest = destinationValue(g, k, r);
+      if (dest >= 0 && g->values[dest].buffer >= 0)
+        stamp[g->values[dest].buffer] = stampId;
+    }
+  for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u) {
+    intptr_t b = g->values[g->uses[u]].buffer;
+    if (b < 0 || g->buffers[b].external || stamp[b] == stampId)
+      continue;
+    stamp[b] = stampId;
+    if (!(endOfStep && g->buffers[b].result) && !argBacked[b])
+      need += g->buffers[b].bytes;
+  }
+  for (intptr_t i = allocStart[k]; i < allocStart[k + 1]; ++i) {
+    intptr_t b = allocList[i];
+    if (stamp[b] == stampId)
+      continue;
+    stamp[b] = stampId;
+    if (!(endOfStep && g->buffers[b].result) && !mayWriteInPlace(g, k, b) && !argBacked[b])
+      need += g->buffers[b].bytes;
+  }
+  return need;
+}
+
+typedef struct ResultFinal {
+  int64_t bytes;       // the result buffer
+  int64_t operandNeed; // other buffers its last writer touches
+  intptr_t op;         // that writer
+} ResultFinal;
+
+static int byOperandNeedDescending(const void *a, const void *b) {
+  const ResultFinal *x = a, *y = b;
+  if (x->operandNeed != y->operandNeed)
+    return x->operandNeed > y->operandNeed ? -1 : 1;
+  return x->op < y->op ? -1 : (x->op > y->op);
+}
+
+RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
+  RematGraphImpl *g = rematGraphImpl(graph);
+  RematLowerBound bound = {0, -1, 0};
+  int64_t best = 0;
+  intptr_t bestOp = g->numOps ? 0 : -1;
+  size_t nb = (size_t)(g->numBuffers ? g->numBuffers : 1);
+  intptr_t *stamp = malloc(nb * sizeof(*stamp));
   intptr_t *allocStart = calloc((size_t)g->numOps + 2, sizeof(*allocStart));
-  intptr_t *allocList = malloc((size_t)(g->numBuffers ? g->numBuffers : 1) * sizeof(*allocList));
-  if (!allocStart || !allocList) {
+  intptr_t *allocList = malloc(nb * sizeof(*allocList));
+  intptr_t *fill = calloc((size_t)g->numOps + 1, sizeof(*fill));
+  ResultFinal *finals = malloc(nb * sizeof(*finals));
+  bool *argBacked = malloc(nb * sizeof(*argBacked));
+  intptr_t *pinnedList = malloc(nb * sizeof(*pinnedList));
+  if (!stamp || !allocStart || !allocList || !fill || !finals || !argBacked || !pinnedList) {
+    free(argBacked);
+    free(pinnedList);
     free(stamp);
     free(allocStart);
     free(allocList);
-    if (forcingOp)
-      *forcingOp = -1;
-    return 0;
+    free(fill);
+    free(finals);
+    return bound;
   }
+  for (intptr_t b = 0; b < g->numBuffers; ++b)
+    stamp[b] = -1;
+  markArgumentBacked(g, argBacked);
+  // Buffers grouped by allocating op (counting sort), so the scan is linear.
   for (intptr_t b = 0; b < g->numBuffers; ++b)
     if (g->buffers[b].allocOp >= 0 && !g->buffers[b].external)
       ++allocStart[g->buffers[b].allocOp + 1];
   for (intptr_t k = 0; k < g->numOps; ++k)
     allocStart[k + 1] += allocStart[k];
-  intptr_t *fill = calloc((size_t)g->numOps + 1, sizeof(*fill));
-  for (intptr_t b = 0; fill && b < g->numBuffers; ++b)
+  for (intptr_t b = 0; b < g->numBuffers; ++b)
     if (g->buffers[b].allocOp >= 0 && !g->buffers[b].external) {
       intptr_t k = g->buffers[b].allocOp;
       allocList[allocStart[k] + fill[k]++] = b;
     }
-  free(fill);
-  // Results computed before op k are counted as live at k. Not true of every
-  // plan: a move (a clone before the return, its original erased) defers a
-  // result past k, so this can exceed the least reachable peak
-  // (test/remat-opt/lower-bound-moves.test; docs/memory-model.md).
-  int64_t resultsBefore = 0;
+
+  // 1. Every op runs at least once, with what it reads and allocates. Ops
+  // remat never re-executes or moves also keep their program order, so the
+  // results they wrote before a pinned op are live there. Results of other
+  // ops are not: a plan may defer them (a move puts the producer right before
+  // the return), so they count only in part 2.
+  int64_t pinnedResults = 0;
+  intptr_t numPinnedResults = 0; // their buffers, in pinnedList
   for (intptr_t k = 0; k < g->numOps; ++k) {
-    int64_t need = 0;
-    const RematOpInfo *op = &g->ops[k];
-    for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u) {
-      intptr_t b = g->values[g->uses[u]].buffer;
-      if (b < 0 || g->buffers[b].external || stamp[b] == k)
-        continue;
-      stamp[b] = k;
-      if (!(g->buffers[b].result && g->buffers[b].allocOp < k))
-        need += g->buffers[b].bytes;
+    bool pinned = isPinned(g->ops[k].cls);
+    if (pinned) // counted once, in pinnedResults, even when op k reads them
+      for (intptr_t i = 0; i < numPinnedResults; ++i)
+        stamp[pinnedList[i]] = k;
+    int64_t need = opBufferBytes(g, k, allocStart, allocList, argBacked, stamp, k, false);
+    if (pinned)
+      need += pinnedResults;
+    if (need > best) {
+      best = need;
+      bestOp = k;
+      bound.returnedBytes = pinned ? pinnedResults : 0;
     }
+    if (!pinned)
+      continue;
     for (intptr_t i = allocStart[k]; i < allocStart[k + 1]; ++i) {
-      // Buffers allocated by this op (results, out-of-place copies).
       intptr_t b = allocList[i];
-      if (stamp[b] != k) {
-        stamp[b] = k;
-        need += g->buffers[b].bytes;
+      if (g->buffers[b].result && !mayWriteInPlace(g, k, b) && !argBacked[b]) {
+        pinnedResults += g->buffers[b].bytes;
+        pinnedList[numPinnedResults++] = b;
       }
     }
-    if (need + resultsBefore > best) {
-      best = need + resultsBefore;
-      bestOp = k;
+  }
+
+  // 2. Each returned buffer is final from the last run of the op that
+  // defines the returned value until the return. Whatever order those last
+  // runs take, the i-th holds the i-1 results finished before it, its own
+  // result and the other buffers it touches. Ordering them by those other
+  // buffers, largest first, minimises the largest such sum (an exchange
+  // argument), so that minimum is a bound for every plan.
+  intptr_t numFinals = 0;
+  intptr_t stampBase = g->numOps;
+  for (intptr_t k = 0; k < g->numOps; ++k) {
+    if (g->ops[k].cls != RematOpClassTerminator)
+      continue;
+    for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u) {
+      intptr_t v = g->uses[u];
+      intptr_t b = g->values[v].buffer;
+      if (b < 0 || g->buffers[b].external || !g->buffers[b].result || stamp[b] == -2)
+        continue;
+      stamp[b] = -2; // one entry per returned buffer
+      // The writer: through views, the op whose output the return reads.
+      while (g->values[v].defOp >= 0 && g->ops[g->values[v].defOp].cls == RematOpClassView &&
+             g->values[v].aliasSource >= 0)
+        v = g->values[v].aliasSource;
+      intptr_t writer = g->values[v].defOp;
+      if (writer < 0)
+        continue;
+      finals[numFinals++] = (ResultFinal){g->buffers[b].bytes, 0, writer};
     }
-    for (intptr_t i = allocStart[k]; i < allocStart[k + 1]; ++i)
-      if (g->buffers[allocList[i]].result)
-        resultsBefore += g->buffers[allocList[i]].bytes;
+  }
+  for (intptr_t i = 0; i < numFinals; ++i)
+    finals[i].operandNeed =
+        opBufferBytes(g, finals[i].op, allocStart, allocList, argBacked, stamp, stampBase + i, true);
+  qsort(finals, (size_t)numFinals, sizeof(*finals), byOperandNeedDescending);
+  int64_t finished = 0;
+  for (intptr_t i = 0; i < numFinals; ++i) {
+    finished += finals[i].bytes;
+    if (finished + finals[i].operandNeed > best) {
+      best = finished + finals[i].operandNeed;
+      bestOp = finals[i].op;
+      bound.returnedBytes = finished;
+    }
   }
   free(stamp);
   free(allocStart);
   free(allocList);
+  free(fill);
+  free(finals);
+  free(argBacked);
+  free(pinnedList);
+  bound.bytes = best;
+  bound.op = bestOp;
+  return bound;
+}
+
+int64_t rematGraphGetLowerBoundBytes(RematGraph graph, intptr_t *forcingOp) {
+  RematLowerBound bound = rematGraphGetLowerBound(graph);
   if (forcingOp)
-    *forcingOp = bestOp;
-  return best;
+    *forcingOp = bound.op;
+  return bound.bytes;
 }

@@ -2180,20 +2180,22 @@ static bool repairPlan(Planner *P, RematSimulation *sim, const RematSimContext *
 // Driver
 //===----------------------------------------------------------------------===//
 
-static void emitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, int64_t lowerBound,
-                                intptr_t lbOp) {
-  char msg[512], loc[256] = "", name[64] = "";
-  if (lbOp >= 0) {
-    rematGraphPrintOpLocation(graph, lbOp, loc, sizeof(loc));
-    MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(rematGraphGetOp(graph, lbOp)));
+static void emitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound) {
+  char msg[640], loc[256] = "", name[64] = "", held[160] = "";
+  if (bound.op >= 0) {
+    rematGraphPrintOpLocation(graph, bound.op, loc, sizeof(loc));
+    MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(rematGraphGetOp(graph, bound.op)));
     snprintf(name, sizeof(name), "%.*s", (int)opName.length, opName.data);
   }
+  if (bound.returnedBytes > 0)
+    snprintf(held, sizeof(held), ", of which %lld bytes are returned values that must already be final when it runs",
+             (long long)bound.returnedBytes);
   snprintf(msg, sizeof(msg),
-           "remat: budget of %lld bytes is under the lower bound of %lld bytes, forced by op #%ld %s (%s); "
+           "remat: budget of %lld bytes is under the lower bound of %lld bytes, forced by op #%ld %s (%s)%s; "
            "no plan can fit it",
-           (long long)budget, (long long)lowerBound, (long)lbOp, name, loc);
-  mlirEmitError(lbOp >= 0 ? mlirOperationGetLocation(rematGraphGetOp(graph, lbOp)) : mlirOperationGetLocation(func),
-                msg);
+           (long long)budget, (long long)bound.bytes, (long)bound.op, name, loc, held);
+  mlirEmitError(
+      bound.op >= 0 ? mlirOperationGetLocation(rematGraphGetOp(graph, bound.op)) : mlirOperationGetLocation(func), msg);
 }
 
 /// Copies the live decisions into the result, with printable names.
@@ -2381,10 +2383,9 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   if (budgetPercent >= 0)
     budgetBytes = (int64_t)((double)result->peakBytesBefore * budgetPercent / 100.0);
   result->resolvedBudgetBytes = budgetBytes;
-  intptr_t lbOp = -1;
-  int64_t lowerBound = rematGraphGetLowerBoundBytes(graph, &lbOp);
-  if (budgetBytes < lowerBound) {
-    emitLowerBoundError(graph, func, budgetBytes, lowerBound, lbOp);
+  RematLowerBound lowerBound = rematGraphGetLowerBound(graph);
+  if (budgetBytes < lowerBound.bytes) {
+    emitLowerBoundError(graph, func, budgetBytes, lowerBound);
     rematGraphDestroy(graph);
     return mlirLogicalResultFailure();
   }

@@ -165,13 +165,17 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
   }
   formatBytes(rematGraphGetArgumentBytes(g), bytes, sizeof(bytes));
   emit(w, "  arguments:       %s (owned by the caller, not in the peak)\n", bytes);
-  intptr_t lbOp = -1;
-  int64_t lb = rematGraphGetLowerBoundBytes(g, &lbOp);
-  formatBytes(lb, bytes, sizeof(bytes));
-  if (lbOp >= 0 && numOps > 0) {
-    opName(g, lbOp, op, sizeof(op));
-    rematGraphPrintOpLocation(g, lbOp, loc, sizeof(loc));
-    emit(w, "  lower bound:     %s, forced by op #%ld %s (%s)\n", bytes, (long)lbOp, op, loc);
+  RematLowerBound lb = rematGraphGetLowerBound(g);
+  formatBytes(lb.bytes, bytes, sizeof(bytes));
+  if (lb.op >= 0 && numOps > 0) {
+    opName(g, lb.op, op, sizeof(op));
+    rematGraphPrintOpLocation(g, lb.op, loc, sizeof(loc));
+    emit(w, "  lower bound:     %s, forced by op #%ld %s (%s)", bytes, (long)lb.op, op, loc);
+    if (lb.returnedBytes > 0) {
+      formatBytes(lb.returnedBytes, bytes, sizeof(bytes));
+      emit(w, ", with %s of returned values final before it", bytes);
+    }
+    emit(w, "\n");
   }
   emit(w, "  total flops:     %.4g (roofline time %.4g s on %s)\n", rematGraphGetTotalFlops(g),
        rematCostGetGraphTime(r->profile, g), r->profile->name);
@@ -259,9 +263,9 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
     emit(w, ", \"budget_bytes\": %" PRId64 ", \"budget_met\": %s", r->budgetBytes, r->budgetMet ? "true" : "false");
   else
     emit(w, ", \"budget_bytes\": null");
-  intptr_t lbOp = -1;
-  int64_t lb = rematGraphGetLowerBoundBytes(g, &lbOp);
-  emit(w, ", \"lower_bound_bytes\": %" PRId64, lb);
+  RematLowerBound lb = rematGraphGetLowerBound(g);
+  intptr_t lbOp = lb.op;
+  emit(w, ", \"lower_bound_bytes\": %" PRId64 ", \"lower_bound_returned_bytes\": %" PRId64, lb.bytes, lb.returnedBytes);
   if (lbOp >= 0 && numOps > 0) {
     opName(g, lbOp, op, sizeof(op));
     rematGraphPrintOpLocation(g, lbOp, loc, sizeof(loc));

@@ -43,9 +43,26 @@ intptr_t rematMemoryTrackerGetPeakOp(RematMemoryTracker tracker);
 /// Adds `bytes` over the points [first, last] (negative bytes remove).
 void rematMemoryTrackerAddRange(RematMemoryTracker tracker, intptr_t first, intptr_t last, int64_t bytes);
 
-/// Lower bound on the peak of any plan that keeps the program's ops: the
-/// largest, over ops, of the buffers the op itself touches plus the results
-/// already computed before it. `*forcingOp` receives the op.
+/// A lower bound on the peak of every plan remat can make (clones, moves,
+/// any order of the ops it may re-execute): docs/memory-model.md.
+typedef struct RematLowerBound {
+  int64_t bytes;
+  /// The op that forces it, or -1 for an empty function.
+  intptr_t op;
+  /// Of `bytes`, the returned buffers that must already hold their final
+  /// values when `op` runs for the last time (0 when the op's own buffers,
+  /// plus results of ops that never move, force the bound).
+  int64_t returnedBytes;
+} RematLowerBound;
+
+/// Computes the bound: the larger of (a) over ops, the buffers the op reads
+/// and allocates (plus, for ops remat never moves, the results such ops wrote
+/// before it) and (b) over the orders in which returned values can be
+/// finished last, the least largest sum of the results finished so far and
+/// the other buffers their last writer touches.
+RematLowerBound rematGraphGetLowerBound(RematGraph graph);
+
+/// rematGraphGetLowerBound's bytes; `*forcingOp` (if not null) receives op.
 int64_t rematGraphGetLowerBoundBytes(RematGraph graph, intptr_t *forcingOp);
 
 /// Fills `buffers` (capacity `cap`) with the buffers live at `point`, largest

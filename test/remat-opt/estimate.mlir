@@ -41,7 +41,7 @@ func.func @step(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> (tensor<f32>, te
 // TEXT-LABEL: function @step
 // TEXT-NEXT:  peak memory:     1.09 KB (1088 bytes) at op #6 tensor.empty
 // TEXT-NEXT:  arguments:       1.54 KB (1536 bytes)
-// TEXT-NEXT:  lower bound:     1.09 KB (1088 bytes), forced by op #9 linalg.generic ("sq")
+// TEXT-NEXT:  lower bound:     1.02 KB (1024 bytes), forced by op #5 linalg.generic ("relu")
 // TEXT-NEXT:  total flops:     4480
 // TEXT-NEXT:  live at the peak: 3 buffers, largest first:
 // TEXT-NEXT:    %2 512 bytes from linalg.matmul ("fc1")
@@ -49,7 +49,7 @@ func.func @step(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> (tensor<f32>, te
 // TEXT-NEXT:    %5 64 bytes from tensor.empty
 // TEXT-NOT:   never recomputed
 
-// JSON: {"functions": [{"name": "step", "peak_bytes_before": 1088, "peak_bytes_after": 1088, "budget_bytes": null, "lower_bound_bytes": 1088,
+// JSON: {"functions": [{"name": "step", "peak_bytes_before": 1088, "peak_bytes_after": 1088, "budget_bytes": null, "lower_bound_bytes": 1024, "lower_bound_returned_bytes": 0,
 // JSON-SAME: "argument_bytes": 1536, "baseline_flops": 4480, "recompute_flops": 0,
 // JSON-SAME: "recompute_time_s": 0, "copy_bytes_before": 0, "copy_bytes_after": 0, "step_time_change_s": 0, "profile": "h200", "planner": "none", "bufferization_analysis": true, "num_ops": 11
 // JSON-SAME: "unsupported_ops": [], "decisions": [], "parse_time_s": {{[0-9.e+-]+}}}]}

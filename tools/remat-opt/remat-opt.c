@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
@@ -696,10 +698,30 @@ int main(int argc, char **argv) {
   }
 
   Outputs out = {.ir = stdout, .firstIR = true, .firstJSON = true};
+  // The IR goes to a temporary file next to -o, renamed over it only when
+  // every function succeeded: a failed run leaves no file and never
+  // truncates an existing one (as mlir-opt does).
+  char *irTemp = NULL;
   if (opts.output && !opts.estimate) {
-    out.ir = fopen(opts.output, "w");
-    if (!out.ir) {
+    irTemp = malloc(strlen(opts.output) + 16);
+    int fd = -1;
+    if (irTemp) {
+      sprintf(irTemp, "%s.remat-XXXXXX", opts.output);
+      fd = mkstemp(irTemp);
+    }
+    if (fd >= 0) {
+      mode_t mask = umask(0);
+      umask(mask);
+      (void)fchmod(fd, 0666 & ~mask);
+      out.ir = fdopen(fd, "w");
+      if (!out.ir) {
+        close(fd);
+        remove(irTemp);
+      }
+    }
+    if (fd < 0 || !out.ir) {
       fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.output, strerror(errno));
+      free(irTemp);
       free(buf);
       return kExitUser;
     }
@@ -708,8 +730,11 @@ int main(int argc, char **argv) {
     out.report = fopen(opts.reportFile, "w");
     if (!out.report) {
       fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.reportFile, strerror(errno));
-      if (out.ir != stdout)
+      if (out.ir != stdout) {
         fclose(out.ir);
+        remove(irTemp);
+      }
+      free(irTemp);
       free(buf);
       return kExitUser;
     }
@@ -720,8 +745,11 @@ int main(int argc, char **argv) {
     out.graph = fopen(opts.exportGraph, "w");
     if (!out.graph) {
       fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.exportGraph, strerror(errno));
-      if (out.ir != stdout)
+      if (out.ir != stdout) {
         fclose(out.ir);
+        remove(irTemp);
+      }
+      free(irTemp);
       if (out.report != stdout && out.report != stderr)
         fclose(out.report);
       free(buf);
@@ -733,6 +761,11 @@ int main(int argc, char **argv) {
   intptr_t numChunks = 0;
   Chunk *chunks = splitInput(buf, len, opts.splitInputFile, &numChunks);
   if (!chunks) {
+    if (out.ir != stdout) {
+      fclose(out.ir);
+      remove(irTemp);
+    }
+    free(irTemp);
     free(buf);
     return kExitInternal;
   }
@@ -783,8 +816,16 @@ int main(int argc, char **argv) {
   mlirContextDestroy(validation);
   free(chunks);
   free(buf);
-  if (out.ir != stdout)
-    fclose(out.ir);
+  if (out.ir != stdout) {
+    bool written = fclose(out.ir) == 0;
+    if (worst == kExitOk && !(written && rename(irTemp, opts.output) == 0)) {
+      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.output, strerror(errno));
+      worst = kExitUser;
+    }
+    if (worst != kExitOk)
+      remove(irTemp);
+  }
+  free(irTemp);
   if (out.report != stdout && out.report != stderr)
     fclose(out.report);
   if (out.graph) {
