@@ -3,6 +3,11 @@
 
     milp.py GRAPH.json --budget BYTES|N% [--plan-out P.txt] [--stats-out S.json]
             [--time-limit 60] [--func 0]
+    milp.py GRAPH.json --min-peak [--plan-out P.txt] [--stats-out S.json] ...
+
+--min-peak solves for the least peak instead (the model with moves below, the
+budget a variable and the objective; recompute cost ignored): the floor any
+schedule of this kind reaches, used by bench/min_peak.py.
 
 GRAPH.json comes from `remat-opt --estimate --export-graph=GRAPH.json FILE`. The
 plan file (lines `FUNC OP ANCHOR`) replays with `remat-opt --plan-file=P.txt FILE`;
@@ -315,7 +320,7 @@ def new_highs(verbose):
 
 
 def build_and_solve(nodes, extra_return, budget, time_limit, threads=1, verbose=False, moves=False,
-                    start_runs=None, objective_floor=None):
+                    start_runs=None, objective_floor=None, min_peak=False):
     """Checkmate's MILP on the coarse graph. moves=False: R[t,t] = 1 (every
     original stays; the objective counts clones). moves=True: R[t,t] free for
     unpinned nodes (originals may move later at no cost; exact for the
@@ -323,8 +328,9 @@ def build_and_solve(nodes, extra_return, budget, time_limit, threads=1, verbose=
     with moves): a lower bound on the objective already proven by an earlier
     solve of the same model (its dual bound), added as a row so that HiGHS
     stops at the first schedule that reaches it: a cheap way to recover an
-    optimal plan whose optimality was proven before. Returns (runs or None,
-    stats)."""
+    optimal plan whose optimality was proven before. min_peak (with moves):
+    the budget is a variable, the objective is the peak (KiB) instead of the
+    recompute time; budget is then ignored. Returns (runs or None, stats)."""
     import highspy
     import numpy as np
 
@@ -356,20 +362,23 @@ def build_and_solve(nodes, extra_return, budget, time_limit, threads=1, verbose=
             elif nodes[i].pinned or (t > i and last_use[i] < t):
                 R[(t, i)] = 0
             else:
-                R[(t, i)] = ("c", new_col(0, 1, nodes[i].cost * NS, True))
+                R[(t, i)] = ("c", new_col(0, 1, 0.0 if min_peak else nodes[i].cost * NS, True))
     # S[t,i], i < t; useless when no user of i can still run at stage >= t.
     S = {}
     for t in range(1, N):
         for i in range(t):
             S[(t, i)] = ("c", new_col(0, 1, 0.0, True)) if last_use[i] >= t else 0
-    # U[t,k] (in KiB), <= budget.
+    # U[t,k] (in KiB), <= budget (min_peak: <= the column PEAK, the objective).
+    assert not (min_peak and (FORM["dense"] or not moves))
+    peak_col = ("c", new_col(0.0, inf, 1.0, False)) if min_peak else None
     U = {}
     for t in range(N if not FORM["dense"] else 0):
         for k in range(t + 1):
             cap = budget - (extra_return if (t == N - 1 and k == N - 1) else 0)
-            U[(t, k)] = ("c", new_col(-inf, cap / KIB, 0.0, False))
+            U[(t, k)] = ("c", new_col(-inf, inf if min_peak else cap / KIB, 0.0, False))
 
     rows_lo, rows_hi, rows_idx, rows_val = [], [], [], []
+    peak_rows = []
 
     def add_row(lo, hi, terms):
         """terms: (coef, var), var = ("c", column) or a constant."""
@@ -393,6 +402,9 @@ def build_and_solve(nodes, extra_return, budget, time_limit, threads=1, verbose=
     def keep_of(t, i):
         return S.get((t, i), 0) if t < N else 0
 
+    if min_peak:
+        for (t, k), u in U.items():
+            add_row(None, -(extra_return if (t == N - 1 and k == N - 1) else 0) / KIB, [(1, u), (-1, peak_col)])
     # Dependencies: R[t,j] <= R[t,i] + S[t,i].
     for t in range(N):
         for j in range(t + 1):
@@ -495,7 +507,7 @@ def build_and_solve(nodes, extra_return, budget, time_limit, threads=1, verbose=
         value.extend(rv)
     h.addRows(len(rows_lo), np.array(rows_lo, dtype=np.float64), np.array(rows_hi, dtype=np.float64), len(index),
               np.array(starts, dtype=np.int32), np.array(index, dtype=np.int32), np.array(value, dtype=np.float64))
-    if moves:
+    if moves and not min_peak:
         # Objective = executions x cost - one execution of every unpinned node.
         lp = h.getLp()
         lp.offset_ = -sum(n.cost for n in nodes if not n.pinned) * NS
@@ -536,8 +548,14 @@ def build_and_solve(nodes, extra_return, budget, time_limit, threads=1, verbose=
         "bb_nodes": int(info.mip_node_count),
     }
     runs = None
+    if min_peak:
+        stats["model"] = "min-peak (moves)"
     if info.primal_solution_status == 2:  # a feasible solution
         x = h.getSolution().col_value
+        if min_peak:
+            stats["peak_bytes"] = int(round(info.objective_function_value * KIB))
+            stats["peak_bound_bytes"] = (int(math.floor(info.mip_dual_bound * KIB + 1e-6))
+                                         if math.isfinite(info.mip_dual_bound) else None)
         stats["objective_s"] = info.objective_function_value / NS
         stats["bound_s"] = info.mip_dual_bound / NS if math.isfinite(info.mip_dual_bound) else None
         stats["mip_gap"] = info.mip_gap if math.isfinite(info.mip_gap) else None
@@ -566,6 +584,27 @@ def parse_budget(text, peak):
     if text.endswith("%"):
         return int(peak * float(text[:-1]) / 100.0)
     return int(text)
+
+
+def solve_min_peak(fn, time_limit, func=0, threads=1, verbose=False):
+    """The least peak any schedule of the exact model (moves allowed) reaches,
+    whatever its recompute cost: (plan lines or None, stats)."""
+    t0 = time.perf_counter()
+    nodes, extra, info = coarsen(fn)
+    stats = {"graph": info, "peak_bytes": fn["peak_bytes"], "lower_bound_bytes": fn["lower_bound_bytes"]}
+    runs, s = build_and_solve(nodes, extra, 0, time_limit, threads=threads, verbose=verbose, moves=True,
+                              min_peak=True)
+    stats["min_peak"] = s
+    stats["total_time_s"] = time.perf_counter() - t0
+    if runs is None:
+        return None, stats
+    peak, cost, alive, _ = simulate(nodes, runs, extra)
+    stats["plan_model"] = "min_peak"
+    stats["model_peak_bytes"] = peak
+    stats["model_recompute_s"] = cost
+    lines = plan_lines(nodes, runs, alive, func)
+    stats["plan_lines"] = len(lines)
+    return lines, stats
 
 
 def solve_graph(fn, budget, time_limit, func=0, threads=1, verbose=False, moves_time_limit=0.0,
@@ -607,7 +646,10 @@ def solve_graph(fn, budget, time_limit, func=0, threads=1, verbose=False, moves_
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("graph", help="graph JSON from remat-opt --export-graph")
-    ap.add_argument("--budget", required=True, help="bytes, or N%% of the function's peak")
+    ap.add_argument("--budget", help="bytes, or N%% of the function's peak (required unless --min-peak)")
+    ap.add_argument("--min-peak", action="store_true",
+                    help="instead of the cheapest schedule under a budget: the least peak of any schedule (exact "
+                         "model, moves allowed), its proof (status Optimal) and a plan reaching it")
     ap.add_argument("--func", type=int, default=0)
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds (default 60)")
     ap.add_argument("--threads", type=int, default=1)
@@ -623,18 +665,27 @@ def main():
     ap.add_argument("--verbose", action="store_true", help="HiGHS log")
     a = ap.parse_args()
     fn = json.load(open(a.graph))["functions"][a.func]
-    budget = parse_budget(a.budget, fn["peak_bytes"])
+    if not a.min_peak and a.budget is None:
+        ap.error("--budget is required (or --min-peak)")
+    budget = parse_budget(a.budget, fn["peak_bytes"]) if not a.min_peak else None
     try:
-        lines, stats = solve_graph(fn, budget, a.time_limit, a.func, a.threads, a.verbose, a.moves_time_limit,
-                                   a.objective_floor)
+        if a.min_peak:
+            lines, stats = solve_min_peak(fn, a.time_limit, a.func, a.threads, a.verbose)
+        else:
+            lines, stats = solve_graph(fn, budget, a.time_limit, a.func, a.threads, a.verbose,
+                                       a.moves_time_limit, a.objective_floor)
     except Unsupported as e:
         print("milp.py: unsupported graph: %s" % e, file=sys.stderr)
         return 2
     if a.plan_out and lines is not None:
         with open(a.plan_out, "w") as f:
-            f.write("# milp.py: %s, budget %d bytes, status %s, objective %s s\n"
-                    % (a.graph, budget, stats[stats["plan_model"]]["status"],
-                       stats[stats["plan_model"]]["objective_s"]))
+            if a.min_peak:
+                f.write("# milp.py --min-peak: %s, status %s, peak %s bytes\n"
+                        % (a.graph, stats["min_peak"]["status"], stats["model_peak_bytes"]))
+            else:
+                f.write("# milp.py: %s, budget %d bytes, status %s, objective %s s\n"
+                        % (a.graph, budget, stats[stats["plan_model"]]["status"],
+                           stats[stats["plan_model"]]["objective_s"]))
             for l in lines:
                 f.write("%d %d %d\n" % l)
     out = json.dumps(stats, indent=1)
