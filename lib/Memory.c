@@ -145,29 +145,33 @@ static intptr_t destinationValue(const RematGraphImpl *g, intptr_t k, intptr_t r
   return rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op, operand).ptr);
 }
 
-/// Whether buffer b, allocated by op k, is a result of k that could reuse
-/// its destination instead.
-static bool mayWriteInPlace(const RematGraphImpl *g, intptr_t k, intptr_t b) {
-  intptr_t root = g->buffers[b].rootValue;
-  if (root < 0 || g->values[root].defOp != k)
-    return false;
-  return destinationValue(g, k, root - g->ops[k].firstResult) >= 0;
-}
+/// What the bound's parts share: buffers grouped by allocating op, per-buffer
+/// facts about in-place writes, and a stamp per buffer (which pass last
+/// counted it) so that each buffer counts once per op.
+typedef struct BoundScratch {
+  intptr_t *allocStart; // allocList[allocStart[k] .. allocStart[k+1]) = buffers op k allocates
+  intptr_t *allocList;
+  bool *reusesDestination; // root is a result that could be written into its destination
+  bool *argumentBacked;    // ... into a function argument, directly or through such buffers
+  intptr_t *stamp;
+} BoundScratch;
 
-/// Marks the buffers whose root is a result that could be written in place
-/// into a function argument (or into such a buffer): in some plan they take
-/// no memory of the step's own. Buffers are numbered in the order of their
-/// roots, so a destination's buffer is marked before its users'.
-static void markArgumentBacked(const RematGraphImpl *g, bool *argBacked) {
+/// Fills the per-buffer facts. A buffer's root is a result that could reuse
+/// its destination instead of its own memory; when that destination is an
+/// argument (or such a buffer), in some plan the buffer takes no memory of
+/// the step's own. Buffers are numbered in the order of their roots, so a
+/// destination's buffer is classified before its users'.
+static void classifyBuffers(const RematGraphImpl *g, BoundScratch *s) {
   for (intptr_t b = 0; b < g->numBuffers; ++b) {
-    argBacked[b] = false;
+    s->reusesDestination[b] = s->argumentBacked[b] = false;
     intptr_t root = g->buffers[b].rootValue;
     if (root < 0 || g->values[root].defOp < 0)
       continue;
     intptr_t k = g->values[root].defOp;
     intptr_t dest = destinationValue(g, k, root - g->ops[k].firstResult);
     intptr_t db = dest >= 0 ? g->values[dest].buffer : -1;
-    argBacked[b] = db >= 0 && db != b && (g->buffers[db].external || (db < b && argBacked[db]));
+    s->reusesDestination[b] = dest >= 0;
+    s->argumentBacked[b] = db >= 0 && db != b && (g->buffers[db].external || (db < b && s->argumentBacked[db]));
   }
 }
 
@@ -176,30 +180,29 @@ static void markArgumentBacked(const RematGraphImpl *g, bool *argBacked) {
 /// apart from their destination. With `endOfStep`, for the last writer of a
 /// returned value: result buffers are left out (counted by the caller), and
 /// so are destinations its results may be written into.
-static int64_t opBufferBytes(const RematGraphImpl *g, intptr_t k, const intptr_t *allocStart, const intptr_t *allocList,
-                             const bool *argBacked, intptr_t *stamp, intptr_t stampId, bool endOfStep) {
+static int64_t opBufferBytes(const RematGraphImpl *g, intptr_t k, BoundScratch *s, intptr_t stampId, bool endOfStep) {
   int64_t need = 0;
   const RematOpInfo *op = &g->ops[k];
   if (endOfStep)
     for (intptr_t r = 0; r < op->numResults; ++r) {
       intptr_t dest = destinationValue(g, k, r);
       if (dest >= 0 && g->values[dest].buffer >= 0)
-        stamp[g->values[dest].buffer] = stampId;
+        s->stamp[g->values[dest].buffer] = stampId;
     }
   for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u) {
     intptr_t b = g->values[g->uses[u]].buffer;
-    if (b < 0 || g->buffers[b].external || stamp[b] == stampId)
+    if (b < 0 || g->buffers[b].external || s->stamp[b] == stampId)
       continue;
-    stamp[b] = stampId;
-    if (!(endOfStep && g->buffers[b].result) && !argBacked[b])
+    s->stamp[b] = stampId;
+    if (!(endOfStep && g->buffers[b].result) && !s->argumentBacked[b])
       need += g->buffers[b].bytes;
   }
-  for (intptr_t i = allocStart[k]; i < allocStart[k + 1]; ++i) {
-    intptr_t b = allocList[i];
-    if (stamp[b] == stampId)
+  for (intptr_t i = s->allocStart[k]; i < s->allocStart[k + 1]; ++i) {
+    intptr_t b = s->allocList[i];
+    if (s->stamp[b] == stampId)
       continue;
-    stamp[b] = stampId;
-    if (!(endOfStep && g->buffers[b].result) && !mayWriteInPlace(g, k, b) && !argBacked[b])
+    s->stamp[b] = stampId;
+    if (!(endOfStep && g->buffers[b].result) && !s->reusesDestination[b] && !s->argumentBacked[b])
       need += g->buffers[b].bytes;
   }
   return need;
@@ -224,37 +227,40 @@ RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
   int64_t best = 0;
   intptr_t bestOp = g->numOps ? 0 : -1;
   size_t nb = (size_t)(g->numBuffers ? g->numBuffers : 1);
-  intptr_t *stamp = malloc(nb * sizeof(*stamp));
-  intptr_t *allocStart = calloc((size_t)g->numOps + 2, sizeof(*allocStart));
-  intptr_t *allocList = malloc(nb * sizeof(*allocList));
+  BoundScratch s = {calloc((size_t)g->numOps + 2, sizeof(intptr_t)), malloc(nb * sizeof(intptr_t)),
+                    malloc(nb * sizeof(bool)), malloc(nb * sizeof(bool)), malloc(nb * sizeof(intptr_t))};
   intptr_t *fill = calloc((size_t)g->numOps + 1, sizeof(*fill));
   ResultFinal *finals = malloc(nb * sizeof(*finals));
-  bool *argBacked = malloc(nb * sizeof(*argBacked));
   intptr_t *pinnedList = malloc(nb * sizeof(*pinnedList));
-  if (!stamp || !allocStart || !allocList || !fill || !finals || !argBacked || !pinnedList) {
-    free(argBacked);
-    free(pinnedList);
-    free(stamp);
-    free(allocStart);
-    free(allocList);
-    free(fill);
+  bool ok =
+      s.allocStart && s.allocList && s.reusesDestination && s.argumentBacked && s.stamp && fill && finals && pinnedList;
+  if (ok) {
+    for (intptr_t b = 0; b < g->numBuffers; ++b)
+      s.stamp[b] = -1;
+    classifyBuffers(g, &s);
+    // Buffers grouped by allocating op (counting sort), so the scan is linear.
+    for (intptr_t b = 0; b < g->numBuffers; ++b)
+      if (g->buffers[b].allocOp >= 0 && !g->buffers[b].external)
+        ++s.allocStart[g->buffers[b].allocOp + 1];
+    for (intptr_t k = 0; k < g->numOps; ++k)
+      s.allocStart[k + 1] += s.allocStart[k];
+    for (intptr_t b = 0; b < g->numBuffers; ++b)
+      if (g->buffers[b].allocOp >= 0 && !g->buffers[b].external) {
+        intptr_t k = g->buffers[b].allocOp;
+        s.allocList[s.allocStart[k] + fill[k]++] = b;
+      }
+  }
+  free(fill);
+  if (!ok) {
+    free(s.allocStart);
+    free(s.allocList);
+    free(s.reusesDestination);
+    free(s.argumentBacked);
+    free(s.stamp);
     free(finals);
+    free(pinnedList);
     return bound;
   }
-  for (intptr_t b = 0; b < g->numBuffers; ++b)
-    stamp[b] = -1;
-  markArgumentBacked(g, argBacked);
-  // Buffers grouped by allocating op (counting sort), so the scan is linear.
-  for (intptr_t b = 0; b < g->numBuffers; ++b)
-    if (g->buffers[b].allocOp >= 0 && !g->buffers[b].external)
-      ++allocStart[g->buffers[b].allocOp + 1];
-  for (intptr_t k = 0; k < g->numOps; ++k)
-    allocStart[k + 1] += allocStart[k];
-  for (intptr_t b = 0; b < g->numBuffers; ++b)
-    if (g->buffers[b].allocOp >= 0 && !g->buffers[b].external) {
-      intptr_t k = g->buffers[b].allocOp;
-      allocList[allocStart[k] + fill[k]++] = b;
-    }
 
   // 1. Every op runs at least once, with what it reads and allocates. Ops
   // remat never re-executes or moves also keep their program order, so the
@@ -267,8 +273,8 @@ RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
     bool pinned = isPinned(g->ops[k].cls);
     if (pinned) // counted once, in pinnedResults, even when op k reads them
       for (intptr_t i = 0; i < numPinnedResults; ++i)
-        stamp[pinnedList[i]] = k;
-    int64_t need = opBufferBytes(g, k, allocStart, allocList, argBacked, stamp, k, false);
+        s.stamp[pinnedList[i]] = k;
+    int64_t need = opBufferBytes(g, k, &s, k, false);
     if (pinned)
       need += pinnedResults;
     if (need > best) {
@@ -278,9 +284,9 @@ RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
     }
     if (!pinned)
       continue;
-    for (intptr_t i = allocStart[k]; i < allocStart[k + 1]; ++i) {
-      intptr_t b = allocList[i];
-      if (g->buffers[b].result && !mayWriteInPlace(g, k, b) && !argBacked[b]) {
+    for (intptr_t i = s.allocStart[k]; i < s.allocStart[k + 1]; ++i) {
+      intptr_t b = s.allocList[i];
+      if (g->buffers[b].result && !s.reusesDestination[b] && !s.argumentBacked[b]) {
         pinnedResults += g->buffers[b].bytes;
         pinnedList[numPinnedResults++] = b;
       }
@@ -301,9 +307,9 @@ RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
     for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u) {
       intptr_t v = g->uses[u];
       intptr_t b = g->values[v].buffer;
-      if (b < 0 || g->buffers[b].external || !g->buffers[b].result || stamp[b] == -2)
+      if (b < 0 || g->buffers[b].external || !g->buffers[b].result || s.stamp[b] == -2)
         continue;
-      stamp[b] = -2; // one entry per returned buffer
+      s.stamp[b] = -2; // one entry per returned buffer
       // The writer: through views, the op whose output the return reads.
       while (g->values[v].defOp >= 0 && g->ops[g->values[v].defOp].cls == RematOpClassView &&
              g->values[v].aliasSource >= 0)
@@ -315,8 +321,7 @@ RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
     }
   }
   for (intptr_t i = 0; i < numFinals; ++i)
-    finals[i].operandNeed =
-        opBufferBytes(g, finals[i].op, allocStart, allocList, argBacked, stamp, stampBase + i, true);
+    finals[i].operandNeed = opBufferBytes(g, finals[i].op, &s, stampBase + i, true);
   qsort(finals, (size_t)numFinals, sizeof(*finals), byOperandNeedDescending);
   int64_t finished = 0;
   for (intptr_t i = 0; i < numFinals; ++i) {
@@ -327,12 +332,12 @@ RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
       bound.returnedBytes = finished;
     }
   }
-  free(stamp);
-  free(allocStart);
-  free(allocList);
-  free(fill);
+  free(s.allocStart);
+  free(s.allocList);
+  free(s.reusesDestination);
+  free(s.argumentBacked);
+  free(s.stamp);
   free(finals);
-  free(argBacked);
   free(pinnedList);
   bound.bytes = best;
   bound.op = bestOp;

@@ -11,7 +11,7 @@
 // the concatenation right before the return, after %arg0's last read, where
 // the product is written into %arg0 itself (function arguments are writable):
 // no memory of the step's own. The bound now leaves out buffers that could
-// live in an argument that way (lib/Memory.c, markArgumentBacked): 8192 here.
+// live in an argument that way (lib/Memory.c, classifyBuffers): 8192 here.
 module {
   func.func @step(%p0: tensor<32x32xf32>, %p1: tensor<32x8xf32>, %p2: tensor<8x8xf32>, %p3: tensor<8x4xf32>) -> (tensor<f32>, tensor<8x4xf32>, tensor<8x8xf32>, tensor<32x8xf32>, tensor<32x32xf32>, tensor<32x8xf32>, tensor<32x8xf32>) {
     %v0 = arith.mulf %p0, %p0 : tensor<32x32xf32>

@@ -10,7 +10,7 @@
 // counted both at that op. The plan recomputes %v1 for the return, after
 // which %v6 is written in place: 832 bytes. The bound now leaves out results
 // that could reuse their destination's buffer (lib/Memory.c,
-// mayWriteInPlace): 832 here, which the plan reaches (replay.test sweeps it).
+// classifyBuffers): 832 here, which the plan reaches (replay.test sweeps it).
 module {
   func.func @step(%p0: tensor<16x12xf32>, %p1: tensor<16x12xf32>) -> (tensor<f32>, tensor<16x12xf32>) {
     %v0 = tensor.empty() : tensor<16x12xf32>

@@ -675,6 +675,16 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
   return kExitOk;
 }
 
+/// Closes the IR output of a run that fails before it ends, leaving no file
+/// (the IR goes to `temp`, renamed over -o only on success).
+static void discardIR(FILE *ir, char *temp) {
+  if (ir != stdout) {
+    fclose(ir);
+    remove(temp);
+  }
+  free(temp);
+}
+
 int main(int argc, char **argv) {
   Options opts = {0};
   int rc = parseFlags(argc, argv, &opts);
@@ -730,11 +740,7 @@ int main(int argc, char **argv) {
     out.report = fopen(opts.reportFile, "w");
     if (!out.report) {
       fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.reportFile, strerror(errno));
-      if (out.ir != stdout) {
-        fclose(out.ir);
-        remove(irTemp);
-      }
-      free(irTemp);
+      discardIR(out.ir, irTemp);
       free(buf);
       return kExitUser;
     }
@@ -745,11 +751,7 @@ int main(int argc, char **argv) {
     out.graph = fopen(opts.exportGraph, "w");
     if (!out.graph) {
       fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.exportGraph, strerror(errno));
-      if (out.ir != stdout) {
-        fclose(out.ir);
-        remove(irTemp);
-      }
-      free(irTemp);
+      discardIR(out.ir, irTemp);
       if (out.report != stdout && out.report != stderr)
         fclose(out.report);
       free(buf);
@@ -761,11 +763,7 @@ int main(int argc, char **argv) {
   intptr_t numChunks = 0;
   Chunk *chunks = splitInput(buf, len, opts.splitInputFile, &numChunks);
   if (!chunks) {
-    if (out.ir != stdout) {
-      fclose(out.ir);
-      remove(irTemp);
-    }
-    free(irTemp);
+    discardIR(out.ir, irTemp);
     free(buf);
     return kExitInternal;
   }
