@@ -156,6 +156,14 @@ typedef struct BoundScratch {
   intptr_t *stamp;
 } BoundScratch;
 
+static void freeBoundScratch(BoundScratch *s) {
+  free(s->allocStart);
+  free(s->allocList);
+  free(s->reusesDestination);
+  free(s->argumentBacked);
+  free(s->stamp);
+}
+
 /// Fills the per-buffer facts. A buffer's root is a result that could reuse
 /// its destination instead of its own memory; when that destination is an
 /// argument (or such a buffer), in some plan the buffer takes no memory of
@@ -252,11 +260,7 @@ RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
   }
   free(fill);
   if (!ok) {
-    free(s.allocStart);
-    free(s.allocList);
-    free(s.reusesDestination);
-    free(s.argumentBacked);
-    free(s.stamp);
+    freeBoundScratch(&s);
     free(finals);
     free(pinnedList);
     return bound;
@@ -332,11 +336,7 @@ RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
       bound.returnedBytes = finished;
     }
   }
-  free(s.allocStart);
-  free(s.allocList);
-  free(s.reusesDestination);
-  free(s.argumentBacked);
-  free(s.stamp);
+  freeBoundScratch(&s);
   free(finals);
   free(pinnedList);
   bound.bytes = best;
