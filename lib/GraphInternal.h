@@ -10,6 +10,7 @@
 
 #include "PtrMap.h"
 #include "remat/Graph.h"
+#include "remat/Memory.h"
 
 typedef struct RematValueInfo {
   MlirValue value;
@@ -60,6 +61,10 @@ typedef struct RematGraphImpl {
   bool inPlaceByConstruction; // every destination fresh: MLIR's analysis skipped
   RematPtrMap valueIds;
   RematPtrMap opIds; // top-level ops only
+  // The lower bound, computed once (lib/Memory.c: it costs max flows, and
+  // the planner and both reports ask for it). The one field not Graph.c's.
+  bool lowerBoundKnown;
+  RematLowerBound lowerBound;
 } RematGraphImpl;
 
 /// Index of the top-level op that is `op` or contains it; -1 if none.

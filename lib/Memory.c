@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "GraphInternal.h"
+#include "MaxFlow.h"
 
 typedef struct RematMemoryTrackerImpl {
   RematGraphImpl *graph;
@@ -229,9 +230,274 @@ static int byOperandNeedDescending(const void *a, const void *b) {
   return x->op < y->op ? -1 : (x->op > y->op);
 }
 
+/// Part 3 of the bound, the last heavy op. Take any set S of ops and the
+/// last time t* any op of S runs, say op o. At t*, o's buffers are live, and
+/// so is enough to finish the step without S: every returned value is then
+/// either final already, or computed after t* by ops outside S from values
+/// live at t*. The least bytes of such values is a minimum vertex cut between
+/// S's results and the return, over values weighted by their buffer's bytes
+/// (o's own buffers free). So min over o in S of need(o) + cut(S, o) bounds
+/// every plan. The cut treats every op outside S, pinned ones included, as
+/// able to run again after t* (fewer values need holding: still a bound).
+/// Values that cost nothing to hold: no memory of the step's own (scalars,
+/// arguments, buffers a plan can place in an argument) or a buffer op o
+/// touches. Views, and results that unknown ops alias, are never cut: holding
+/// one holds its source's buffer, so the cut takes the source instead (such
+/// ops are never in S, so they can run again after t*).
+typedef struct HeavyCut {
+  RematFlowNetwork net;
+  bool *inS;
+  intptr_t *bufferValuesStart; // values of buffer b: bufferValues[start[b] .. start[b+1])
+  intptr_t *bufferValues;
+  intptr_t *counted; // per buffer: the stamp of the op whose cheap bound counted it
+  intptr_t nextStamp;
+  intptr_t terminator;
+  intptr_t flowsDone;
+} HeavyCut;
+
+/// The bound's effort: max-flow work (arcs scanned, lib/MaxFlow.h), about
+/// 15 ms on this project's machines, and at least a few cuts on any graph.
+enum { kHeavyCutMinFlows = 8 };
+static const int64_t kHeavyCutWork = 2000000;
+
+static bool outOfWork(const HeavyCut *h) { return h->flowsDone >= kHeavyCutMinFlows && h->net.work >= kHeavyCutWork; }
+
+static bool isPassThrough(const RematGraphImpl *g, intptr_t v) {
+  intptr_t k = g->values[v].defOp;
+  return k >= 0 && g->values[v].aliasSource >= 0 && g->ops[k].cls != RematOpClassPure;
+}
+
+static int64_t holdCost(const RematGraphImpl *g, const BoundScratch *s, intptr_t v, intptr_t touched) {
+  intptr_t b = g->values[v].buffer;
+  if (b < 0 || g->buffers[b].external || s->argumentBacked[b] || (touched >= 0 && s->stamp[b] == touched))
+    return 0;
+  return isPassThrough(g, v) ? REMAT_FLOW_INFINITE : g->buffers[b].bytes;
+}
+
+/// The least bytes live at t* besides op o's buffers (o = -1: none free),
+/// given that s->stamp marks o's buffers with `touched`. Ops before S's first
+/// and their values cannot be reached from S: the network leaves them out.
+static int64_t heldAcross(const RematGraphImpl *g, const BoundScratch *s, HeavyCut *h, intptr_t touched) {
+  intptr_t firstOp = 0;
+  while (firstOp < g->numOps && !h->inS[firstOp])
+    ++firstOp;
+  if (firstOp >= h->terminator)
+    return 0;
+  intptr_t firstValue = g->ops[firstOp].firstResult;
+  intptr_t numValues = g->numValues - firstValue, numOps = g->numOps - firstOp;
+  intptr_t source = 2 * numValues + numOps;
+  RematFlowNetwork *net = &h->net;
+  rematFlowReset(net, source + 1);
+  // Value v: arc 2v -> 2v+1 (holding it); op k: node 2V + k (renumbered
+  // from the first value and op of the network).
+  for (intptr_t v = firstValue; v < g->numValues; ++v) {
+    int64_t cost = holdCost(g, s, v, touched);
+    if (cost > 0)
+      rematFlowAddEdge(net, 2 * (v - firstValue), 2 * (v - firstValue) + 1, cost);
+  }
+  for (intptr_t k = firstOp; k < g->numOps; ++k) {
+    intptr_t node = 2 * numValues + (k - firstOp);
+    if (h->inS[k])
+      rematFlowAddEdge(net, source, node, REMAT_FLOW_INFINITE);
+    else
+      for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u)
+        if (g->uses[u] >= firstValue)
+          rematFlowAddEdge(net, 2 * (g->uses[u] - firstValue) + 1, node, REMAT_FLOW_INFINITE);
+    for (intptr_t r = 0; r < g->ops[k].numResults; ++r)
+      rematFlowAddEdge(net, node, 2 * (g->ops[k].firstResult + r - firstValue), REMAT_FLOW_INFINITE);
+  }
+  ++h->flowsDone;
+  int64_t flow = rematFlowMax(net, source, 2 * numValues + (h->terminator - firstOp));
+  // No finite cut cannot happen (an op's result is always cuttable); an
+  // allocation failure or an overflow adds nothing to the bound.
+  return flow < 0 || flow >= REMAT_FLOW_INFINITE ? 0 : flow;
+}
+
+/// What holding the values of buffer b costs with nothing free (once per
+/// buffer and `touched`; views and other pass-through values are left out).
+static int64_t valuesHeldIn(const RematGraphImpl *g, const BoundScratch *s, HeavyCut *h, intptr_t b, intptr_t touched) {
+  if (b < 0 || h->counted[b] == touched)
+    return 0;
+  h->counted[b] = touched;
+  int64_t bytes = 0;
+  for (intptr_t i = h->bufferValuesStart[b]; i < h->bufferValuesStart[b + 1]; ++i) {
+    intptr_t v = h->bufferValues[i];
+    if (!isPassThrough(g, v))
+      bytes += holdCost(g, s, v, -1);
+  }
+  return bytes;
+}
+
+typedef struct HeavyCandidate {
+  int64_t need;     // op o's own buffers
+  int64_t leastSum; // need + a lower bound of the cut with o's buffers free
+  intptr_t op;
+} HeavyCandidate;
+
+static int byLeastSum(const void *a, const void *b) {
+  const HeavyCandidate *x = a, *y = b;
+  if (x->leastSum != y->leastSum)
+    return x->leastSum < y->leastSum ? -1 : 1;
+  return x->op < y->op ? -1 : (x->op > y->op);
+}
+
+static int byDescending(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x > y ? -1 : (x < y);
+}
+
+/// Sets S = ops with need >= theta, for the largest needs first, and peels
+/// each S: after evaluating min over o of need(o) + cut(S, o), the op that
+/// attains it leaves S (any S gives a bound; a smaller one may give more).
+static void lastHeavyOpBound(const RematGraphImpl *g, BoundScratch *s, RematLowerBound *bound) {
+  intptr_t numOps = g->numOps;
+  if (numOps == 0 || g->ops[numOps - 1].cls != RematOpClassTerminator)
+    return;
+  size_t n = (size_t)numOps, nb = (size_t)g->numBuffers + 1;
+  HeavyCut h = {.inS = calloc(n, sizeof(bool)),
+                .bufferValuesStart = calloc(nb + 1, sizeof(intptr_t)),
+                .bufferValues = malloc(((size_t)g->numValues + 1) * sizeof(intptr_t)),
+                .counted = malloc(nb * sizeof(intptr_t)),
+                .nextStamp = numOps + g->numBuffers + 1,
+                .terminator = numOps - 1};
+  int64_t *need = malloc(n * sizeof(int64_t));
+  int64_t *levels = malloc(n * sizeof(int64_t));
+  HeavyCandidate *cands = malloc(n * sizeof(HeavyCandidate));
+  intptr_t *fill = calloc(nb, sizeof(intptr_t));
+  if (!h.inS || !h.bufferValuesStart || !h.bufferValues || !h.counted || !need || !levels || !cands || !fill)
+    goto done;
+  for (intptr_t b = 0; b < g->numBuffers; ++b)
+    h.counted[b] = -1;
+  // Values per buffer (counting sort), for the cheap bound of each cut.
+  for (intptr_t v = 0; v < g->numValues; ++v)
+    if (g->values[v].buffer >= 0)
+      ++h.bufferValuesStart[g->values[v].buffer + 1];
+  for (intptr_t b = 0; b < g->numBuffers; ++b)
+    h.bufferValuesStart[b + 1] += h.bufferValuesStart[b];
+  for (intptr_t v = 0; v < g->numValues; ++v) {
+    intptr_t b = g->values[v].buffer;
+    if (b >= 0)
+      h.bufferValues[h.bufferValuesStart[b] + fill[b]++] = v;
+  }
+
+  intptr_t numLevels = 0;
+  for (intptr_t k = 0; k < numOps; ++k) {
+    need[k] = opBufferBytes(g, k, s, h.nextStamp++, false);
+    bool eligible = k != h.terminator && need[k] > 0 && g->ops[k].cls != RematOpClassView;
+    for (intptr_t r = 0; eligible && r < g->ops[k].numResults; ++r)
+      eligible = !isPassThrough(g, g->ops[k].firstResult + r);
+    if (!eligible)
+      need[k] = 0;
+    else
+      levels[numLevels++] = need[k];
+  }
+  qsort(levels, (size_t)numLevels, sizeof(int64_t), byDescending);
+
+  // What holding every op's results costs bounds every cut (a larger S
+  // leaves fewer ops to run after t*); levels whose need plus it cannot beat
+  // the bound end the search.
+  for (intptr_t k = 0; k < numOps; ++k)
+    h.inS[k] = need[k] > 0;
+  int64_t widestCut = numLevels ? heldAcross(g, s, &h, -1) : 0;
+  for (intptr_t l = 0; l < numLevels && !outOfWork(&h) && levels[l] + widestCut > bound->bytes; ++l) {
+    if (l > 0 && levels[l] == levels[l - 1])
+      continue;
+    for (intptr_t k = 0; k < numOps; ++k)
+      h.inS[k] = need[k] > 0 && need[k] >= levels[l];
+    for (bool first = true; !outOfWork(&h); first = false) {
+      // f(S, o) = need(o) + cut(S, o) is at most need(o) + the cut with
+      // nothing free, and shrinks with S: an op where that cannot beat the
+      // bound leaves S, as does an op whose f does not (no subset keeping
+      // it can). Otherwise min f is a new bound and its op leaves S.
+      int64_t fullCut = heldAcross(g, s, &h, -1);
+      // The ops new at this level have need levels[l]; without them S is a
+      // subset of the last level's.
+      if (first && levels[l] + fullCut <= bound->bytes)
+        break;
+      intptr_t numCands = 0, numDead = 0;
+      for (intptr_t k = 0; k < numOps; ++k) {
+        if (!h.inS[k])
+          continue;
+        if (need[k] + fullCut <= bound->bytes) {
+          h.inS[k] = false;
+          ++numDead;
+          continue;
+        }
+        // A cut with o's buffers free costs at least the full cut less what
+        // holding those buffers' values costs (a view is replaced by its
+        // source, in the same buffer).
+        intptr_t touched = h.nextStamp++;
+        opBufferBytes(g, k, s, touched, false);
+        int64_t freed = 0;
+        for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u)
+          freed += valuesHeldIn(g, s, &h, g->values[g->uses[u]].buffer, touched);
+        for (intptr_t i = s->allocStart[k]; i < s->allocStart[k + 1]; ++i)
+          freed += valuesHeldIn(g, s, &h, s->allocList[i], touched);
+        int64_t rest = fullCut - freed;
+        cands[numCands++] = (HeavyCandidate){need[k], need[k] + (rest > 0 ? rest : 0), k};
+      }
+      if (numCands == 0)
+        break;
+      if (numDead > 0)
+        continue;
+      qsort(cands, (size_t)numCands, sizeof(*cands), byLeastSum);
+      int64_t least = INT64_MAX;
+      intptr_t leastOp = -1;
+      int64_t leastNeed = 0;
+      bool dead = false;
+      for (intptr_t i = 0; i < numCands && cands[i].leastSum < least; ++i) {
+        if (outOfWork(&h)) { // out of work: what is known still bounds
+          least = cands[i].leastSum;
+          if (leastOp < 0) {
+            leastOp = cands[i].op;
+            leastNeed = cands[i].need;
+          }
+          break;
+        }
+        intptr_t touched = h.nextStamp++;
+        opBufferBytes(g, cands[i].op, s, touched, false);
+        int64_t sum = cands[i].need + heldAcross(g, s, &h, touched);
+        if (sum <= bound->bytes) {
+          h.inS[cands[i].op] = false;
+          dead = true;
+          break;
+        }
+        if (sum < least) {
+          least = sum;
+          leastOp = cands[i].op;
+          leastNeed = cands[i].need;
+        }
+      }
+      if (dead)
+        continue;
+      if (leastOp < 0)
+        break;
+      if (least > bound->bytes) {
+        bound->bytes = least;
+        bound->op = leastOp;
+        bound->returnedBytes = 0;
+        bound->heldBytes = least - leastNeed;
+      }
+      h.inS[leastOp] = false;
+    }
+  }
+done:
+  rematFlowFree(&h.net);
+  free(h.inS);
+  free(h.bufferValuesStart);
+  free(h.bufferValues);
+  free(h.counted);
+  free(need);
+  free(levels);
+  free(cands);
+  free(fill);
+}
+
 RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
   RematGraphImpl *g = rematGraphImpl(graph);
-  RematLowerBound bound = {0, -1, 0};
+  if (g->lowerBoundKnown)
+    return g->lowerBound;
+  RematLowerBound bound = {0, -1, 0, 0};
   int64_t best = 0;
   intptr_t bestOp = g->numOps ? 0 : -1;
   size_t nb = (size_t)(g->numBuffers ? g->numBuffers : 1);
@@ -336,11 +602,16 @@ RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
       bound.returnedBytes = finished;
     }
   }
-  freeBoundScratch(&s);
   free(finals);
   free(pinnedList);
   bound.bytes = best;
   bound.op = bestOp;
+
+  // 3. The last heavy op.
+  lastHeavyOpBound(g, &s, &bound);
+  freeBoundScratch(&s);
+  g->lowerBound = bound;
+  g->lowerBoundKnown = true;
   return bound;
 }
 

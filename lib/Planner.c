@@ -2181,7 +2181,7 @@ static bool repairPlan(Planner *P, RematSimulation *sim, const RematSimContext *
 //===----------------------------------------------------------------------===//
 
 static void emitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound) {
-  char msg[640], loc[256] = "", name[64] = "", held[160] = "";
+  char msg[768], loc[256] = "", name[64] = "", held[192] = "";
   if (bound.op >= 0) {
     rematGraphPrintOpLocation(graph, bound.op, loc, sizeof(loc));
     MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(rematGraphGetOp(graph, bound.op)));
@@ -2190,6 +2190,11 @@ static void emitLowerBoundError(RematGraph graph, MlirOperation func, int64_t bu
   if (bound.returnedBytes > 0)
     snprintf(held, sizeof(held), ", of which %lld bytes are returned values that must already be final when it runs",
              (long long)bound.returnedBytes);
+  else if (bound.heldBytes > 0)
+    snprintf(held, sizeof(held),
+             ", where whichever of the ops that need the most memory runs last holds at least %lld more bytes "
+             "for the ops after it (least when it is this one)",
+             (long long)bound.heldBytes);
   snprintf(msg, sizeof(msg),
            "remat: budget of %lld bytes is under the lower bound of %lld bytes, forced by op #%ld %s (%s)%s; "
            "no plan can fit it",

@@ -174,6 +174,9 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
     if (lb.returnedBytes > 0) {
       formatBytes(lb.returnedBytes, bytes, sizeof(bytes));
       emit(w, ", with %s of returned values final before it", bytes);
+    } else if (lb.heldBytes > 0) {
+      formatBytes(lb.heldBytes, bytes, sizeof(bytes));
+      emit(w, ": whichever of the ops that need the most memory runs last holds %s more for the ops after it", bytes);
     }
     emit(w, "\n");
   }
@@ -265,7 +268,10 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
     emit(w, ", \"budget_bytes\": null");
   RematLowerBound lb = rematGraphGetLowerBound(g);
   intptr_t lbOp = lb.op;
-  emit(w, ", \"lower_bound_bytes\": %" PRId64 ", \"lower_bound_returned_bytes\": %" PRId64, lb.bytes, lb.returnedBytes);
+  emit(w,
+       ", \"lower_bound_bytes\": %" PRId64 ", \"lower_bound_returned_bytes\": %" PRId64
+       ", \"lower_bound_held_bytes\": %" PRId64,
+       lb.bytes, lb.returnedBytes, lb.heldBytes);
   if (lbOp >= 0 && numOps > 0) {
     opName(g, lbOp, op, sizeof(op));
     rematGraphPrintOpLocation(g, lbOp, loc, sizeof(loc));

@@ -53,13 +53,19 @@ typedef struct RematLowerBound {
   /// values when `op` runs for the last time (0 when the op's own buffers,
   /// plus results of ops that never move, force the bound).
   int64_t returnedBytes;
+  /// Of `bytes`, what must stay live across `op`'s last run, besides its own
+  /// buffers, for the ops that can still run after it (0 unless the bound's
+  /// third part, the last heavy op, forces it).
+  int64_t heldBytes;
 } RematLowerBound;
 
 /// Computes the bound: the larger of (a) over ops, the buffers the op reads
 /// and allocates (plus, for ops remat never moves, the results such ops wrote
 /// before it) and (b) over the orders in which returned values can be
 /// finished last, the least largest sum of the results finished so far and
-/// the other buffers their last writer touches.
+/// the other buffers their last writer touches, and (c) for sets S of ops with
+/// the largest needs, the least over o in S of o's buffers plus a minimum cut
+/// of what must be live when o runs as the last op of S.
 RematLowerBound rematGraphGetLowerBound(RematGraph graph);
 
 /// rematGraphGetLowerBound's bytes; `*forcingOp` (if not null) receives op.
