@@ -8,29 +8,30 @@
 
 #include <stdlib.h>
 
+/// realloc that keeps `array` (and clears *ok) when it fails, so that every
+/// array can be grown before one check.
+static void *resized(void *array, size_t count, size_t size, bool *ok) {
+  void *grown = realloc(array, count * size);
+  if (!grown) {
+    *ok = false;
+    return array;
+  }
+  return grown;
+}
+
 static bool growNodes(RematFlowNetwork *net, intptr_t numNodes) {
   if (numNodes <= net->capNodes)
     return true;
   size_t n = (size_t)numNodes;
-  intptr_t *head = realloc(net->head, n * sizeof(intptr_t));
-  if (head)
-    net->head = head;
-  intptr_t *level = realloc(net->level, n * sizeof(intptr_t));
-  if (level)
-    net->level = level;
-  intptr_t *iter = realloc(net->iter, n * sizeof(intptr_t));
-  if (iter)
-    net->iter = iter;
-  intptr_t *queue = realloc(net->queue, n * sizeof(intptr_t));
-  if (queue)
-    net->queue = queue;
-  intptr_t *path = realloc(net->path, n * sizeof(intptr_t));
-  if (path)
-    net->path = path;
-  if (!head || !level || !iter || !queue || !path)
-    return false;
-  net->capNodes = numNodes;
-  return true;
+  bool ok = true;
+  net->head = resized(net->head, n, sizeof(intptr_t), &ok);
+  net->level = resized(net->level, n, sizeof(intptr_t), &ok);
+  net->iter = resized(net->iter, n, sizeof(intptr_t), &ok);
+  net->queue = resized(net->queue, n, sizeof(intptr_t), &ok);
+  net->path = resized(net->path, n, sizeof(intptr_t), &ok);
+  if (ok)
+    net->capNodes = numNodes;
+  return ok;
 }
 
 void rematFlowReset(RematFlowNetwork *net, intptr_t numNodes) {
@@ -52,19 +53,13 @@ static bool growEdges(RematFlowNetwork *net) {
     return true;
   intptr_t capEdges = net->capEdges ? 2 * net->capEdges : 1024;
   size_t n = (size_t)capEdges;
-  intptr_t *next = realloc(net->next, n * sizeof(intptr_t));
-  if (next)
-    net->next = next;
-  intptr_t *to = realloc(net->to, n * sizeof(intptr_t));
-  if (to)
-    net->to = to;
-  int64_t *cap = realloc(net->cap, n * sizeof(int64_t));
-  if (cap)
-    net->cap = cap;
-  if (!next || !to || !cap)
-    return false;
-  net->capEdges = capEdges;
-  return true;
+  bool ok = true;
+  net->next = resized(net->next, n, sizeof(intptr_t), &ok);
+  net->to = resized(net->to, n, sizeof(intptr_t), &ok);
+  net->cap = resized(net->cap, n, sizeof(int64_t), &ok);
+  if (ok)
+    net->capEdges = capEdges;
+  return ok;
 }
 
 static void addArc(RematFlowNetwork *net, intptr_t from, intptr_t to, int64_t capacity) {
