@@ -446,12 +446,12 @@ static void lastHeavyOpBound(const RematGraphImpl *g, BoundScratch *s, RematLowe
       int64_t leastNeed = 0;
       bool dead = false;
       for (intptr_t i = 0; i < numCands && cands[i].leastSum < least; ++i) {
-        if (outOfWork(&h)) { // out of work: what is known still bounds
+        if (outOfWork(&h)) {
+          // Every op left has f >= its cheap bound >= this one's, which is
+          // under `least`: the minimum is at least this cheap bound.
           least = cands[i].leastSum;
-          if (leastOp < 0) {
-            leastOp = cands[i].op;
-            leastNeed = cands[i].need;
-          }
+          leastOp = cands[i].op;
+          leastNeed = cands[i].need;
           break;
         }
         intptr_t touched = h.nextStamp++;
