@@ -240,10 +240,11 @@ static int byOperandNeedDescending(const void *a, const void *b) {
 /// every plan. The cut treats every op outside S, pinned ones included, as
 /// able to run again after t* (fewer values need holding: still a bound).
 /// Values that cost nothing to hold: no memory of the step's own (scalars,
-/// arguments, buffers a plan can place in an argument) or a buffer op o
-/// touches. Views, and results that unknown ops alias, are never cut: holding
-/// one holds its source's buffer, so the cut takes the source instead (such
-/// ops are never in S, so they can run again after t*).
+/// arguments, buffers a plan can place in an argument), a buffer op o
+/// touches, or a result that a non-pure op writes in place (it may keep its
+/// operand's contents). Views are never cut: holding one holds its source's
+/// buffer, so the cut takes the source instead (views are never in S, so
+/// they can run again after t*).
 typedef struct HeavyCut {
   RematFlowNetwork net;
   bool *inS;
@@ -262,16 +263,27 @@ static const int64_t kHeavyCutWork = 2000000;
 
 static bool outOfWork(const HeavyCut *h) { return h->flowsDone >= kHeavyCutMinFlows && h->net.work >= kHeavyCutWork; }
 
-static bool isPassThrough(const RematGraphImpl *g, intptr_t v) {
+/// A view keeps its source's contents in its source's buffer: holding it is
+/// holding the source, which the cut then takes instead.
+static bool isView(const RematGraphImpl *g, intptr_t v) {
   intptr_t k = g->values[v].defOp;
-  return k >= 0 && g->values[v].aliasSource >= 0 && g->ops[k].cls != RematOpClassPure;
+  return k >= 0 && g->values[v].aliasSource >= 0 && g->ops[k].cls == RematOpClassView;
 }
 
+/// What holding value v at t* costs in the cut. A result that an op other
+/// than a known pure one writes into an operand's buffer (a region or unknown
+/// op, a call) may keep that operand's contents, so the two could share one
+/// buffer: such results cost nothing (a relaxation).
 static int64_t holdCost(const RematGraphImpl *g, const BoundScratch *s, intptr_t v, intptr_t touched) {
   intptr_t b = g->values[v].buffer;
   if (b < 0 || g->buffers[b].external || s->argumentBacked[b] || (touched >= 0 && s->stamp[b] == touched))
     return 0;
-  return isPassThrough(g, v) ? REMAT_FLOW_INFINITE : g->buffers[b].bytes;
+  if (isView(g, v))
+    return REMAT_FLOW_INFINITE;
+  intptr_t k = g->values[v].defOp;
+  if (k >= 0 && g->values[v].aliasSource >= 0 && g->ops[k].cls != RematOpClassPure)
+    return 0;
+  return g->buffers[b].bytes;
 }
 
 /// The least bytes live at t* besides op o's buffers (o = -1: none free),
@@ -314,7 +326,7 @@ static int64_t heldAcross(const RematGraphImpl *g, const BoundScratch *s, HeavyC
 }
 
 /// What holding the values of buffer b costs with nothing free (once per
-/// buffer and `touched`; views and other pass-through values are left out).
+/// buffer and `touched`; views are left out).
 static int64_t valuesHeldIn(const RematGraphImpl *g, const BoundScratch *s, HeavyCut *h, intptr_t b, intptr_t touched) {
   if (b < 0 || h->counted[b] == touched)
     return 0;
@@ -322,7 +334,7 @@ static int64_t valuesHeldIn(const RematGraphImpl *g, const BoundScratch *s, Heav
   int64_t bytes = 0;
   for (intptr_t i = h->bufferValuesStart[b]; i < h->bufferValuesStart[b + 1]; ++i) {
     intptr_t v = h->bufferValues[i];
-    if (!isPassThrough(g, v))
+    if (!isView(g, v))
       bytes += holdCost(g, s, v, -1);
   }
   return bytes;
@@ -383,9 +395,8 @@ static void lastHeavyOpBound(const RematGraphImpl *g, BoundScratch *s, RematLowe
   intptr_t numLevels = 0;
   for (intptr_t k = 0; k < numOps; ++k) {
     need[k] = opBufferBytes(g, k, s, h.nextStamp++, false);
+    // Views stay out of S: the cut relies on them running again after t*.
     bool eligible = k != h.terminator && need[k] > 0 && g->ops[k].cls != RematOpClassView;
-    for (intptr_t r = 0; eligible && r < g->ops[k].numResults; ++r)
-      eligible = !isPassThrough(g, g->ops[k].firstResult + r);
     if (!eligible)
       need[k] = 0;
     else
