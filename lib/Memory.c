@@ -146,6 +146,38 @@ static intptr_t destinationValue(const RematGraphImpl *g, intptr_t k, intptr_t r
   return rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op, operand).ptr);
 }
 
+/// Groups items 0..numItems-1 by their key (in [0, numKeys), or -1 to leave
+/// an item out), by counting sort: the items with key k are
+/// list[start[k] .. start[k+1]). The caller owns start (numKeys + 1 entries)
+/// and list (numItems); false when the scratch cannot be allocated.
+static bool groupByKey(const RematGraphImpl *g, intptr_t (*keyOf)(const RematGraphImpl *, intptr_t), intptr_t numItems,
+                       intptr_t numKeys, intptr_t *start, intptr_t *list) {
+  intptr_t *fill = calloc((size_t)numKeys + 1, sizeof(intptr_t));
+  if (!fill)
+    return false;
+  for (intptr_t k = 0; k <= numKeys; ++k)
+    start[k] = 0;
+  for (intptr_t i = 0; i < numItems; ++i)
+    if (keyOf(g, i) >= 0)
+      ++start[keyOf(g, i) + 1];
+  for (intptr_t k = 0; k < numKeys; ++k)
+    start[k + 1] += start[k];
+  for (intptr_t i = 0; i < numItems; ++i) {
+    intptr_t k = keyOf(g, i);
+    if (k >= 0)
+      list[start[k] + fill[k]++] = i;
+  }
+  free(fill);
+  return true;
+}
+
+/// Keys for groupByKey: the op that allocates buffer b (-1 for external
+/// buffers), and the buffer of value v.
+static intptr_t allocatingOp(const RematGraphImpl *g, intptr_t b) {
+  return g->buffers[b].external ? -1 : g->buffers[b].allocOp;
+}
+static intptr_t bufferOfValue(const RematGraphImpl *g, intptr_t v) { return g->values[v].buffer; }
+
 /// What the bound's parts share: buffers grouped by allocating op, per-buffer
 /// facts about in-place writes, and a stamp per buffer (which pass last
 /// counted it) so that each buffer counts once per op.
@@ -252,7 +284,6 @@ typedef struct HeavyCut {
   intptr_t *bufferValues;
   intptr_t *counted; // per buffer: the stamp of the op whose cheap bound counted it
   intptr_t nextStamp;
-  intptr_t terminator;
   intptr_t flowsDone;
 } HeavyCut;
 
@@ -293,7 +324,8 @@ static int64_t heldAcross(const RematGraphImpl *g, const BoundScratch *s, HeavyC
   intptr_t firstOp = 0;
   while (firstOp < g->numOps && !h->inS[firstOp])
     ++firstOp;
-  if (firstOp >= h->terminator)
+  intptr_t terminator = g->numOps - 1; // lastHeavyOpBound checks it is one
+  if (firstOp >= terminator)
     return 0;
   intptr_t firstValue = g->ops[firstOp].firstResult;
   intptr_t numValues = g->numValues - firstValue, numOps = g->numOps - firstOp;
@@ -319,7 +351,7 @@ static int64_t heldAcross(const RematGraphImpl *g, const BoundScratch *s, HeavyC
       rematFlowAddEdge(net, node, 2 * (g->ops[k].firstResult + r - firstValue), REMAT_FLOW_INFINITE);
   }
   ++h->flowsDone;
-  int64_t flow = rematFlowMax(net, source, 2 * numValues + (h->terminator - firstOp));
+  int64_t flow = rematFlowMax(net, source, 2 * numValues + (terminator - firstOp));
   // No finite cut cannot happen (an op's result is always cuttable); an
   // allocation failure or an overflow adds nothing to the bound.
   return flow < 0 || flow >= REMAT_FLOW_INFINITE ? 0 : flow;
@@ -370,33 +402,22 @@ static void lastHeavyOpBound(const RematGraphImpl *g, BoundScratch *s, RematLowe
                 .bufferValuesStart = calloc(nb + 1, sizeof(intptr_t)),
                 .bufferValues = malloc(((size_t)g->numValues + 1) * sizeof(intptr_t)),
                 .counted = malloc(nb * sizeof(intptr_t)),
-                .nextStamp = numOps + g->numBuffers + 1,
-                .terminator = numOps - 1};
+                .nextStamp = numOps + g->numBuffers + 1};
   int64_t *need = malloc(n * sizeof(int64_t));
   int64_t *levels = malloc(n * sizeof(int64_t));
   HeavyCandidate *cands = malloc(n * sizeof(HeavyCandidate));
-  intptr_t *fill = calloc(nb, sizeof(intptr_t));
-  if (!h.inS || !h.bufferValuesStart || !h.bufferValues || !h.counted || !need || !levels || !cands || !fill)
+  // Values per buffer, for the cheap bound of each cut.
+  if (!h.inS || !h.bufferValuesStart || !h.bufferValues || !h.counted || !need || !levels || !cands ||
+      !groupByKey(g, bufferOfValue, g->numValues, g->numBuffers, h.bufferValuesStart, h.bufferValues))
     goto done;
   for (intptr_t b = 0; b < g->numBuffers; ++b)
     h.counted[b] = -1;
-  // Values per buffer (counting sort), for the cheap bound of each cut.
-  for (intptr_t v = 0; v < g->numValues; ++v)
-    if (g->values[v].buffer >= 0)
-      ++h.bufferValuesStart[g->values[v].buffer + 1];
-  for (intptr_t b = 0; b < g->numBuffers; ++b)
-    h.bufferValuesStart[b + 1] += h.bufferValuesStart[b];
-  for (intptr_t v = 0; v < g->numValues; ++v) {
-    intptr_t b = g->values[v].buffer;
-    if (b >= 0)
-      h.bufferValues[h.bufferValuesStart[b] + fill[b]++] = v;
-  }
 
   intptr_t numLevels = 0;
   for (intptr_t k = 0; k < numOps; ++k) {
     need[k] = opBufferBytes(g, k, s, h.nextStamp++, false);
     // Views stay out of S: the cut relies on them running again after t*.
-    bool eligible = k != h.terminator && need[k] > 0 && g->ops[k].cls != RematOpClassView;
+    bool eligible = k != numOps - 1 && need[k] > 0 && g->ops[k].cls != RematOpClassView;
     if (!eligible)
       need[k] = 0;
     else
@@ -501,7 +522,6 @@ done:
   free(need);
   free(levels);
   free(cands);
-  free(fill);
 }
 
 RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
@@ -514,28 +534,16 @@ RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
   size_t nb = (size_t)(g->numBuffers ? g->numBuffers : 1);
   BoundScratch s = {calloc((size_t)g->numOps + 2, sizeof(intptr_t)), malloc(nb * sizeof(intptr_t)),
                     malloc(nb * sizeof(bool)), malloc(nb * sizeof(bool)), malloc(nb * sizeof(intptr_t))};
-  intptr_t *fill = calloc((size_t)g->numOps + 1, sizeof(*fill));
   ResultFinal *finals = malloc(nb * sizeof(*finals));
   intptr_t *pinnedList = malloc(nb * sizeof(*pinnedList));
-  bool ok =
-      s.allocStart && s.allocList && s.reusesDestination && s.argumentBacked && s.stamp && fill && finals && pinnedList;
+  // Buffers grouped by allocating op, so the scan is linear.
+  bool ok = s.allocStart && s.allocList && s.reusesDestination && s.argumentBacked && s.stamp && finals && pinnedList &&
+            groupByKey(g, allocatingOp, g->numBuffers, g->numOps, s.allocStart, s.allocList);
   if (ok) {
     for (intptr_t b = 0; b < g->numBuffers; ++b)
       s.stamp[b] = -1;
     classifyBuffers(g, &s);
-    // Buffers grouped by allocating op (counting sort), so the scan is linear.
-    for (intptr_t b = 0; b < g->numBuffers; ++b)
-      if (g->buffers[b].allocOp >= 0 && !g->buffers[b].external)
-        ++s.allocStart[g->buffers[b].allocOp + 1];
-    for (intptr_t k = 0; k < g->numOps; ++k)
-      s.allocStart[k + 1] += s.allocStart[k];
-    for (intptr_t b = 0; b < g->numBuffers; ++b)
-      if (g->buffers[b].allocOp >= 0 && !g->buffers[b].external) {
-        intptr_t k = g->buffers[b].allocOp;
-        s.allocList[s.allocStart[k] + fill[k]++] = b;
-      }
   }
-  free(fill);
   if (!ok) {
     freeBoundScratch(&s);
     free(finals);
