@@ -94,7 +94,7 @@ enum {
   kMaxExtended = 256,
   kMaxIterations = 20000,
   kOpsPerBatchedPick = 200,
-  kExactPruneOps = 2000,
+  kExactPruneOps = 4000,
   kRestarts = 6,
   kRepairs = 4, // repair neighbours (repairPlan)
   kMaxTargetViews = 8,
