@@ -226,7 +226,7 @@ def import_graph(gm, name):
     import remat_models as rm
     from torch_mlir import fx
     m = fx.stateless_fx_import(gm, output_type="linalg-on-tensors", model_name=name)
-    rm.split_shared_empties(m)
+    rm.normalize_destinations(m)
     return mlir22_text(m)
 
 

@@ -34,4 +34,7 @@ export PYTHONWARNINGS=ignore
 # torch-mlir's output before export.py splits shared tensor.empty destinations:
 # the reproducer of test/models/shared-empty.test.
 "$venv/bin/python" "$here/export.py" --remat-opt "$remat_opt" --models gpt2 --sizes ci --raw
+# ResNet-18 with torch-mlir's shared zero fills (One-Shot Bufferize copies them):
+# the input of test/models/copies.test and planned-above-after.test.
+"$venv/bin/python" "$here/export.py" --remat-opt "$remat_opt" --models resnet18 --sizes ci --shared-fills
 "$venv/bin/python" "$here/export_jax.py" --remat-opt "$remat_opt"

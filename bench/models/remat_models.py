@@ -380,26 +380,74 @@ def split_shared_empties(module):
     return added
 
 
+def split_shared_fills(module):
+    """torch-mlir also shares one `linalg.fill` (zeros, mostly: the accumulator
+    of every matmul and convolution of a shape) between many ops, forward and
+    backward. Each use but one makes One-Shot Bufferize copy the filled buffer
+    (copy_bytes in remat-opt's report), and the fill stays live from its first
+    use to its last, across the whole step. Gives every use its own fill (and
+    its own tensor.empty, when the fill's destination is one), created right
+    before the user: the same values, no copies. Run after
+    split_shared_empties. Returns how many linalg.fill ops were added. See
+    docs/models.md."""
+    added = 0
+    for func in module.body.operations:
+        for region in func.regions:
+            for block in region.blocks:
+                for op in list(block.operations):
+                    if op.name != "linalg.fill":
+                        continue
+                    uses = [(u.owner, u.operand_number) for u in op.results[0].uses]
+                    if len(uses) < 2:
+                        continue
+                    dest = op.operands[1].owner
+                    fresh = getattr(dest, "name", None) == "tensor.empty"
+                    for user, index in uses:
+                        ip = ir_insertion_point_before(user)
+                        fill = op.clone(ip=ip)
+                        if fresh:
+                            fill.operands[1] = dest.clone(ip=ir_insertion_point_before(fill)).result
+                        user.operands[index] = fill.results[0]
+                        added += 1
+                    op.erase()
+                    added -= 1
+                    if fresh and not list(dest.results[0].uses):
+                        dest.erase()
+    return added
+
+
+def normalize_destinations(module):
+    """The exporter's normalisation of torch-mlir's output, for our steps and
+    for PyTorch's partitioned ones alike (bench/compare.py): shared
+    tensor.empty and linalg.fill destinations split per use. Returns
+    (tensor.empty added, linalg.fill added)."""
+    empties = split_shared_empties(module)
+    return empties, split_shared_fills(module)
+
+
 def ir_insertion_point_before(op):
     from torch_mlir import ir
     return ir.InsertionPoint(op)
 
 
-def export_torch(name, size="ci", func_name=None, debug_info=False, normalize=True):
+def export_torch(name, size="ci", func_name=None, debug_info=False, split_empties=True, split_fills=True):
     """Exports model `name` at `size` as one func.func on tensors (linalg on
     tensors). Returns (text, info): text is torch-mlir's printout (the caller
     re-parses it with MLIR 22; see export.py), info has the signature and meta,
-    and the generic form in info["generic_text"]."""
+    and the generic form in info["generic_text"]. split_empties / split_fills:
+    the normalisation (normalize_destinations); off for the reproducers of
+    test/models (export.py --raw, --shared-fills)."""
     from torch_mlir import fx
     model, inputs, meta = build(name, size)
     gm, sig = joint_graph(model, inputs)
     func_name = func_name or f"{name}_step"
     mod = fx.stateless_fx_import(gm, output_type="linalg-on-tensors", model_name=func_name)
-    split = split_shared_empties(mod) if normalize else 0
+    split = split_shared_empties(mod) if split_empties else 0
+    fills = split_shared_fills(mod) if split_fills else 0
     text = mod.operation.get_asm(enable_debug_info=debug_info)
     generic = mod.operation.get_asm(enable_debug_info=debug_info, print_generic_op_form=True)
     params = list(sig.parameters)
-    info = dict(meta, func=func_name, split_empties=split, generic_text=generic,
+    info = dict(meta, func=func_name, split_empties=split, split_fills=fills, generic_text=generic,
                 arguments=params + [f"input{i}" for i in range(len(sig.user_inputs))],
                 results=["loss"] + [f"grad({p})" for p in sig.backward_signature.gradients_to_parameters.values()])
     return text, info
