@@ -663,12 +663,19 @@ def main():
     ap.add_argument("--plan-out", help="plan file to write (FUNC OP ANCHOR lines)")
     ap.add_argument("--stats-out", help="solver stats JSON (default stdout)")
     ap.add_argument("--verbose", action="store_true", help="HiGHS log")
+    ap.add_argument("--max-nodes", type=int, default=0,
+                    help="refuse (exit 2) graphs of more MILP nodes than this, before building the model (0: no "
+                         "limit); the model has about nodes^2 binaries")
     a = ap.parse_args()
     fn = json.load(open(a.graph))["functions"][a.func]
     if not a.min_peak and a.budget is None:
         ap.error("--budget is required (or --min-peak)")
     budget = parse_budget(a.budget, fn["peak_bytes"]) if not a.min_peak else None
     try:
+        if a.max_nodes:
+            num_nodes = coarsen(fn)[2]["nodes"]
+            if num_nodes > a.max_nodes:
+                raise Unsupported("%d MILP nodes, over --max-nodes %d" % (num_nodes, a.max_nodes))
         if a.min_peak:
             lines, stats = solve_min_peak(fn, a.time_limit, a.func, a.threads, a.verbose)
         else:
