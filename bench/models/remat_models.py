@@ -355,6 +355,13 @@ def count_ops(text):
     return counts
 
 
+def function_body_ops(module, name):
+    """The top-level ops named `name` in the bodies of the module's functions,
+    collected first (the callers clone and erase ops as they go)."""
+    return [op for func in module.body.operations for region in func.regions for block in region.blocks
+            for op in list(block.operations) if op.name == name]
+
+
 def split_shared_empties(module):
     """torch-mlir hands one `tensor.empty` to several ops as their destination
     (`outs`). Gives every use its own `tensor.empty`, created right before the
@@ -362,21 +369,16 @@ def split_shared_empties(module):
     tensor.empty ops were added. See docs/models.md: remat-opt's schedule
     simulation refuses two writers sharing one fresh destination."""
     added = 0
-    for func in module.body.operations:
-        for region in func.regions:
-            for block in region.blocks:
-                for op in list(block.operations):
-                    if op.name != "tensor.empty":
-                        continue
-                    uses = [(u.owner, u.operand_number) for u in op.result.uses]
-                    if not uses:
-                        continue
-                    for user, index in uses:
-                        clone = op.clone(ip=ir_insertion_point_before(user))
-                        user.operands[index] = clone.result
-                        added += 1
-                    op.erase()
-                    added -= 1
+    for op in function_body_ops(module, "tensor.empty"):
+        uses = [(u.owner, u.operand_number) for u in op.result.uses]
+        if not uses:
+            continue
+        for user, index in uses:
+            clone = op.clone(ip=ir_insertion_point_before(user))
+            user.operands[index] = clone.result
+            added += 1
+        op.erase()
+        added -= 1
     return added
 
 
@@ -391,28 +393,22 @@ def split_shared_fills(module):
     split_shared_empties. Returns how many linalg.fill ops were added. See
     docs/models.md."""
     added = 0
-    for func in module.body.operations:
-        for region in func.regions:
-            for block in region.blocks:
-                for op in list(block.operations):
-                    if op.name != "linalg.fill":
-                        continue
-                    uses = [(u.owner, u.operand_number) for u in op.results[0].uses]
-                    if len(uses) < 2:
-                        continue
-                    dest = op.operands[1].owner
-                    fresh = getattr(dest, "name", None) == "tensor.empty"
-                    for user, index in uses:
-                        ip = ir_insertion_point_before(user)
-                        fill = op.clone(ip=ip)
-                        if fresh:
-                            fill.operands[1] = dest.clone(ip=ir_insertion_point_before(fill)).result
-                        user.operands[index] = fill.results[0]
-                        added += 1
-                    op.erase()
-                    added -= 1
-                    if fresh and not list(dest.results[0].uses):
-                        dest.erase()
+    for op in function_body_ops(module, "linalg.fill"):
+        uses = [(u.owner, u.operand_number) for u in op.results[0].uses]
+        if len(uses) < 2:
+            continue
+        dest = op.operands[1].owner
+        fresh = getattr(dest, "name", None) == "tensor.empty"
+        for user, index in uses:
+            fill = op.clone(ip=ir_insertion_point_before(user))
+            if fresh:
+                fill.operands[1] = dest.clone(ip=ir_insertion_point_before(fill)).result
+            user.operands[index] = fill.results[0]
+            added += 1
+        op.erase()
+        added -= 1
+        if fresh and not list(dest.results[0].uses):
+            dest.erase()
     return added
 
 
