@@ -498,7 +498,7 @@ def milp_rows(tools, path, name, budgets, a, base_sums):
             log(f"{name}: MILP {note}")
             return dict(note=note, rows=rows)
         st = json.load(open(stats)) if os.path.exists(stats) else {}
-        status = st.get(st.get("plan_model", ""), {}).get("status", f"exit {q.returncode}") if st else \
+        status = st.get(st.get("plan_model") or "checkmate", {}).get("status", f"exit {q.returncode}") if st else \
             last_line(q.stderr) or f"exit {q.returncode}"
         r = dict(planner="optimum", budget=label, budget_req=bb, milp_status=status, milp_s=wall)
         if q.returncode == 0 and status == "Optimal":
