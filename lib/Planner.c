@@ -217,6 +217,12 @@ typedef struct Planner {
   // Helps some graphs and hurts others as a greedy choice: default plans both
   // ways and keeps the cheaper.
   bool resultTargets;
+  // Also place chains at the valley between the peak and the reader
+  // (pickAt): the restarts from segment checkpoints of a search that got
+  // stuck above the budget (retryFromCheckpoints). Tried in every search it
+  // made the planner 1.4-2.3x slower on the ci exports; in the restarts from
+  // looser budgets alone it changed no plan there.
+  bool valleys;
   // Chains may take over later decisions (Pick.joint, subsumedCost). Helps
   // most graphs as a greedy choice and hurts some: default plans both ways.
   bool joint;
@@ -1312,11 +1318,31 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
     // recomputed or moved there can still read inputs that are gone by its
     // first late reader (cnn-d4 at 70%: the fc weight gradient's transpose
     // right after the peak instead of conv4's forward again at the return).
-    int shifts = chainAware && P->g->numOps <= kExactPruneOps ? (P->refined ? 3 : 2) : 1;
+    int shifts = chainAware && P->g->numOps <= kExactPruneOps ? 4 : 1;
     for (int m = 0; m < (chainAware ? 2 : 1) * shifts; ++m) {
       ChainMode mode = (ChainMode)(m % 2);
       Target shifted = popped;
-      if (m / 2 == 2) {
+      if (m / 2 == 2 && !P->refined)
+        continue;
+      if (m / 2 == 3) {
+        // The valley: the stage between the peak and the first late read
+        // with the fewest bytes live, where the chain's own intermediates
+        // cost least (the value is then held from there to its reader).
+        // Near the lower bound, the chain placed at the reader can make a
+        // new peak there with its intermediates (gpt2 ci: rebuilding an MLP
+        // input, 3 x 64 KiB, inside the GELU gradient). Only in the
+        // searches that restart a stuck one (P->valleys).
+        if (!P->valleys)
+          continue;
+        intptr_t q = sim->instAnchor[t] + 1, valley = -1;
+        for (; q < popped.anchor - 1; ++q)
+          if (sim->stageBegin[q] > t && q > P->g->values[popped.value].defOp &&
+              (valley < 0 || P->stageLive[q] < P->stageLive[valley]))
+            valley = q;
+        if (valley < 0)
+          continue;
+        shifted.anchor = valley;
+      } else if (m / 2 == 2) {
         intptr_t q = sim->instAnchor[t] + 1;
         while (q < popped.anchor && sim->stageBegin[q] <= t)
           ++q;
@@ -1827,6 +1853,7 @@ static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSi
     Planner Q;
     RematSimulation trial;
     bool ok = startFromScratch(&Q, &trial, P, ctx, budget) && planSqrt(&Q, &trial, kSegments[i]);
+    Q.valleys = true;
     bool duplicate = false;
     if (ok) {
       ok = collectSchedule(&Q, -1, &seen[numSeen]);
