@@ -506,10 +506,10 @@ def milp_rows(tools, path, name, budgets, a, base_sums):
             # A replay takes no --budget (remat-opt refuses the pair): whether the
             # MILP's schedule fits is checked here, on the replay's own estimate.
             z = sh([tools.opt, f"--plan-file={plan}", "--report=json", f"--report-file={rep}", path, "-o", out])
-            if z.returncode == 0 and json.load(open(rep))["functions"][0]["peak_bytes_after"] > bb:
-                r["error"] = f"replayed peak {json.load(open(rep))['functions'][0]['peak_bytes_after']} B over the budget"
-            elif z.returncode == 0:
-                f = json.load(open(rep))["functions"][0]
+            f = json.load(open(rep))["functions"][0] if z.returncode == 0 else None
+            if f and f["peak_bytes_after"] > bb:
+                r["error"] = f"replayed peak {f['peak_bytes_after']} B over the budget"
+            elif f:
                 r.update(peak_after=f["peak_bytes_after"], flops_share=f["recompute_flops"] / f["baseline_flops"],
                          time_share=f["recompute_time_s"] / f["baseline_time_s"], decisions=len(f["decisions"]),
                          pass_s=wall)

@@ -1319,26 +1319,24 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
     // first late reader (cnn-d4 at 70%: the fc weight gradient's transpose
     // right after the peak instead of conv4's forward again at the return).
     int shifts = chainAware && P->g->numOps <= kExactPruneOps ? 4 : 1;
+    // The valley: the stage between the peak and the first late read with
+    // the fewest bytes live, where the chain's own intermediates cost least
+    // (the value is then held from there to its reader). Near the lower
+    // bound, the chain placed at the reader can make a new peak there with
+    // its intermediates (gpt2 ci: rebuilding an MLP input, 3 x 64 KiB, inside
+    // the GELU gradient). Only in the searches that restart a stuck one
+    // (P->valleys).
+    intptr_t valley = -1;
+    for (intptr_t q = sim->instAnchor[t] + 1; shifts == 4 && P->valleys && q < popped.anchor - 1; ++q)
+      if (sim->stageBegin[q] > t && q > P->g->values[popped.value].defOp &&
+          (valley < 0 || P->stageLive[q] < P->stageLive[valley]))
+        valley = q;
     for (int m = 0; m < (chainAware ? 2 : 1) * shifts; ++m) {
       ChainMode mode = (ChainMode)(m % 2);
       Target shifted = popped;
       if (m / 2 == 2 && !P->refined)
         continue;
       if (m / 2 == 3) {
-        // The valley: the stage between the peak and the first late read
-        // with the fewest bytes live, where the chain's own intermediates
-        // cost least (the value is then held from there to its reader).
-        // Near the lower bound, the chain placed at the reader can make a
-        // new peak there with its intermediates (gpt2 ci: rebuilding an MLP
-        // input, 3 x 64 KiB, inside the GELU gradient). Only in the
-        // searches that restart a stuck one (P->valleys).
-        if (!P->valleys)
-          continue;
-        intptr_t q = sim->instAnchor[t] + 1, valley = -1;
-        for (; q < popped.anchor - 1; ++q)
-          if (sim->stageBegin[q] > t && q > P->g->values[popped.value].defOp &&
-              (valley < 0 || P->stageLive[q] < P->stageLive[valley]))
-            valley = q;
         if (valley < 0)
           continue;
         shifted.anchor = valley;
