@@ -843,6 +843,7 @@ static struct {
   long cases, ops, modes[kNumModes], layers[kNumLayerKinds];
   long met[kNumPlanners], unmet[kNumPlanners], decisions[kNumPlanners];
   long findings[kNumFindings], greedyMissesDefault, analysisFallback;
+  long fusedMet, fusedUnmet, fusedRefused, fusedOpsRemoved;
 } stats;
 
 static void printStats(void) {
@@ -861,6 +862,8 @@ static void printStats(void) {
     fprintf(stderr, " %s %ld", kFindingNames[f], stats.findings[f]);
   fprintf(stderr, "; greedy misses a budget default meets %ld; steps without bufferization analysis %ld\n",
           stats.greedyMissesDefault, stats.analysisFallback);
+  fprintf(stderr, "remat-fuzz: default with fusion: met %ld, not met %ld, refused %ld; %ld ops fused away\n",
+          stats.fusedMet, stats.fusedUnmet, stats.fusedRefused, stats.fusedOpsRemoved);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1304,6 +1307,74 @@ static void stepFree(Step *s) {
   mlirModuleDestroy(s->module);
 }
 
+/// The default planner with elementwise fusion first (remat-opt
+/// --fuse-elementwise). Fusion changes the ops, so the expression hashes and
+/// the input's lower bound do not apply; what must hold: a refusal is an
+/// error that leaves the IR as it was, and a plan verifies, keeps the
+/// never-recompute ops and the results, changes nothing at a budget at or
+/// above the peak, and reports the peak it has.
+static void checkFused(Step *s, Case *c) {
+  MlirOperation module = mlirOperationClone(s->moduleOp);
+  MlirOperation func = findStep(module);
+  RematGraphOptions options = {.dynamicDimBound = 0, .reusePlannedPeak = false, .fuseElementwise = true};
+  RematPlanResult result;
+  c->planner = RematPlannerDefault;
+  long errorsBefore = diags.errors;
+  diags.last.len = 0;
+  MlirLogicalResult status =
+      rematPlanAndRewrite(func, &options, c->budget, c->percent, c->planner, rematCostProfileGetDefault(), &result);
+  c->result = &result;
+  Str after = {0};
+  printOp(module, &after);
+  bool failed = mlirLogicalResultIsFailure(status);
+  bool hadError = diags.errors > errorsBefore;
+  bool changed = strcmp(strGet(&after), strGet(&s->text)) != 0;
+  if (changed)
+    c->after = strGet(&after);
+  if (failed) {
+    if (!hadError)
+      violation(c, "fused planning failed without an error diagnostic");
+    if (changed)
+      violation(c, "a budget refused with fusion left the IR changed");
+    ++stats.fusedRefused;
+  } else {
+    if (hadError)
+      violation(c, "fused planning succeeded but emitted an error diagnostic");
+    if (!mlirOperationVerify(module))
+      violation(c, "the fused and rewritten module does not verify");
+    if (result.peakBytesBefore != c->peak)
+      violation(c, "with fusion, peak_bytes_before %" PRId64 " is not the input's %" PRId64, result.peakBytesBefore,
+                c->peak);
+    if (result.peakBytesPlanned != result.peakBytesAfter)
+      violation(c, "with fusion, the simulation (%" PRId64 ") differs from the measured peak (%" PRId64 ")",
+                result.peakBytesPlanned, result.peakBytesAfter);
+    if (result.budgetMet != (result.peakBytesAfter <= c->budget))
+      violation(c, "with fusion, budget_met says %d for a peak of %" PRId64, result.budgetMet, result.peakBytesAfter);
+    if (c->budget >= c->peak && changed)
+      violation(c, "with fusion, a budget at or above the peak changed the IR");
+    if (result.peakBytesFused >= 0 && result.peakBytesAfter > result.peakBytesFused)
+      violation(c, "the rewrite raised the fused peak %" PRId64 " to %" PRId64, result.peakBytesFused,
+                result.peakBytesAfter);
+    OpCensus now = census(func);
+    if (now.forbiddenClones)
+      violation(c, "with fusion, a never-recompute op (%s) was cloned", now.forbidden);
+    if (now.neverRecomputed != s->census.neverRecomputed)
+      violation(c, "with fusion, never-recompute ops went from %ld to %ld", s->census.neverRecomputed,
+                now.neverRecomputed);
+    intptr_t numAfter = 0;
+    free(hashResults(func, &numAfter));
+    if (numAfter != s->numResults)
+      violation(c, "with fusion, the function returns %ld values instead of %ld", (long)numAfter, (long)s->numResults);
+    ++*(result.budgetMet ? &stats.fusedMet : &stats.fusedUnmet);
+    stats.fusedOpsRemoved += result.numFusedOps;
+  }
+  rematPlanResultFree(&result);
+  c->result = NULL;
+  c->after = NULL;
+  strFree(&after);
+  mlirOperationDestroy(module);
+}
+
 /// Every planner at `c->budget` (resolved; `c->percent` >= 0 when it was
 /// given as a percentage), then the planners compared.
 static void stepCheckBudget(Step *s, Case *c) {
@@ -1321,6 +1392,7 @@ static void stepCheckBudget(Step *s, Case *c) {
   }
   if (met[2] && !met[1])
     ++stats.greedyMissesDefault;
+  checkFused(s, c);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

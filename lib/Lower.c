@@ -90,24 +90,26 @@ void rematMarkCInterfaces(MlirModule module) {
   mlirOperationWalk(moduleOp, markCInterface, &ctx, MlirWalkPreOrder);
 }
 
-MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline) {
-  MlirOperation moduleOp = mlirModuleGetOperation(module);
-  MlirContext ctx = mlirOperationGetContext(moduleOp);
-  MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, mlirStringRefCreateFromCString("builtin.module"));
+MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const char *pipeline) {
+  MlirContext ctx = mlirOperationGetContext(op);
+  MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, mlirStringRefCreateFromCString(anchor));
   PipelineError err = {{0}, 0};
   MlirLogicalResult parsed = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
                                                    mlirStringRefCreateFromCString(pipeline), appendPipelineError, &err);
   if (mlirLogicalResultIsFailure(parsed)) {
     char buf[1400];
-    snprintf(buf, sizeof(buf), "internal error: cannot build the lowering pipeline '%.200s': %s", pipeline,
-             err.message);
-    mlirEmitError(mlirOperationGetLocation(moduleOp), buf);
+    snprintf(buf, sizeof(buf), "internal error: cannot build the pass pipeline '%.200s': %s", pipeline, err.message);
+    mlirEmitError(mlirOperationGetLocation(op), buf);
     mlirPassManagerDestroy(pm);
     return mlirLogicalResultFailure();
   }
-  MlirLogicalResult result = mlirPassManagerRunOnOp(pm, moduleOp);
+  MlirLogicalResult result = mlirPassManagerRunOnOp(pm, op);
   mlirPassManagerDestroy(pm);
   return result;
+}
+
+MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline) {
+  return rematRunPipelineOn(mlirModuleGetOperation(module), "builtin.module", pipeline);
 }
 
 MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {

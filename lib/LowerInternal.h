@@ -10,6 +10,11 @@
 /// module's location with the parser's message.
 MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline);
 
+/// Runs a textual pass pipeline on `op`, whose name is `anchor` (e.g.
+/// "func.func"); a pipeline that does not parse is an internal error emitted
+/// at `op`.
+MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const char *pipeline);
+
 /// Sets `llvm.emit_c_interface` on every func.func with a body, so that the
 /// runner or the AOT main can call it through `_mlir_ciface_<name>`.
 void rematMarkCInterfaces(MlirModule module);

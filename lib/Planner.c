@@ -23,6 +23,7 @@
 
 #include <time.h>
 
+#include "Fuse.h"
 #include "GraphInternal.h"
 #include "Rewrite.h"
 #include "Schedule.h"
@@ -2205,7 +2206,10 @@ static bool repairPlan(Planner *P, RematSimulation *sim, const RematSimContext *
 // Driver
 //===----------------------------------------------------------------------===//
 
-static void emitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound) {
+/// `fused`: the bound is of the function after elementwise fusion (the input
+/// itself is left unchanged).
+static void emitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound,
+                                bool fused) {
   char msg[768], loc[256] = "", name[64] = "", held[192] = "";
   if (bound.op >= 0) {
     rematGraphPrintOpLocation(graph, bound.op, loc, sizeof(loc));
@@ -2221,9 +2225,10 @@ static void emitLowerBoundError(RematGraph graph, MlirOperation func, int64_t bu
              "for the ops after it (least when it is this one)",
              (long long)bound.heldBytes);
   snprintf(msg, sizeof(msg),
-           "remat: budget of %lld bytes is under the lower bound of %lld bytes, forced by op #%ld %s (%s)%s; "
+           "remat: budget of %lld bytes is under the lower bound of %lld bytes%s, forced by op #%ld %s (%s)%s; "
            "no plan can fit it",
-           (long long)budget, (long long)bound.bytes, (long)bound.op, name, loc, held);
+           (long long)budget, (long long)bound.bytes, fused ? " of the elementwise-fused function" : "", (long)bound.op,
+           name, loc, held);
   mlirEmitError(
       bound.op >= 0 ? mlirOperationGetLocation(rematGraphGetOp(graph, bound.op)) : mlirOperationGetLocation(func), msg);
 }
@@ -2322,6 +2327,52 @@ static MlirLogicalResult finish(Planner *P, RematGraph graph, MlirOperation func
   return mlirLogicalResultSuccess();
 }
 
+/// RematGraphOptions.fuseElementwise: fuses `func` in place and replaces
+/// `*graph` with the fused function's. A budget under the fused function's
+/// lower bound is an error, and then, as on any failure, the input's body is
+/// put back: the IR is unchanged.
+static MlirLogicalResult fuseBeforePlanning(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
+                                            RematGraph *graph, RematPlanResult *result) {
+  MlirOperation backup = mlirOperationClone(func);
+  intptr_t removed = 0;
+  bool ok = mlirLogicalResultIsSuccess(rematFuseElementwise(func, &removed));
+  RematGraph fused = {NULL};
+  if (ok) {
+    fused = rematGraphCreate(func, options);
+    ok = !rematGraphIsNull(fused);
+  }
+  if (ok) {
+    RematLowerBound bound = rematGraphGetLowerBound(fused);
+    if (budgetBytes < bound.bytes) {
+      emitLowerBoundError(fused, func, budgetBytes, bound, true);
+      ok = false;
+    }
+  }
+  int64_t peak = -1;
+  if (ok) {
+    RematMemoryTracker t = rematMemoryTrackerCreate(fused);
+    ok = !rematMemoryTrackerIsNull(t);
+    if (ok) {
+      peak = rematMemoryTrackerGetPeakBytes(t);
+      rematMemoryTrackerDestroy(t);
+    }
+  }
+  if (!ok) {
+    if (!rematGraphIsNull(fused))
+      rematGraphDestroy(fused);
+    mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(backup, 0));
+    mlirOperationDestroy(backup);
+    return mlirLogicalResultFailure();
+  }
+  mlirOperationDestroy(backup);
+  result->flopsBeforeFusion = rematGraphGetTotalFlops(*graph);
+  rematGraphDestroy(*graph);
+  *graph = fused;
+  result->numFusedOps = removed;
+  result->peakBytesFused = peak;
+  return mlirLogicalResultSuccess();
+}
+
 static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                         double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                         RematPlanResult *result);
@@ -2413,9 +2464,23 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   if (budgetPercent >= 0)
     budgetBytes = (int64_t)((double)result->peakBytesBefore * budgetPercent / 100.0);
   result->resolvedBudgetBytes = budgetBytes;
+  result->peakBytesFused = -1;
+  bool fuse = options->fuseElementwise && kind != RematPlannerNone && result->peakBytesBefore > budgetBytes;
+  if (fuse) {
+    if (mlirLogicalResultIsFailure(fuseBeforePlanning(func, options, budgetBytes, &graph, result))) {
+      rematGraphDestroy(graph);
+      return mlirLogicalResultFailure();
+    }
+    if (result->peakBytesFused <= budgetBytes) {
+      result->budgetMet = true;
+      result->peakBytesAfter = result->peakBytesPlanned = result->peakBytesFused;
+      rematGraphDestroy(graph);
+      return mlirLogicalResultSuccess();
+    }
+  }
   RematLowerBound lowerBound = rematGraphGetLowerBound(graph);
   if (budgetBytes < lowerBound.bytes) {
-    emitLowerBoundError(graph, func, budgetBytes, lowerBound);
+    emitLowerBoundError(graph, func, budgetBytes, lowerBound, false);
     rematGraphDestroy(graph);
     return mlirLogicalResultFailure();
   }
@@ -2458,7 +2523,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   bool ok = plannerInit(&P, &ctx, budgetBytes);
   RematSimulation sim;
   memset(&sim, 0, sizeof(sim));
-  int64_t baselinePeak = result->peakBytesBefore;
+  int64_t baselinePeak = fuse ? result->peakBytesFused : result->peakBytesBefore;
   if (result->numSplitEmpties > 0) {
     RematMemoryTracker t = rematMemoryTrackerCreate(graph);
     baselinePeak = rematMemoryTrackerIsNull(t) ? -1 : rematMemoryTrackerGetPeakBytes(t);
@@ -2517,6 +2582,7 @@ MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions
                                      RematPlanResult *result) {
   memset(result, 0, sizeof(*result));
   result->resolvedBudgetBytes = -1;
+  result->peakBytesFused = -1;
   RematGraph graph = rematGraphCreate(func, options);
   if (rematGraphIsNull(graph))
     return mlirLogicalResultFailure();

@@ -154,6 +154,14 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
     formatBytes(r->budgetBytes, budget, sizeof(budget));
     emit(w, "  peak before:     %s; budget %s; planner %s: %s\n", before, budget, r->planner,
          r->budgetMet ? "budget met" : "BUDGET NOT MET");
+    if (r->fused) {
+      char fused[64];
+      formatBytes(r->peakBytesFused, fused, sizeof(fused));
+      emit(w,
+           "  fused:           %ld fewer ops (linalg-fuse-elementwise-ops); peak %s before recomputing; "
+           "input flops %.4g\n",
+           (long)r->numFusedOps, fused, r->flopsBeforeFusion);
+    }
   }
   if (numOps > 0) {
     intptr_t peakOp = rematMemoryTrackerGetPeakOp(r->before);
@@ -288,6 +296,9 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
        rematCostGetGraphTime(r->profile, g) - r->recomputeTimeSeconds, r->recomputeTimeSeconds);
   emit(w, ", \"copy_bytes_before\": %" PRId64 ", \"copy_bytes_after\": %" PRId64 ", \"step_time_change_s\": %.6g",
        r->copyBytesBefore, rematGraphGetCopyBytes(g), stepTimeChange(r));
+  if (r->fused)
+    emit(w, ", \"fused_ops_removed\": %ld, \"peak_bytes_fused\": %" PRId64 ", \"input_flops\": %.17g",
+         (long)r->numFusedOps, r->peakBytesFused, r->flopsBeforeFusion);
   if (r->budgetBytes >= 0 || strcmp(r->planner, "none") != 0)
     emit(w,
          ", \"peak_bytes_planned\": %" PRId64 ", \"plan_time_s\": %.6g, \"pass_time_s\": %.6g, \"naming_time_s\": %.6g",

@@ -44,6 +44,12 @@ typedef struct RematGraphOptions {
   /// large steps costs about as much as the search; for callers that print no
   /// report.
   bool skipDecisionNames;
+  /// rematPlanAndRewrite only, when the budget is under the peak: first fold
+  /// every elementwise op whose result has one use into that use (MLIR's
+  /// linalg-fuse-elementwise-ops), then plan. Percent budgets and
+  /// peak_bytes_before stay those of the input; the lower bound checked is
+  /// the fused function's. docs/planner.md, "Elementwise fusion".
+  bool fuseElementwise;
 } RematGraphOptions;
 
 /// Why an op can or cannot be recomputed.

@@ -83,6 +83,12 @@ typedef struct RematPlanResult {
   /// tensor.empty clones made before planning: one empty handed to several
   /// ops as their destination gets one per use (its contents are undefined).
   intptr_t numSplitEmpties;
+  /// RematGraphOptions.fuseElementwise: ops the fusion removed, the fused
+  /// function's peak before any recomputation (-1 when it did not run) and
+  /// the input's flops (the fused step's can differ by folded constants).
+  intptr_t numFusedOps;
+  int64_t peakBytesFused;
+  double flopsBeforeFusion;
 } RematPlanResult;
 
 /// Rewrites `func` so that its peak fits `budgetBytes`, using `kind`.

@@ -35,6 +35,12 @@ typedef struct RematFunctionReport {
   double recomputeTimeSeconds;
   int64_t copyBytesBefore; ///< bufferization copies of the input function
   bool budgetMet;
+  /// --fuse-elementwise ran: ops fused away, the fused input's peak and the
+  /// input's flops.
+  bool fused;
+  intptr_t numFusedOps;
+  int64_t peakBytesFused;
+  double flopsBeforeFusion;
   const RematDecision *decisions; ///< borrowed
   intptr_t numDecisions;
 } RematFunctionReport;

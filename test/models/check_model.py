@@ -1,7 +1,8 @@
 """Round trip of one exported real-model training step (bench/models/, issue 4
 item 4): needs no torch and no PyPI, only the committed IR.
 
-  check_model.py [--budget 50%] [--static | --static-unless-full] [--planner P] FILE.mlir[.xz|.gz] WORKDIR
+  check_model.py [--budget 50%] [--static | --static-unless-full] [--planner P] [--fuse-elementwise]
+                 FILE.mlir[.xz|.gz] WORKDIR
 
 1. Decompresses FILE (lzma or gzip by suffix) into WORKDIR, checks that
    MLIR 22's mlir-opt parses it.
@@ -42,6 +43,8 @@ def main():
     ap.add_argument("workdir")
     ap.add_argument("--budget", default="50%")
     ap.add_argument("--planner", default="default")
+    ap.add_argument("--fuse-elementwise", action="store_true",
+                    help="plan with remat-opt --fuse-elementwise (the report must say what fusion did)")
     ap.add_argument("--static", action="store_true", help="check the report alone; no CPU run")
     ap.add_argument("--static-unless-full", action="store_true",
                     help="--static unless the environment has REMAT_MODEL_TESTS=full (lit.local.cfg)")
@@ -79,7 +82,7 @@ def main():
 
     out_ir, rep = os.path.join(a.workdir, "remat.mlir"), os.path.join(a.workdir, "remat.json")
     rc, _, err, _ = run(["remat-opt", f"--planner={a.planner}", f"--budget={a.budget}", "--report=json",
-                         f"--report-file={rep}", path, "-o", out_ir])
+                         f"--report-file={rep}", path, "-o", out_ir] + (["--fuse-elementwise"] if a.fuse_elementwise else []))
     if rc != 0:
         fail(f"remat-opt --budget={a.budget} exited {rc}: {err.strip()}")
         return 1
@@ -89,6 +92,14 @@ def main():
     print(f"ok   {name}: remat {a.budget} ({a.planner}): budget {budget}, peak after {after} "
           f"({100.0 * after / peak:.1f}% of {peak}), {len(r['decisions'])} decisions, "
           f"recompute {share:.2f}% of flops, pass {r.get('pass_time_s', 0):.2f} s")
+    if a.fuse_elementwise:
+        fused = r.get("peak_bytes_fused")
+        print(f"{'ok  ' if fused is not None and r.get('fused_ops_removed', 0) > 0 else 'FAIL'} {name}: fused: "
+              f"{r.get('fused_ops_removed')} fewer ops, peak {fused} before recomputing, "
+              f"recompute {100.0 * r['recompute_flops'] / r['input_flops'] if 'input_flops' in r else -1:.2f}% "
+              f"of the input's flops")
+        if fused is None or not r.get("fused_ops_removed"):
+            failures.append("fusion")
     if not r["budget_met"] or after > budget:
         fail("budget not met")
     if not r["decisions"]:

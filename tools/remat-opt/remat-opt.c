@@ -50,7 +50,8 @@ typedef struct Options {
   const char *plannerName;
   const char *planFile; // replay a schedule: lines "FUNC OP ANCHOR" (top-level op indices)
   const char *exportGraph;
-  intptr_t numBudgets; // --budgets: one variant per entry
+  bool fuseElementwise; // --fuse-elementwise
+  intptr_t numBudgets;  // --budgets: one variant per entry
   int64_t budgetsBytes[16];
   double budgetsPercent[16];
 } Options;
@@ -86,6 +87,11 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "  --plan-file=FILE      replay a schedule: one 'FUNC OP ANCHOR' line per\n"
                             "                        recomputation (op indices as in the JSON graph)\n"
                             "  --export-graph=FILE   write the planning graph of each function as JSON\n"
+                            "  --fuse-elementwise    with --budget: when the budget is under the\n"
+                            "                        peak, first fold each elementwise op with one\n"
+                            "                        use into its user (MLIR's linalg-fuse-elementwise-\n"
+                            "                        ops; same results), then plan. N% stays of the\n"
+                            "                        input's peak (docs/planner.md)\n"
                             "  --budgets=S1,S2,...   one variant of each step per budget plus a\n"
                             "                        dispatcher that runs the cheapest variant fitting\n"
                             "                        the memory free at run time (docs/variants.md)\n"
@@ -193,6 +199,8 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       opts->estimate = true;
     } else if (strcmp(a, "--split-input-file") == 0) {
       opts->splitInputFile = true;
+    } else if (strcmp(a, "--fuse-elementwise") == 0) {
+      opts->fuseElementwise = true;
     } else if (startsWith(a, "--report=")) {
       const char *f = a + strlen("--report=");
       if (strcmp(f, "text") == 0)
@@ -287,6 +295,10 @@ static int parseFlags(int argc, char **argv, Options *opts) {
     return usageError("--plan-file replays a given schedule; it takes no --budget or --planner%s", "");
   if (opts->plannerName && opts->planner != RematPlannerNone && !opts->hasBudget && !opts->numBudgets)
     return usageError("--planner=%s needs a --budget", opts->plannerName);
+  if (opts->fuseElementwise && (!opts->hasBudget || opts->planner == RematPlannerNone))
+    return usageError("--fuse-elementwise is a step of planning: it needs a --budget and a planner other than "
+                      "none%s",
+                      "");
   return -1;
 }
 
@@ -543,8 +555,10 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
   intptr_t built = 0;
   // The report analyses every output function anyway; the check below
   // compares that analysis with the plan's simulation.
-  RematGraphOptions graphOptions = {
-      .dynamicDimBound = opts->dimBound, .reusePlannedPeak = true, .skipDecisionNames = opts->report == ReportNone};
+  RematGraphOptions graphOptions = {.dynamicDimBound = opts->dimBound,
+                                    .reusePlannedPeak = true,
+                                    .skipDecisionNames = opts->report == ReportNone,
+                                    .fuseElementwise = opts->fuseElementwise};
   RematPlanResult *plans = calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(*plans));
   if (!plans)
     rc = kExitInternal;
@@ -620,6 +634,10 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
         .recomputeTimeSeconds = plans[built].recomputeTimeSeconds,
         .copyBytesBefore = opts->hasBudget || opts->planFile ? plans[built].copyBytesBefore : rematGraphGetCopyBytes(g),
         .budgetMet = plans[built].budgetMet,
+        .fused = plans[built].peakBytesFused >= 0 && opts->hasBudget,
+        .numFusedOps = plans[built].numFusedOps,
+        .peakBytesFused = plans[built].peakBytesFused,
+        .flopsBeforeFusion = plans[built].flopsBeforeFusion,
         .decisions = plans[built].decisions,
         .numDecisions = plans[built].numDecisions};
   }
