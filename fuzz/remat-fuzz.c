@@ -843,7 +843,7 @@ static struct {
   long cases, ops, modes[kNumModes], layers[kNumLayerKinds];
   long met[kNumPlanners], unmet[kNumPlanners], decisions[kNumPlanners];
   long findings[kNumFindings], greedyMissesDefault, analysisFallback;
-  long fusedMet, fusedUnmet, fusedRefused, fusedOpsRemoved;
+  long fusedMet, fusedUnmet, fusedRefused, fusedKept, fusedOpsRemoved;
 } stats;
 
 static void printStats(void) {
@@ -862,8 +862,10 @@ static void printStats(void) {
     fprintf(stderr, " %s %ld", kFindingNames[f], stats.findings[f]);
   fprintf(stderr, "; greedy misses a budget default meets %ld; steps without bufferization analysis %ld\n",
           stats.greedyMissesDefault, stats.analysisFallback);
-  fprintf(stderr, "remat-fuzz: default with fusion: met %ld, not met %ld, refused %ld; %ld ops fused away\n",
-          stats.fusedMet, stats.fusedUnmet, stats.fusedRefused, stats.fusedOpsRemoved);
+  fprintf(stderr,
+          "remat-fuzz: default with fusion: met %ld, not met %ld, refused %ld; fused plan kept %ld, %ld ops fused "
+          "away\n",
+          stats.fusedMet, stats.fusedUnmet, stats.fusedRefused, stats.fusedKept, stats.fusedOpsRemoved);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1352,6 +1354,9 @@ static void checkFused(Step *s, Case *c) {
       violation(c, "with fusion, budget_met says %d for a peak of %" PRId64, result.budgetMet, result.peakBytesAfter);
     if (c->budget >= c->peak && changed)
       violation(c, "with fusion, a budget at or above the peak changed the IR");
+    if (result.peakBytesAfter > result.peakBytesBefore)
+      violation(c, "with fusion, the rewrite raised the peak %" PRId64 " to %" PRId64, result.peakBytesBefore,
+                result.peakBytesAfter);
     if (result.peakBytesFused >= 0 && result.peakBytesAfter > result.peakBytesFused)
       violation(c, "the rewrite raised the fused peak %" PRId64 " to %" PRId64, result.peakBytesFused,
                 result.peakBytesAfter);
@@ -1367,6 +1372,7 @@ static void checkFused(Step *s, Case *c) {
       violation(c, "with fusion, the function returns %ld values instead of %ld", (long)numAfter, (long)s->numResults);
     ++*(result.budgetMet ? &stats.fusedMet : &stats.fusedUnmet);
     stats.fusedOpsRemoved += result.numFusedOps;
+    stats.fusedKept += result.peakBytesFused >= 0;
   }
   rematPlanResultFree(&result);
   c->result = NULL;

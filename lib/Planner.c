@@ -2328,11 +2328,16 @@ static MlirLogicalResult finish(Planner *P, RematGraph graph, MlirOperation func
 }
 
 /// RematGraphOptions.fuseElementwise: fuses `func` in place and replaces
-/// `*graph` with the fused function's. A budget under the fused function's
-/// lower bound is an error, and then, as on any failure, the input's body is
-/// put back: the IR is unchanged.
+/// `*graph` with the fused function's. When the budget is under the fused
+/// function's lower bound, fusion is undone (result->peakBytesFused stays -1)
+/// if the input's bound is not lower, else that is an error; on any failure the
+/// input's body is put back: the IR is unchanged.
 static MlirLogicalResult fuseBeforePlanning(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                             RematGraph *graph, RematPlanResult *result) {
+  // What is needed of the input's graph, before fusion erases the ops it
+  // points at (both are computed lazily).
+  int64_t inputBound = rematGraphGetLowerBound(*graph).bytes;
+  double inputFlops = rematGraphGetTotalFlops(*graph);
   MlirOperation backup = mlirOperationClone(func);
   intptr_t removed = 0;
   bool ok = mlirLogicalResultIsSuccess(rematFuseElementwise(func, &removed));
@@ -2341,12 +2346,29 @@ static MlirLogicalResult fuseBeforePlanning(MlirOperation func, const RematGraph
     fused = rematGraphCreate(func, options);
     ok = !rematGraphIsNull(fused);
   }
+  // Under the fused function's bound: no fusion, unless the input's bound is
+  // lower still, and then the error names the lower of the two.
+  bool unfuse = false;
   if (ok) {
     RematLowerBound bound = rematGraphGetLowerBound(fused);
     if (budgetBytes < bound.bytes) {
-      emitLowerBoundError(fused, func, budgetBytes, bound, true);
-      ok = false;
+      if (bound.bytes < inputBound) {
+        emitLowerBoundError(fused, func, budgetBytes, bound, true);
+        ok = false;
+      } else {
+        unfuse = true;
+      }
     }
+  }
+  if (unfuse) {
+    // Fusion erased ops the input's graph points at: rebuild it on the body
+    // put back.
+    rematGraphDestroy(fused);
+    mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(backup, 0));
+    mlirOperationDestroy(backup);
+    rematGraphDestroy(*graph);
+    *graph = rematGraphCreate(func, options);
+    return rematGraphIsNull(*graph) ? mlirLogicalResultFailure() : mlirLogicalResultSuccess();
   }
   int64_t peak = -1;
   if (ok) {
@@ -2365,7 +2387,7 @@ static MlirLogicalResult fuseBeforePlanning(MlirOperation func, const RematGraph
     return mlirLogicalResultFailure();
   }
   mlirOperationDestroy(backup);
-  result->flopsBeforeFusion = rematGraphGetTotalFlops(*graph);
+  result->flopsBeforeFusion = inputFlops;
   rematGraphDestroy(*graph);
   *graph = fused;
   result->numFusedOps = removed;
@@ -2377,11 +2399,69 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
                                         double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                         RematPlanResult *result);
 
+/// RematGraphOptions.fuseElementwise: plans the fused function, then the
+/// input alone, and keeps the plan that fits with the shorter step time
+/// (fusion lowers the peak and the bytes moved, but a fused op recomputed
+/// re-runs its whole body: on some steps the unfused plan is cheaper).
+static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const RematGraphOptions *options,
+                                                  int64_t budgetBytes, double budgetPercent, RematPlannerKind kind,
+                                                  const RematCostProfile *profile, RematPlanResult *result) {
+  MlirOperation input = mlirOperationClone(func);
+  MlirLogicalResult status = planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result);
+  result->stepTimeFusedSeconds = result->stepTimeUnfusedSeconds = -1;
+  if (mlirLogicalResultIsFailure(status) || result->peakBytesFused < 0) {
+    // A failure after fusion must not leave the fused body behind.
+    if (mlirLogicalResultIsFailure(status))
+      mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(input, 0));
+    mlirOperationDestroy(input);
+    return status;
+  }
+  if (result->budgetMet)
+    result->stepTimeFusedSeconds = result->stepTimeSeconds;
+  // The unfused plan, on the input, unless its own bound refuses the budget
+  // (that refusal is no error here: the fused plan stands).
+  RematGraphOptions unfusedOptions = *options;
+  unfusedOptions.fuseElementwise = false;
+  MlirOperation fused = mlirOperationClone(func);
+  mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(input, 0));
+  mlirOperationDestroy(input);
+  int64_t budget = result->resolvedBudgetBytes;
+  RematGraph graph = rematGraphCreate(func, &unfusedOptions);
+  bool feasible = !rematGraphIsNull(graph) && rematGraphGetLowerBound(graph).bytes <= budget;
+  if (!rematGraphIsNull(graph))
+    rematGraphDestroy(graph);
+  RematPlanResult unfused;
+  memset(&unfused, 0, sizeof(unfused));
+  bool unfusedMet =
+      feasible &&
+      mlirLogicalResultIsSuccess(planAndRewrite(func, &unfusedOptions, budget, -1, kind, profile, &unfused)) &&
+      unfused.budgetMet;
+  if (unfusedMet)
+    result->stepTimeUnfusedSeconds = unfused.stepTimeSeconds;
+  if (unfusedMet && (!result->budgetMet || unfused.stepTimeSeconds < result->stepTimeSeconds)) {
+    double fusedTime = result->stepTimeFusedSeconds, unfusedTime = result->stepTimeUnfusedSeconds;
+    rematPlanResultFree(result);
+    *result = unfused;
+    result->stepTimeFusedSeconds = fusedTime;
+    result->stepTimeUnfusedSeconds = unfusedTime;
+    result->peakBytesFused = -1;
+    mlirOperationDestroy(fused);
+    return mlirLogicalResultSuccess();
+  }
+  rematPlanResultFree(&unfused);
+  mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(fused, 0));
+  mlirOperationDestroy(fused);
+  return mlirLogicalResultSuccess();
+}
+
 MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                       double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                       RematPlanResult *result) {
   double start = nowSeconds();
-  MlirLogicalResult status = planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result);
+  MlirLogicalResult status =
+      options->fuseElementwise
+          ? planWithAndWithoutFusion(func, options, budgetBytes, budgetPercent, kind, profile, result)
+          : planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result);
   // Naming is the report's work, done here only because the values may be
   // erased by the rewrite.
   result->passSeconds = nowSeconds() - start - result->namingSeconds;
@@ -2468,12 +2548,14 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   bool fuse = options->fuseElementwise && kind != RematPlannerNone && result->peakBytesBefore > budgetBytes;
   if (fuse) {
     if (mlirLogicalResultIsFailure(fuseBeforePlanning(func, options, budgetBytes, &graph, result))) {
-      rematGraphDestroy(graph);
+      if (!rematGraphIsNull(graph))
+        rematGraphDestroy(graph);
       return mlirLogicalResultFailure();
     }
-    if (result->peakBytesFused <= budgetBytes) {
+    if (result->peakBytesFused >= 0 && result->peakBytesFused <= budgetBytes) {
       result->budgetMet = true;
       result->peakBytesAfter = result->peakBytesPlanned = result->peakBytesFused;
+      result->stepTimeSeconds = rematCostGetGraphTime(profile, graph);
       rematGraphDestroy(graph);
       return mlirLogicalResultSuccess();
     }
@@ -2486,6 +2568,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   }
   if (kind == RematPlannerNone || result->peakBytesBefore <= budgetBytes) {
     result->budgetMet = result->peakBytesBefore <= budgetBytes;
+    result->stepTimeSeconds = rematCostGetGraphTime(profile, graph);
     rematGraphDestroy(graph);
     return mlirLogicalResultSuccess();
   }
@@ -2509,10 +2592,12 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
     if (splitPeak <= budgetBytes) {
       result->budgetMet = true;
       result->peakBytesAfter = result->peakBytesPlanned = splitPeak;
+      result->stepTimeSeconds = rematCostGetGraphTime(profile, graph);
       rematGraphDestroy(graph);
       return mlirLogicalResultSuccess();
     }
   }
+  double baseTimeSeconds = rematCostGetGraphTime(profile, graph);
   double t0 = nowSeconds();
   RematSimContext ctx;
   Planner P;
@@ -2523,7 +2608,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   bool ok = plannerInit(&P, &ctx, budgetBytes);
   RematSimulation sim;
   memset(&sim, 0, sizeof(sim));
-  int64_t baselinePeak = fuse ? result->peakBytesFused : result->peakBytesBefore;
+  int64_t baselinePeak = result->peakBytesFused >= 0 ? result->peakBytesFused : result->peakBytesBefore;
   if (result->numSplitEmpties > 0) {
     RematMemoryTracker t = rematMemoryTrackerCreate(graph);
     baselinePeak = rematMemoryTrackerIsNull(t) ? -1 : rematMemoryTrackerGetPeakBytes(t);
@@ -2572,6 +2657,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   else
     rematGraphDestroy(graph);
   result->budgetMet = mlirLogicalResultIsSuccess(status) && result->peakBytesAfter <= budgetBytes;
+  result->stepTimeSeconds = baseTimeSeconds + result->recomputeTimeSeconds;
   plannerFree(&P);
   rematSimContextFree(&ctx);
   return status;

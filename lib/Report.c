@@ -161,6 +161,19 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
            "  fused:           %ld fewer ops (linalg-fuse-elementwise-ops); peak %s before recomputing; "
            "input flops %.4g\n",
            (long)r->numFusedOps, fused, r->flopsBeforeFusion);
+    } else if (r->fusionTried) {
+      emit(w, "  fused:           not kept: ");
+      if (r->stepTimeFusedSeconds < 0)
+        emit(w, "the fused plan does not fit\n");
+      else
+        emit(w, "step time %.4g s unfused, %.4g s fused\n", r->stepTimeUnfusedSeconds, r->stepTimeFusedSeconds);
+    }
+    if (r->fusionTried && r->fused) {
+      emit(w, "  fused plan kept: ");
+      if (r->stepTimeUnfusedSeconds < 0)
+        emit(w, "the unfused plan does not fit\n");
+      else
+        emit(w, "step time %.4g s fused, %.4g s unfused\n", r->stepTimeFusedSeconds, r->stepTimeUnfusedSeconds);
     }
   }
   if (numOps > 0) {
@@ -299,6 +312,17 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
   if (r->fused)
     emit(w, ", \"fused_ops_removed\": %ld, \"peak_bytes_fused\": %" PRId64 ", \"input_flops\": %.17g",
          (long)r->numFusedOps, r->peakBytesFused, r->flopsBeforeFusion);
+  if (r->fusionTried) {
+    emit(w, ", \"fusion_kept\": %s", r->fused ? "true" : "false");
+    if (r->stepTimeFusedSeconds >= 0)
+      emit(w, ", \"step_time_fused_s\": %.6g", r->stepTimeFusedSeconds);
+    else
+      emit(w, ", \"step_time_fused_s\": null");
+    if (r->stepTimeUnfusedSeconds >= 0)
+      emit(w, ", \"step_time_unfused_s\": %.6g", r->stepTimeUnfusedSeconds);
+    else
+      emit(w, ", \"step_time_unfused_s\": null");
+  }
   if (r->budgetBytes >= 0 || strcmp(r->planner, "none") != 0)
     emit(w,
          ", \"peak_bytes_planned\": %" PRId64 ", \"plan_time_s\": %.6g, \"pass_time_s\": %.6g, \"naming_time_s\": %.6g",

@@ -89,6 +89,14 @@ typedef struct RematPlanResult {
   intptr_t numFusedOps;
   int64_t peakBytesFused;
   double flopsBeforeFusion;
+  /// The plan's step time on the profile: the planned function's (fused, when
+  /// it was) plus the recomputation.
+  double stepTimeSeconds;
+  /// fuseElementwise: both plans are made and the faster one that fits is
+  /// kept; the step times of the fused and of the unfused plan (-1 when that
+  /// plan was not made or did not fit).
+  double stepTimeFusedSeconds;
+  double stepTimeUnfusedSeconds;
 } RematPlanResult;
 
 /// Rewrites `func` so that its peak fits `budgetBytes`, using `kind`.

@@ -35,12 +35,14 @@ typedef struct RematFunctionReport {
   double recomputeTimeSeconds;
   int64_t copyBytesBefore; ///< bufferization copies of the input function
   bool budgetMet;
-  /// --fuse-elementwise ran: ops fused away, the fused input's peak and the
-  /// input's flops.
-  bool fused;
+  /// --fuse-elementwise: both plans were tried (fusionTried), the fused one
+  /// kept (fused) with the ops fused away, the fused input's peak and the
+  /// input's flops; the two plans' step times (-1: that plan does not fit).
+  bool fusionTried, fused;
   intptr_t numFusedOps;
   int64_t peakBytesFused;
   double flopsBeforeFusion;
+  double stepTimeFusedSeconds, stepTimeUnfusedSeconds;
   const RematDecision *decisions; ///< borrowed
   intptr_t numDecisions;
 } RematFunctionReport;

@@ -87,11 +87,11 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "  --plan-file=FILE      replay a schedule: one 'FUNC OP ANCHOR' line per\n"
                             "                        recomputation (op indices as in the JSON graph)\n"
                             "  --export-graph=FILE   write the planning graph of each function as JSON\n"
-                            "  --fuse-elementwise    with --budget: when the budget is under the\n"
-                            "                        peak, first fold each elementwise op with one\n"
-                            "                        use into its user (MLIR's linalg-fuse-elementwise-\n"
-                            "                        ops; same results), then plan. N% stays of the\n"
-                            "                        input's peak (docs/planner.md)\n"
+                            "  --fuse-elementwise    with --budget under the peak: also plan the step\n"
+                            "                        with each single-use elementwise op folded into\n"
+                            "                        its user (MLIR's linalg-fuse-elementwise-ops;\n"
+                            "                        same results) and keep the faster plan that\n"
+                            "                        fits; N% stays of the input's peak\n"
                             "  --budgets=S1,S2,...   one variant of each step per budget plus a\n"
                             "                        dispatcher that runs the cheapest variant fitting\n"
                             "                        the memory free at run time (docs/variants.md)\n"
@@ -634,7 +634,10 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
         .recomputeTimeSeconds = plans[built].recomputeTimeSeconds,
         .copyBytesBefore = opts->hasBudget || opts->planFile ? plans[built].copyBytesBefore : rematGraphGetCopyBytes(g),
         .budgetMet = plans[built].budgetMet,
-        .fused = plans[built].peakBytesFused >= 0 && opts->hasBudget,
+        .fusionTried = opts->fuseElementwise && plans[built].peakBytesBefore > budget,
+        .fused = opts->fuseElementwise && plans[built].peakBytesFused >= 0,
+        .stepTimeFusedSeconds = plans[built].stepTimeFusedSeconds,
+        .stepTimeUnfusedSeconds = plans[built].stepTimeUnfusedSeconds,
         .numFusedOps = plans[built].numFusedOps,
         .peakBytesFused = plans[built].peakBytesFused,
         .flopsBeforeFusion = plans[built].flopsBeforeFusion,
