@@ -2334,6 +2334,22 @@ static MlirLogicalResult finish(Planner *P, RematGraph graph, MlirOperation func
 /// input's body is put back: the IR is unchanged.
 static MlirLogicalResult fuseBeforePlanning(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                             RematGraph *graph, RematPlanResult *result) {
+  // Fusion moves a producer's body into its user, and with a broadcasting
+  // user runs it more often: an op remat never recomputes must not take part.
+  // MLIR's pass cannot be told which ops to leave, so then there is no fusion.
+  for (intptr_t i = 0; i < rematGraphGetNumOps(*graph); ++i) {
+    RematOpClass cls = rematGraphGetOpClass(*graph, i);
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(rematGraphGetOp(*graph, i)));
+    if ((cls == RematOpClassRegion || cls == RematOpClassSideEffect || cls == RematOpClassUnknown) && name.length > 7 &&
+        memcmp(name.data, "linalg.", 7) == 0) {
+      char loc[256];
+      rematGraphPrintOpLocation(*graph, i, loc, sizeof(loc));
+      snprintf(result->fusionSkipped, sizeof(result->fusionSkipped),
+               "op #%ld %.*s (%s) is never recomputed and fusion could move it", (long)i, (int)name.length, name.data,
+               loc);
+      return mlirLogicalResultSuccess();
+    }
+  }
   // What is needed of the input's graph, before fusion erases the ops it
   // points at (both are computed lazily).
   int64_t inputBound = rematGraphGetLowerBound(*graph).bytes;
@@ -2357,6 +2373,8 @@ static MlirLogicalResult fuseBeforePlanning(MlirOperation func, const RematGraph
         ok = false;
       } else {
         unfuse = true;
+        snprintf(result->fusionSkipped, sizeof(result->fusionSkipped),
+                 "the budget is under the fused step's lower bound of %lld bytes", (long long)bound.bytes);
       }
     }
   }

@@ -161,6 +161,8 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
            "  fused:           %ld fewer ops (linalg-fuse-elementwise-ops); peak %s before recomputing; "
            "input flops %.4g\n",
            (long)r->numFusedOps, fused, r->flopsBeforeFusion);
+    } else if (r->fusionTried && r->fusionSkipped && r->fusionSkipped[0]) {
+      emit(w, "  fused:           not tried: %s\n", r->fusionSkipped);
     } else if (r->fusionTried) {
       emit(w, "  fused:           not kept: ");
       if (r->stepTimeFusedSeconds < 0)
@@ -314,6 +316,10 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
          (long)r->numFusedOps, r->peakBytesFused, r->flopsBeforeFusion);
   if (r->fusionTried) {
     emit(w, ", \"fusion_kept\": %s", r->fused ? "true" : "false");
+    if (r->fusionSkipped && r->fusionSkipped[0]) {
+      emit(w, ", \"fusion_skipped\": ");
+      emitJSONString(w, r->fusionSkipped);
+    }
     if (r->stepTimeFusedSeconds >= 0)
       emit(w, ", \"step_time_fused_s\": %.6g", r->stepTimeFusedSeconds);
     else

@@ -97,6 +97,8 @@ typedef struct RematPlanResult {
   /// plan was not made or did not fit).
   double stepTimeFusedSeconds;
   double stepTimeUnfusedSeconds;
+  /// fuseElementwise: why fusion was not tried (empty when it was).
+  char fusionSkipped[384];
 } RematPlanResult;
 
 /// Rewrites `func` so that its peak fits `budgetBytes`, using `kind`.

@@ -43,6 +43,7 @@ typedef struct RematFunctionReport {
   int64_t peakBytesFused;
   double flopsBeforeFusion;
   double stepTimeFusedSeconds, stepTimeUnfusedSeconds;
+  const char *fusionSkipped;      ///< why fusion was not tried, or NULL/empty
   const RematDecision *decisions; ///< borrowed
   intptr_t numDecisions;
 } RematFunctionReport;

@@ -638,6 +638,7 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
         .fused = opts->fuseElementwise && plans[built].peakBytesFused >= 0,
         .stepTimeFusedSeconds = plans[built].stepTimeFusedSeconds,
         .stepTimeUnfusedSeconds = plans[built].stepTimeUnfusedSeconds,
+        .fusionSkipped = plans[built].fusionSkipped,
         .numFusedOps = plans[built].numFusedOps,
         .peakBytesFused = plans[built].peakBytesFused,
         .flopsBeforeFusion = plans[built].flopsBeforeFusion,
