@@ -1098,28 +1098,54 @@ static void printOp(MlirOperation op, Str *out) {
   mlirOperationPrint(op, putRef, out);
 }
 
+/// One plan of a copy of the step, and what the checks look at.
+typedef struct PlanRun {
+  MlirOperation module, func;
+  RematPlanResult result;
+  Str after;                      // the module after planning, printed
+  bool failed, hadError, changed; // changed: `after` differs from the input
+} PlanRun;
+
+/// Plans a copy of `base` (printed as `baseText`) with `c->planner` at
+/// `c->budget`, elementwise fusion first when `fuse`; `c` points at the
+/// result for violation reports. Free with planRunFree.
+static void planCopy(MlirOperation base, const char *baseText, bool fuse, Case *c, PlanRun *run) {
+  run->module = mlirOperationClone(base);
+  run->func = findStep(run->module);
+  // Static shapes; peakBytesAfter measured on the rewritten function, not
+  // copied from the plan (reusePlannedPeak off), so the two can be compared.
+  RematGraphOptions options = {.dynamicDimBound = 0, .reusePlannedPeak = false, .fuseElementwise = fuse};
+  long errorsBefore = diags.errors;
+  diags.last.len = 0;
+  MlirLogicalResult status = rematPlanAndRewrite(run->func, &options, c->budget, c->percent, c->planner,
+                                                 rematCostProfileGetDefault(), &run->result);
+  c->result = &run->result;
+  run->after = (Str){0};
+  printOp(run->module, &run->after);
+  run->failed = mlirLogicalResultIsFailure(status);
+  run->hadError = diags.errors > errorsBefore;
+  run->changed = strcmp(strGet(&run->after), baseText) != 0;
+  if (run->changed)
+    c->after = strGet(&run->after);
+}
+
+static void planRunFree(PlanRun *run, Case *c) {
+  rematPlanResultFree(&run->result);
+  c->result = NULL;
+  c->after = NULL;
+  strFree(&run->after);
+  mlirOperationDestroy(run->module);
+}
+
 /// Plans a copy of `base` with one planner and checks every invariant;
 /// returns whether the budget was met.
 static bool checkPlanner(MlirOperation base, const char *baseText, const OpCensus *before, const uint64_t *resultHashes,
                          intptr_t numResults, Case *c) {
-  MlirOperation module = mlirOperationClone(base);
-  MlirOperation func = findStep(module);
-  // Static shapes; peakBytesAfter measured on the rewritten function, not
-  // copied from the plan (reusePlannedPeak off), so the two can be compared.
-  RematGraphOptions options = {.dynamicDimBound = 0, .reusePlannedPeak = false};
-  RematPlanResult result;
-  long errorsBefore = diags.errors;
-  diags.last.len = 0;
-  MlirLogicalResult status =
-      rematPlanAndRewrite(func, &options, c->budget, c->percent, c->planner, rematCostProfileGetDefault(), &result);
-  c->result = &result;
-  Str after = {0};
-  printOp(module, &after);
-  bool failed = mlirLogicalResultIsFailure(status);
-  bool hadError = diags.errors > errorsBefore;
-  bool changed = strcmp(strGet(&after), baseText) != 0;
-  if (changed)
-    c->after = strGet(&after);
+  PlanRun run;
+  planCopy(base, baseText, false, c, &run);
+  MlirOperation module = run.module, func = run.func;
+  const RematPlanResult result = run.result; // a view; planRunFree frees it
+  bool failed = run.failed, hadError = run.hadError, changed = run.changed;
 
   if (c->budget < c->lowerBound) {
     if (!failed)
@@ -1177,11 +1203,7 @@ static bool checkPlanner(MlirOperation base, const char *baseText, const OpCensu
     ++(met ? stats.met : stats.unmet)[p];
     stats.decisions[p] += result.numDecisions;
   }
-  rematPlanResultFree(&result);
-  c->result = NULL;
-  c->after = NULL;
-  strFree(&after);
-  mlirOperationDestroy(module);
+  planRunFree(&run, c);
   return met;
 }
 
@@ -1316,23 +1338,12 @@ static void stepFree(Step *s) {
 /// never-recompute ops and the results, changes nothing at a budget at or
 /// above the peak, and reports the peak it has.
 static void checkFused(Step *s, Case *c) {
-  MlirOperation module = mlirOperationClone(s->moduleOp);
-  MlirOperation func = findStep(module);
-  RematGraphOptions options = {.dynamicDimBound = 0, .reusePlannedPeak = false, .fuseElementwise = true};
-  RematPlanResult result;
   c->planner = RematPlannerDefault;
-  long errorsBefore = diags.errors;
-  diags.last.len = 0;
-  MlirLogicalResult status =
-      rematPlanAndRewrite(func, &options, c->budget, c->percent, c->planner, rematCostProfileGetDefault(), &result);
-  c->result = &result;
-  Str after = {0};
-  printOp(module, &after);
-  bool failed = mlirLogicalResultIsFailure(status);
-  bool hadError = diags.errors > errorsBefore;
-  bool changed = strcmp(strGet(&after), strGet(&s->text)) != 0;
-  if (changed)
-    c->after = strGet(&after);
+  PlanRun run;
+  planCopy(s->moduleOp, strGet(&s->text), true, c, &run);
+  MlirOperation func = run.func;
+  const RematPlanResult result = run.result; // a view; planRunFree frees it
+  bool failed = run.failed, hadError = run.hadError, changed = run.changed;
   if (failed) {
     if (!hadError)
       violation(c, "fused planning failed without an error diagnostic");
@@ -1342,7 +1353,7 @@ static void checkFused(Step *s, Case *c) {
   } else {
     if (hadError)
       violation(c, "fused planning succeeded but emitted an error diagnostic");
-    if (!mlirOperationVerify(module))
+    if (!mlirOperationVerify(run.module))
       violation(c, "the fused and rewritten module does not verify");
     if (result.peakBytesBefore != c->peak)
       violation(c, "with fusion, peak_bytes_before %" PRId64 " is not the input's %" PRId64, result.peakBytesBefore,
@@ -1374,11 +1385,7 @@ static void checkFused(Step *s, Case *c) {
     stats.fusedOpsRemoved += result.numFusedOps;
     stats.fusedKept += result.peakBytesFused >= 0;
   }
-  rematPlanResultFree(&result);
-  c->result = NULL;
-  c->after = NULL;
-  strFree(&after);
-  mlirOperationDestroy(module);
+  planRunFree(&run, c);
 }
 
 /// Every planner at `c->budget` (resolved; `c->percent` >= 0 when it was
