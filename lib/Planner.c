@@ -1280,12 +1280,6 @@ static bool pickGroupAt(Planner *P, const RematSimulation *sim, intptr_t t, int6
   return true;
 }
 
-/// The candidate with the least recompute time per byte it frees at
-/// instance `t`, among buffers not yet picked in this round. Targets are
-/// tried in order of an estimate that is almost always a lower bound of
-/// their score (producer and in-place predecessors per byte; it is not one
-/// only when an earlier decision left a fresh copy of a predecessor), so most
-/// chains are never built.
 /// A number in [0, 1) that depends only on its arguments (splitmix64 steps).
 static double noiseUnit(uint64_t seed, intptr_t value, intptr_t anchor, int mode) {
   uint64_t h = seed * 0x9E3779B97F4A7C15ull ^ (uint64_t)value * 0xBF58476D1CE4E5B9ull ^
@@ -1296,6 +1290,12 @@ static double noiseUnit(uint64_t seed, intptr_t value, intptr_t anchor, int mode
   return (double)(h >> 11) / 9007199254740992.0; // 2^53
 }
 
+/// The candidate with the least recompute time per byte it frees at
+/// instance `t`, among buffers not yet picked in this round. Targets are
+/// tried in order of an estimate that is almost always a lower bound of
+/// their score (producer and in-place predecessors per byte; it is not one
+/// only when an earlier decision left a fresh copy of a predecessor), so most
+/// chains are never built.
 static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t need, bool chainAware,
                    const bool *picked, const intptr_t *idle, intptr_t numIdle, Pick *best) {
   Bound *bounds = malloc((size_t)(numIdle ? numIdle : 1) * sizeof(*bounds));
