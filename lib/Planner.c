@@ -2365,7 +2365,9 @@ static MlirLogicalResult finish(Planner *P, RematGraph graph, MlirOperation func
   rematSimulationFree(&sim);
   rematGraphDestroy(graph);
   if (!changed) {
-    result->peakBytesAfter = result->peakBytesBefore;
+    // The function as planned: the input, or what fusion or the split of
+    // shared empties made of it (the simulation was checked against it).
+    result->peakBytesAfter = result->peakBytesPlanned;
   } else if (options->reusePlannedPeak) {
     result->peakBytesAfter = result->peakBytesPlanned;
   } else {
