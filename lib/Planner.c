@@ -2391,9 +2391,10 @@ static MlirLogicalResult finish(Planner *P, RematGraph graph, MlirOperation func
 /// `*graph` with the fused function's. When the budget is under the fused
 /// function's lower bound, fusion is undone (result->peakBytesFused stays -1)
 /// if the input's bound is not lower, else that is an error; on any failure the
-/// input's body is put back: the IR is unchanged.
+/// input's body is put back: the IR is unchanged. `*inputBoundBytes`
+/// receives the input's lower bound when fusion was tried.
 static MlirLogicalResult fuseBeforePlanning(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
-                                            RematGraph *graph, RematPlanResult *result) {
+                                            RematGraph *graph, RematPlanResult *result, int64_t *inputBoundBytes) {
   // Fusion moves a producer's body into its user, and with a broadcasting
   // user runs it more often: an op remat never recomputes must not take part.
   // MLIR's pass cannot be told which ops to leave, so then there is no fusion.
@@ -2413,6 +2414,7 @@ static MlirLogicalResult fuseBeforePlanning(MlirOperation func, const RematGraph
   // What is needed of the input's graph, before fusion erases the ops it
   // points at (both are computed lazily).
   int64_t inputBound = rematGraphGetLowerBound(*graph).bytes;
+  *inputBoundBytes = inputBound;
   double inputFlops = rematGraphGetTotalFlops(*graph);
   MlirOperation backup = mlirOperationClone(func);
   intptr_t removed = 0;
@@ -2473,9 +2475,11 @@ static MlirLogicalResult fuseBeforePlanning(MlirOperation func, const RematGraph
   return mlirLogicalResultSuccess();
 }
 
+/// `inputBoundBytes`: with options->fuseElementwise, receives the input's
+/// lower bound when fusion was tried (NULL otherwise).
 static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                         double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
-                                        RematPlanResult *result);
+                                        RematPlanResult *result, int64_t *inputBoundBytes);
 
 /// RematGraphOptions.fuseElementwise: plans the fused function, then the
 /// input alone, and keeps the plan that fits with the shorter step time
@@ -2485,7 +2489,9 @@ static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const Rema
                                                   int64_t budgetBytes, double budgetPercent, RematPlannerKind kind,
                                                   const RematCostProfile *profile, RematPlanResult *result) {
   MlirOperation input = mlirOperationClone(func);
-  MlirLogicalResult status = planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result);
+  int64_t inputBound = INT64_MAX;
+  MlirLogicalResult status =
+      planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result, &inputBound);
   result->stepTimeFusedSeconds = result->stepTimeUnfusedSeconds = -1;
   if (mlirLogicalResultIsFailure(status) || result->peakBytesFused < 0) {
     // A failure after fusion must not leave the fused body behind.
@@ -2504,15 +2510,12 @@ static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const Rema
   mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(input, 0));
   mlirOperationDestroy(input);
   int64_t budget = result->resolvedBudgetBytes;
-  RematGraph graph = rematGraphCreate(func, &unfusedOptions);
-  bool feasible = !rematGraphIsNull(graph) && rematGraphGetLowerBound(graph).bytes <= budget;
-  if (!rematGraphIsNull(graph))
-    rematGraphDestroy(graph);
+  bool feasible = inputBound <= budget;
   RematPlanResult unfused;
   memset(&unfused, 0, sizeof(unfused));
   bool unfusedMet =
       feasible &&
-      mlirLogicalResultIsSuccess(planAndRewrite(func, &unfusedOptions, budget, -1, kind, profile, &unfused)) &&
+      mlirLogicalResultIsSuccess(planAndRewrite(func, &unfusedOptions, budget, -1, kind, profile, &unfused, NULL)) &&
       unfused.budgetMet;
   if (unfusedMet)
     result->stepTimeUnfusedSeconds = unfused.stepTimeSeconds;
@@ -2539,7 +2542,7 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
   MlirLogicalResult status =
       options->fuseElementwise
           ? planWithAndWithoutFusion(func, options, budgetBytes, budgetPercent, kind, profile, result)
-          : planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result);
+          : planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result, NULL);
   // Naming is the report's work, done here only because the values may be
   // erased by the rewrite.
   result->passSeconds = nowSeconds() - start - result->namingSeconds;
@@ -2606,7 +2609,7 @@ static intptr_t splitSharedEmpties(MlirOperation func) {
 
 static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                         double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
-                                        RematPlanResult *result) {
+                                        RematPlanResult *result, int64_t *inputBoundBytes) {
   memset(result, 0, sizeof(*result));
   RematGraph graph = rematGraphCreate(func, options);
   if (rematGraphIsNull(graph))
@@ -2625,7 +2628,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   result->peakBytesFused = -1;
   bool fuse = options->fuseElementwise && kind != RematPlannerNone && result->peakBytesBefore > budgetBytes;
   if (fuse) {
-    if (mlirLogicalResultIsFailure(fuseBeforePlanning(func, options, budgetBytes, &graph, result))) {
+    if (mlirLogicalResultIsFailure(fuseBeforePlanning(func, options, budgetBytes, &graph, result, inputBoundBytes))) {
       if (!rematGraphIsNull(graph))
         rematGraphDestroy(graph);
       return mlirLogicalResultFailure();
