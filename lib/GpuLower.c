@@ -15,7 +15,10 @@
 //     memref.copy becomes linalg.copy so that copies run in kernels too.
 //  3. Whatever computation remains on the host after linalg-to-parallel-loops
 //     (a store into a rank-0 buffer, the combine loop of a scalar reduction) is
-//     wrapped in a one-iteration parallel loop, i.e. a one-thread kernel.
+//     wrapped in a one-iteration parallel loop, i.e. a one-thread kernel;
+//     reads left on the host (the load of a rank-0 generic or of a
+//     tensor.extract, the address of a constant global) are cloned into the
+//     kernels that use them (step 3b).
 //  4. Parallel loops are tiled per loop: up to 256 threads per block over the
 //     innermost (contiguous) dimensions, mapped to thread x first, with bounds
 //     guards where a tile does not divide the loop.
@@ -27,6 +30,7 @@
 #include "remat/Lower.h"
 
 #include "LowerInternal.h"
+#include "PtrMap.h"
 
 #include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"
@@ -48,6 +52,8 @@ enum {
   kMinThreadsPerBlock = 128,
   kMaxDims = 16,
   kMaxOperands = 64,
+  // Largest buffer a host read copies whole to the host's stack (readToHost).
+  kMaxHostReadElements = 512,
 };
 
 //===----------------------------------------------------------------------===//
@@ -982,7 +988,404 @@ static void appendText(MlirStringRef s, void *userData) {
 
 /// Steps 3 and 4 on every function body; fails on host ops with results that
 /// would have to leave a kernel.
-static MlirLogicalResult buildKernels(MlirModule module) {
+//===----------------------------------------------------------------------===//
+// Step 3b: host reads moved into the kernels that use them
+//===----------------------------------------------------------------------===//
+//
+// linalg-to-parallel-loops leaves two kinds of reads on the host: the
+// `memref.load` of a rank-0 generic (its store is wrapped in a one-thread
+// kernel by step 3, the load and the scalar arithmetic on it are not) or of a
+// `tensor.extract`, and `memref.get_global` of a constant tensor (torch-mlir
+// and JAX exports have them for every dense constant). Neither may stay on the
+// host: the load would read device memory, the global's address is a host
+// address. Both are cloned, with the pure scalar and view ops computed from
+// them, into each kernel that uses them. A constant global then becomes PTX
+// module data (gpu-kernel-outlining copies the symbol into the kernel's
+// module), which the memory model never counted as an allocation either. A load
+// may move later only if no kernel in between writes or frees what it reads.
+
+static bool isSinkRoot(MlirOperation op) { return isOp(op, "memref.load") || isOp(op, "memref.get_global"); }
+
+static bool isViewOp(MlirOperation op) {
+  return isOp(op, "memref.subview") || isOp(op, "memref.expand_shape") || isOp(op, "memref.collapse_shape") ||
+         isOp(op, "memref.cast") || isOp(op, "memref.reinterpret_cast") || isOp(op, "memref.view");
+}
+
+/// Ops without regions or memory effects that may be computed in a kernel
+/// instead of on the host (besides the roots themselves).
+static bool isSinkablePure(MlirOperation op) {
+  return mlirOperationGetNumRegions(op) == 0 && mlirOperationGetNumResults(op) > 0 &&
+         (opNameStartsWith(op, "arith.") || opNameStartsWith(op, "math.") || opNameStartsWith(op, "index.") ||
+          isViewOp(op) || isOp(op, "memref.dim"));
+}
+
+static bool isAllocLike(MlirOperation op) {
+  return isOp(op, "gpu.alloc") || isOp(op, "memref.alloc") || isOp(op, "memref.alloca") ||
+         isOp(op, "memref.get_global");
+}
+
+/// The buffer a memref value views: through view ops to an allocation, a
+/// global or a block argument.
+static MlirValue bufferRoot(MlirValue v) {
+  while (mlirValueIsAOpResult(v) && isViewOp(mlirOpResultGetOwner(v)))
+    v = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
+  return v;
+}
+
+/// Two distinct allocations never alias; anything else (arguments, unknown
+/// producers) may.
+static bool mayAlias(MlirValue a, MlirValue b) {
+  MlirValue ra = bufferRoot(a), rb = bufferRoot(b);
+  if (mlirValueEqual(ra, rb))
+    return true;
+  bool freshA = mlirValueIsAOpResult(ra) && isAllocLike(mlirOpResultGetOwner(ra));
+  bool freshB = mlirValueIsAOpResult(rb) && isAllocLike(mlirOpResultGetOwner(rb));
+  return !freshA && !freshB;
+}
+
+typedef struct WriteCheck {
+  MlirValue buffer;
+  bool conflict;
+} WriteCheck;
+
+/// Any op in a kernel or on the host that takes a buffer, other than a load,
+/// a view or a dim, is taken to write it (or free it).
+static MlirWalkResult findWriteTo(MlirOperation op, void *userData) {
+  WriteCheck *check = userData;
+  if (isOp(op, "memref.load") || isViewOp(op) || isOp(op, "memref.dim") || isOp(op, "memref.get_global"))
+    return MlirWalkResultAdvance;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirValue v = mlirOperationGetOperand(op, i);
+    if (mlirTypeIsAMemRef(mlirValueGetType(v)) && mayAlias(v, check->buffer)) {
+      check->conflict = true;
+      return MlirWalkResultInterrupt;
+    }
+  }
+  return MlirWalkResultAdvance;
+}
+
+static bool isConstantGlobal(MlirOperation getGlobal) {
+  MlirOperation moduleOp = getGlobal;
+  while (!mlirOperationIsNull(moduleOp) && !isOp(moduleOp, "builtin.module"))
+    moduleOp = mlirOperationGetParentOperation(moduleOp);
+  MlirAttribute name = mlirOperationGetAttributeByName(getGlobal, str("name"));
+  if (mlirOperationIsNull(moduleOp) || mlirAttributeIsNull(name))
+    return false;
+  MlirSymbolTable table = mlirSymbolTableCreate(moduleOp);
+  MlirOperation global = mlirSymbolTableLookup(table, mlirFlatSymbolRefAttrGetValue(name));
+  bool constant =
+      !mlirOperationIsNull(global) && !mlirAttributeIsNull(mlirOperationGetAttributeByName(global, str("constant")));
+  mlirSymbolTableDestroy(table);
+  return constant;
+}
+
+static bool isAncestor(MlirOperation ancestor, MlirOperation op) {
+  for (; !mlirOperationIsNull(op); op = mlirOperationGetParentOperation(op))
+    if (mlirOperationEqual(op, ancestor))
+      return true;
+  return false;
+}
+
+/// The top-level ops of one function body, with their positions.
+typedef struct TopLevel {
+  MlirBlock body;
+  OpList ops;
+  RematPtrMap position; // op -> index in ops
+  bool *tainted;        // computed from a host read: must move into kernels
+  intptr_t *cloneOf;    // per kernel: index of the clone's op in `clones`
+  MlirOperation *clones;
+} TopLevel;
+
+/// The top-level op of `body` defining `v`, as an index, or -1.
+static intptr_t definingTopLevel(const TopLevel *t, MlirValue v) {
+  if (!mlirValueIsAOpResult(v))
+    return -1;
+  return rematPtrMapGet(&t->position, mlirOpResultGetOwner(v).ptr);
+}
+
+typedef struct UseScan {
+  const TopLevel *top;
+  bool *needed;
+  MlirOperation kernel;
+  bool usesTainted;
+} UseScan;
+
+static MlirWalkResult markTaintedOperands(MlirOperation op, void *userData) {
+  UseScan *scan = userData;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    intptr_t def = definingTopLevel(scan->top, mlirOperationGetOperand(op, i));
+    if (def >= 0 && scan->top->tainted[def] && !mlirOperationEqual(scan->top->ops.ops[def], scan->kernel)) {
+      scan->needed[def] = true;
+      scan->usesTainted = true;
+    }
+  }
+  return MlirWalkResultAdvance;
+}
+
+/// Clones the host reads `kernel` uses (and what they are computed from) to
+/// the start of its body and rewires the kernel's uses to the clones.
+static MlirLogicalResult sinkInto(TopLevel *t, intptr_t kernelPos, bool *needed) {
+  MlirOperation kernel = t->ops.ops[kernelPos];
+  intptr_t n = t->ops.size;
+  memset(needed, 0, (size_t)n * sizeof(bool));
+  UseScan scan = {t, needed, kernel, false};
+  mlirOperationWalk(kernel, markTaintedOperands, &scan, MlirWalkPreOrder);
+  if (!scan.usesTainted)
+    return mlirLogicalResultSuccess();
+  // Close over operands: a needed op's tainted inputs are needed too.
+  for (intptr_t i = kernelPos - 1; i >= 0; --i) {
+    if (!needed[i])
+      continue;
+    MlirOperation op = t->ops.ops[i];
+    for (intptr_t k = 0; k < mlirOperationGetNumOperands(op); ++k) {
+      intptr_t def = definingTopLevel(t, mlirOperationGetOperand(op, k));
+      if (def >= 0 && t->tainted[def])
+        needed[def] = true;
+    }
+  }
+  // A load moves from its place to the kernel: nothing in between may write
+  // or free the buffer it reads.
+  for (intptr_t i = 0; i < kernelPos; ++i) {
+    if (!needed[i] || !isOp(t->ops.ops[i], "memref.load"))
+      continue;
+    WriteCheck check = {mlirOperationGetOperand(t->ops.ops[i], 0), false};
+    for (intptr_t j = i + 1; j < kernelPos && !check.conflict; ++j)
+      mlirOperationWalk(t->ops.ops[j], findWriteTo, &check, MlirWalkPreOrder);
+    if (check.conflict) {
+      mlirEmitError(mlirOperationGetLocation(t->ops.ops[i]),
+                    "the GPU lowering cannot move this read of a buffer into the kernel that uses it: the buffer "
+                    "is written or freed in between");
+      return mlirLogicalResultFailure();
+    }
+  }
+  MlirRegion region = mlirOperationGetRegion(kernel, 0);
+  MlirBlock kernelBody = mlirRegionGetFirstBlock(region);
+  MlirOperation first = mlirBlockGetFirstOperation(kernelBody);
+  intptr_t numClones = 0;
+  for (intptr_t i = 0; i < kernelPos; ++i) {
+    if (!needed[i])
+      continue;
+    MlirOperation clone = mlirOperationClone(t->ops.ops[i]);
+    mlirBlockInsertOwnedOperationBefore(kernelBody, first, clone);
+    for (intptr_t k = 0; k < mlirOperationGetNumOperands(clone); ++k) {
+      MlirValue v = mlirOperationGetOperand(clone, k);
+      intptr_t def = definingTopLevel(t, v);
+      if (def >= 0 && t->tainted[def])
+        mlirOperationSetOperand(clone, k,
+                                mlirOperationGetResult(t->clones[t->cloneOf[def]], mlirOpResultGetResultNumber(v)));
+    }
+    t->cloneOf[i] = numClones;
+    t->clones[numClones++] = clone;
+  }
+  // Rewire the kernel's own uses (the clones' operands are rewired above).
+  for (intptr_t i = 0; i < kernelPos; ++i) {
+    if (!needed[i])
+      continue;
+    MlirOperation op = t->ops.ops[i];
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
+      MlirValue v = mlirOperationGetResult(op, r);
+      MlirValue replacement = mlirOperationGetResult(t->clones[t->cloneOf[i]], r);
+      // Collect first: setting an operand unlinks the use being visited.
+      intptr_t numUses = 0;
+      for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+        ++numUses;
+      MlirOpOperand *uses = malloc((size_t)(numUses ? numUses : 1) * sizeof(MlirOpOperand));
+      intptr_t m = 0;
+      for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+        uses[m++] = u;
+      for (intptr_t k = 0; k < m; ++k) {
+        MlirOperation owner = mlirOpOperandGetOwner(uses[k]);
+        if (isAncestor(kernel, owner))
+          mlirOperationSetOperand(owner, (intptr_t)mlirOpOperandGetOperandNumber(uses[k]), replacement);
+      }
+      free(uses);
+    }
+  }
+  return mlirLogicalResultSuccess();
+}
+
+typedef struct ReachScan {
+  const TopLevel *top;
+  const bool *reached;
+  bool uses;
+} ReachScan;
+
+static MlirWalkResult findReachedOperand(MlirOperation op, void *userData) {
+  ReachScan *scan = userData;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    intptr_t def = definingTopLevel(scan->top, mlirOperationGetOperand(op, i));
+    if (def >= 0 && scan->reached[def]) {
+      scan->uses = true;
+      return MlirWalkResultInterrupt;
+    }
+  }
+  return MlirWalkResultAdvance;
+}
+
+/// Whether the load at `loadPos` can move into every kernel that uses its
+/// value (directly or through pure ops): not when the host itself uses the
+/// value (a return, a call, a size) or when a write or free of the loaded
+/// buffer comes before one of those kernels.
+static bool loadCanMove(const TopLevel *t, intptr_t loadPos, bool *reached) {
+  memset(reached, 0, (size_t)t->ops.size * sizeof(bool));
+  reached[loadPos] = true;
+  MlirValue buffer = mlirOperationGetOperand(t->ops.ops[loadPos], 0);
+  for (intptr_t j = loadPos + 1; j < t->ops.size; ++j) {
+    MlirOperation op = t->ops.ops[j];
+    ReachScan scan = {t, reached, false};
+    mlirOperationWalk(op, findReachedOperand, &scan, MlirWalkPreOrder);
+    if (!scan.uses)
+      continue;
+    if (t->tainted[j]) {
+      reached[j] = true;
+      continue;
+    }
+    if (!isOp(op, "scf.parallel"))
+      return false;
+    WriteCheck check = {buffer, false};
+    for (intptr_t k = loadPos + 1; k < j && !check.conflict; ++k)
+      mlirOperationWalk(t->ops.ops[k], findWriteTo, &check, MlirWalkPreOrder);
+    if (check.conflict)
+      return false;
+  }
+  return true;
+}
+
+/// A load that cannot move reads its value where it is, into host memory:
+///   %t = gpu.wait async; %h = memref.alloca(); %u = gpu.memcpy async [%t] %h, %b
+///   gpu.wait [%u]; %v = memref.load %h[]
+/// gpu.memcpy copies whole buffers with an identity layout, so this is only
+/// for those of at most kMaxHostReadElements (a tensor.extract of a scalar or a
+/// small tensor): the host copy lives on the stack. The copy waits for the
+/// device; device memory is unchanged. Kernels get the value as an argument.
+static bool readToHost(MlirOperation load) {
+  MlirValue buffer = mlirOperationGetOperand(load, 0);
+  MlirType type = mlirValueGetType(buffer);
+  if (!mlirShapedTypeHasStaticShape(type))
+    return false;
+  intptr_t rank = mlirShapedTypeGetRank(type);
+  int64_t shape[kMaxDims];
+  int64_t elements = 1;
+  for (intptr_t d = 0; d < rank && d < kMaxDims; ++d) {
+    shape[d] = mlirShapedTypeGetDimSize(type, d);
+    elements *= shape[d];
+  }
+  MlirType element = mlirShapedTypeGetElementType(type);
+  if (rank > kMaxDims || elements > kMaxHostReadElements ||
+      !mlirTypeEqual(type, mlirMemRefTypeContiguousGet(element, rank, shape, mlirMemRefTypeGetMemorySpace(type))))
+    return false;
+  MlirContext ctx = mlirOperationGetContext(load);
+  MlirLocation loc = mlirOperationGetLocation(load);
+  MlirValue token = streamBefore(load);
+  int32_t seg[2] = {0, 0};
+  MlirNamedAttribute attr = namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, seg));
+  MlirOperation alloca = insertBefore(
+      load,
+      createOp(loc,
+               (OpSpec){.name = "memref.alloca", .numResults = 1, .results = &type, .numAttrs = 1, .attrs = &attr}));
+  MlirValue host = mlirOperationGetResult(alloca, 0);
+  MlirValue operands[3] = {token, host, buffer};
+  MlirType tokenType = mlirGPUAsyncTokenTypeGet(ctx);
+  MlirOperation copy = insertBefore(load, createOp(loc, (OpSpec){.name = "gpu.memcpy",
+                                                                 .numOperands = 3,
+                                                                 .operands = operands,
+                                                                 .numResults = 1,
+                                                                 .results = &tokenType}));
+  waitBefore(load, mlirOperationGetResult(copy, 0));
+  mlirOperationSetOperand(load, 0, host);
+  return true;
+}
+
+/// Marks the ops computed from host reads: the roots, then pure ops on them.
+static bool computeTaint(TopLevel *t, const bool *staysOnHost) {
+  bool any = false;
+  for (intptr_t i = 0; i < t->ops.size; ++i) {
+    MlirOperation op = t->ops.ops[i];
+    bool fromRead = false;
+    for (intptr_t k = 0; k < mlirOperationGetNumOperands(op); ++k) {
+      intptr_t def = definingTopLevel(t, mlirOperationGetOperand(op, k));
+      fromRead = fromRead || (def >= 0 && t->tainted[def]);
+    }
+    t->tainted[i] = (isSinkRoot(op) && !staysOnHost[i]) || (fromRead && isSinkablePure(op));
+    any = any || t->tainted[i];
+  }
+  return any;
+}
+
+static MlirLogicalResult sinkHostReads(MlirBlock body, bool onDevice) {
+  TopLevel t = {body, {NULL, 0, 0, NULL}, {NULL, NULL, 0, 0}, NULL, NULL, NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    rematPtrMapPut(&t.position, op.ptr, t.ops.size);
+    opListPush(&t.ops, op);
+  }
+  intptr_t n = t.ops.size;
+  t.tainted = calloc((size_t)(n ? n : 1), sizeof(bool));
+  t.cloneOf = calloc((size_t)(n ? n : 1), sizeof(intptr_t));
+  t.clones = calloc((size_t)(n ? n : 1), sizeof(MlirOperation));
+  bool *needed = calloc((size_t)(n ? n : 1), sizeof(bool));
+  bool *staysOnHost = calloc((size_t)(n ? n : 1), sizeof(bool));
+  MlirLogicalResult result = mlirLogicalResultSuccess();
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirOperation op = t.ops.ops[i];
+    if (isOp(op, "memref.get_global") && !isConstantGlobal(op)) {
+      mlirEmitError(mlirOperationGetLocation(op),
+                    "the GPU lowering supports only constant globals (each kernel gets its own copy)");
+      result = mlirLogicalResultFailure();
+    }
+  }
+  bool any = mlirLogicalResultIsSuccess(result) && computeTaint(&t, staysOnHost);
+  // Loads that cannot move are read where they are: on the CPU (the
+  // kernels-on-CPU check) they already are host memory; on the device, through
+  // a copy to the host when the buffer allows it.
+  bool changed = false;
+  for (intptr_t i = 0; any && i < n; ++i) {
+    if (!isOp(t.ops.ops[i], "memref.load") || loadCanMove(&t, i, needed))
+      continue;
+    if (!onDevice || readToHost(t.ops.ops[i])) {
+      staysOnHost[i] = true;
+      changed = true;
+    }
+  }
+  if (changed)
+    any = computeTaint(&t, staysOnHost);
+  for (intptr_t i = 0; any && mlirLogicalResultIsSuccess(result) && i < n; ++i)
+    if (isOp(t.ops.ops[i], "scf.parallel"))
+      result = sinkInto(&t, i, needed);
+  // What the kernels no longer use goes; a read still used on the host (a
+  // call, a return, an allocation's size) cannot be lowered.
+  for (intptr_t i = n - 1; any && mlirLogicalResultIsSuccess(result) && i >= 0; --i) {
+    if (!t.tainted[i])
+      continue;
+    MlirOperation op = t.ops.ops[i];
+    bool used = false;
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
+      used = used || !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, r)));
+    if (!used) {
+      mlirOperationDestroy(op);
+      continue;
+    }
+    MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
+    MlirOperation user = mlirOpOperandIsNull(use) ? op : mlirOpOperandGetOwner(use);
+    char message[256];
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(user));
+    snprintf(message, sizeof(message),
+             "the GPU lowering cannot use on the host a value read from a buffer or a global (used by %.*s)",
+             (int)name.length, name.data);
+    mlirEmitError(mlirOperationGetLocation(op), message);
+    result = mlirLogicalResultFailure();
+  }
+  free(staysOnHost);
+  free(needed);
+  free(t.clones);
+  free(t.cloneOf);
+  free(t.tainted);
+  free(t.ops.ops);
+  rematPtrMapFree(&t.position);
+  return result;
+}
+
+static MlirLogicalResult buildKernels(MlirModule module, bool onDevice) {
   OpList funcs = collectOps(module, isFunc);
   MlirLogicalResult result = mlirLogicalResultSuccess();
   for (intptr_t f = 0; f < funcs.size; ++f) {
@@ -994,6 +1397,8 @@ static MlirLogicalResult buildKernels(MlirModule module) {
       MlirOperation next = mlirOperationGetNextInBlock(op);
       if (isOp(op, "scf.parallel")) {
         opListPush(&loops, op);
+      } else if (isSinkRoot(op)) {
+        // Moved into the kernels that use it, below.
       } else if (!isHostSafe(op)) {
         if (isOp(op, "func.call")) {
           mlirEmitError(mlirOperationGetLocation(op),
@@ -1014,6 +1419,8 @@ static MlirLogicalResult buildKernels(MlirModule module) {
       }
       op = next;
     }
+    if (mlirLogicalResultIsFailure(sinkHostReads(body, onDevice)))
+      result = mlirLogicalResultFailure();
     for (intptr_t i = 0; i < loops.size; ++i)
       tileParallel(loops.ops[i]);
     free(loops.ops);
@@ -1032,6 +1439,12 @@ static MlirWalkResult checkHostOp(MlirOperation op, void *userData) {
   HostCheck *check = userData;
   if (isOp(op, "gpu.launch") || isOp(op, "gpu.module"))
     return MlirWalkResultSkip;
+  // A value copied to host memory (readToHost) is read there.
+  if (isOp(op, "memref.load")) {
+    MlirValue root = bufferRoot(mlirOperationGetOperand(op, 0));
+    if (mlirValueIsAOpResult(root) && isOp(mlirOpResultGetOwner(root), "memref.alloca"))
+      return MlirWalkResultAdvance;
+  }
   if (isOp(op, "memref.load") || isOp(op, "memref.store") || isOp(op, "memref.copy") ||
       opNameStartsWith(op, "linalg.") || isOp(op, "memref.alloc") || isOp(op, "scf.parallel")) {
     mlirEmitError(mlirOperationGetLocation(op),
@@ -1058,7 +1471,7 @@ MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module) {
       mlirLogicalResultIsFailure(moveBuffersToDevice(module, false)) ||
       mlirLogicalResultIsFailure(
           rematRunPipeline(module, "builtin.module(func.func(convert-linalg-to-parallel-loops))")) ||
-      mlirLogicalResultIsFailure(buildKernels(module)))
+      mlirLogicalResultIsFailure(buildKernels(module, false)))
     return mlirLogicalResultFailure();
   // The CPU pipeline's tail: the tiled parallel loops run sequentially.
   return rematRunPipeline(module,
@@ -1144,7 +1557,7 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   if (mlirLogicalResultIsFailure(
           rematRunPipeline(module, "builtin.module(func.func(convert-linalg-to-parallel-loops))")))
     return mlirLogicalResultFailure();
-  if (mlirLogicalResultIsFailure(buildKernels(module)))
+  if (mlirLogicalResultIsFailure(buildKernels(module, true)))
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(rematRunPipeline(module, "builtin.module(func.func(gpu-map-parallel-loops),"
                                                           "func.func(convert-parallel-loops-to-gpu),lower-affine,"

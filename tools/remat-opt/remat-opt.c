@@ -63,7 +63,7 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "Reads a training step (func.func on tensors: linalg, tensor, arith, math),\n"
                             "reports its memory timeline and writes the IR.\n"
                             "\n"
-                            "  -o FILE               write IR to FILE (default: stdout)\n"
+                            "  -o FILE               write IR to FILE (default, or FILE -: stdout)\n"
                             "  --estimate            report only; IR is not written\n"
                             "  --report=text|json    report format (default text)\n"
                             "  --report-file=FILE    write the report to FILE (default: stdout with\n"
@@ -283,6 +283,9 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       opts->input = a;
     }
   }
+  // As in mlir-opt: "-o -" is standard output.
+  if (opts->output && strcmp(opts->output, "-") == 0)
+    opts->output = NULL;
   if (opts->hasBudget && !opts->plannerName)
     opts->planner = RematPlannerDefault;
   if (opts->numBudgets && (opts->hasBudget || opts->planFile))
