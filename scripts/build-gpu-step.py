@@ -112,7 +112,10 @@ def signature(path, entry):
                 j += 1
             results = split_top(rest[1:j - 1])
         else:
-            results = [re.match(r"[^{]*?>", rest).group(0)]
+            # One result: a tensor type (up to its closing '>') or a scalar
+            # type, which tensor_of refuses by name.
+            one = re.match(r"[^{]*?>", rest) or re.match(r"[\w.]+", rest)
+            results = [one.group(0)] if one else []
     if not results:
         die("@%s returns nothing: a training step returns its loss and gradients" % name)
     return (name, [tensor_of(a, "argument %d of @%s" % (k, name)) for k, a in enumerate(args) if a.strip()],
