@@ -55,11 +55,6 @@ static bool nameInList(MlirStringRef name, const char *const *list) {
 
 static int64_t alignTo64(int64_t bytes) { return (bytes + 63) / 64 * 64; }
 
-/// Copies made by the deallocation pipeline (bufferization.clone) carry no
-/// alignment attribute; the LLVM lowering then aligns to 16 bytes, the
-/// minimum it uses for aligned_alloc.
-static int64_t alignTo16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
-
 /// Element size in bytes as the LLVM lowering stores it (i1 takes a byte).
 static int64_t elementBytes(MlirType type) {
   if (mlirTypeIsAFloat(type))
@@ -628,7 +623,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
         continue;
       RematBufferInfo *b = &g->buffers[g->values[v].buffer];
       if (b->external || b->result) {
-        RematBufferInfo copy = {.bytes = alignTo16(g->values[v].bytes),
+        RematBufferInfo copy = {.bytes = rematReturnCopyBytes(g, g->values[v].bytes),
                                 .allocOp = ret,
                                 .lastUseOp = g->numOps,
                                 .rootValue = -1,
@@ -669,6 +664,11 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
   if (!g)
     return none;
   g->func = func;
+  // Copies made by the deallocation pipeline (bufferization.clone) carry no
+  // alignment attribute: the CPU lowering aligns them to 16 bytes, the
+  // minimum it uses for aligned_alloc; runtime/gpu counts every allocation
+  // at 64.
+  g->returnCopyAlignment = options && options->deviceAccounting ? 64 : 16;
   MlirBlock body = funcBody(func);
 
   // Ops and values.

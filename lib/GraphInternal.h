@@ -59,6 +59,10 @@ typedef struct RematGraphImpl {
   int64_t copyBytes; // destinations One-Shot Bufferize copies (written out of place, contents read)
   bool bufferizationAnalysis;
   bool inPlaceByConstruction; // every destination fresh: MLIR's analysis skipped
+  // Alignment of the deallocation pipeline's copies of returned values: 16
+  // bytes as the CPU lowering allocates them, 64 as runtime/gpu accounts
+  // device allocations (RematGraphOptions.deviceAccounting).
+  int64_t returnCopyAlignment;
   RematPtrMap valueIds;
   RematPtrMap opIds; // top-level ops only
   // The lower bound, computed once (lib/Memory.c: it costs max flows, and
@@ -74,5 +78,11 @@ intptr_t rematGraphTopLevelIndex(const RematGraphImpl *g, MlirOperation op);
 intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx);
 
 static inline RematGraphImpl *rematGraphImpl(RematGraph graph) { return (RematGraphImpl *)graph.ptr; }
+
+/// Bytes of the copy the deallocation pipeline makes of a returned value
+/// (Graph.c and Schedule.c model it the same way).
+static inline int64_t rematReturnCopyBytes(const RematGraphImpl *g, int64_t bytes) {
+  return (bytes + g->returnCopyAlignment - 1) / g->returnCopyAlignment * g->returnCopyAlignment;
+}
 
 #endif // REMAT_LIB_GRAPHINTERNAL_H

@@ -189,8 +189,6 @@ void rematSimContextFree(RematSimContext *ctx) {
 
 static bool isRecomputable(RematOpClass cls) { return cls == RematOpClassPure || cls == RematOpClassView; }
 
-static int64_t alignTo16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
-
 const char *rematSimStatusGetMessage(RematSimStatus status) {
   switch (status) {
   case RematSimOk:
@@ -543,8 +541,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
           continue;
         RematSimBuffer *b = &sim->buffers[sim->versions[verId].buffer];
         if (b->external || b->result) {
-          sim->buffers[nb++] =
-              (RematSimBuffer){.bytes = alignTo16(g->values[x].bytes), .alloc = k, .lastUse = k, .result = true};
+          sim->buffers[nb++] = (RematSimBuffer){
+              .bytes = rematReturnCopyBytes(g, g->values[x].bytes), .alloc = k, .lastUse = k, .result = true};
           continue;
         }
         b->result = true;

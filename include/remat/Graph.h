@@ -50,6 +50,11 @@ typedef struct RematGraphOptions {
   /// peak_bytes_before stay those of the input; the lower bound checked is
   /// the fused function's. docs/planner.md, "Elementwise fusion".
   bool fuseElementwise;
+  /// Count buffers as runtime/gpu accounts device allocations: every one at
+  /// a multiple of 64 bytes, the deallocation pipeline's copies of returned
+  /// values included (the CPU lowering aligns those to 16). remat-opt sets it
+  /// with --lower=gpu.
+  bool deviceAccounting;
 } RematGraphOptions;
 
 /// Why an op can or cannot be recomputed.

@@ -446,6 +446,9 @@ static intptr_t collectFunctions(MlirModule module, MlirOperation **funcs) {
   return n;
 }
 
+/// --lower=gpu: buffers are counted as the device allocates them.
+static bool lowersForDevice(const Options *opts) { return opts->lower && strcmp(opts->lower, "gpu") == 0; }
+
 /// Reads "FUNC OP ANCHOR" lines ('#' comments) for function number `index`
 /// and replays them.
 static int replayPlanFile(MlirOperation func, intptr_t index, const Options *opts,
@@ -516,7 +519,8 @@ static int buildVariants(MlirModule module, const Options *opts, DiagState *diag
   if (!funcs)
     return kExitInternal;
   const RematCostProfile *profile = opts->profile ? rematCostProfileGet(opts->profile) : rematCostProfileGetDefault();
-  RematGraphOptions graphOptions = {.dynamicDimBound = opts->dimBound, .reusePlannedPeak = false};
+  RematGraphOptions graphOptions = {
+      .dynamicDimBound = opts->dimBound, .reusePlannedPeak = false, .deviceAccounting = lowersForDevice(opts)};
   int rc = kExitOk;
   for (intptr_t i = 0; rc == kExitOk && i < numFuncs; ++i) {
     MlirAttribute vis = mlirOperationGetAttributeByName(funcs[i], mlirSymbolTableGetVisibilityAttributeName());
@@ -561,7 +565,8 @@ static int processModule(MlirModule module, const Options *opts, Outputs *out, D
   RematGraphOptions graphOptions = {.dynamicDimBound = opts->dimBound,
                                     .reusePlannedPeak = true,
                                     .skipDecisionNames = opts->report == ReportNone,
-                                    .fuseElementwise = opts->fuseElementwise};
+                                    .fuseElementwise = opts->fuseElementwise,
+                                    .deviceAccounting = lowersForDevice(opts)};
   RematPlanResult *plans = calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(*plans));
   if (!plans)
     rc = kExitInternal;
