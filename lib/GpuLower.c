@@ -1096,6 +1096,29 @@ typedef struct TopLevel {
   MlirOperation *clones;
 } TopLevel;
 
+/// A one-iteration loop (step 3's wrapper): its body runs once, in order.
+static bool isSingleIteration(MlirOperation loop) {
+  intptr_t n = mlirOperationGetNumOperands(loop);
+  if (n == 0 || n % 3 != 0)
+    return false;
+  intptr_t rank = n / 3;
+  for (intptr_t d = 0; d < rank; ++d) {
+    int64_t lb, ub;
+    if (!constantIndexValue(mlirOperationGetOperand(loop, d), &lb) ||
+        !constantIndexValue(mlirOperationGetOperand(loop, rank + d), &ub) || ub - lb > 1)
+      return false;
+  }
+  return true;
+}
+
+/// The last top-level op whose writes a read moved into the kernel at
+/// `kernelPos` would see: the ops before the kernel, and the kernel itself
+/// when it has more than one iteration (its threads may write the buffer
+/// before another thread reads it; a one-iteration kernel reads first).
+static intptr_t lastWriterBefore(const TopLevel *t, intptr_t kernelPos) {
+  return isSingleIteration(t->ops.ops[kernelPos]) ? kernelPos - 1 : kernelPos;
+}
+
 /// The top-level op of `body` defining `v`, as an index, or -1.
 static intptr_t definingTopLevel(const TopLevel *t, MlirValue v) {
   if (!mlirValueIsAOpResult(v))
@@ -1149,7 +1172,7 @@ static MlirLogicalResult sinkInto(TopLevel *t, intptr_t kernelPos, bool *needed)
     if (!needed[i] || !isOp(t->ops.ops[i], "memref.load"))
       continue;
     WriteCheck check = {mlirOperationGetOperand(t->ops.ops[i], 0), false};
-    for (intptr_t j = i + 1; j < kernelPos && !check.conflict; ++j)
+    for (intptr_t j = i + 1; j <= lastWriterBefore(t, kernelPos) && !check.conflict; ++j)
       mlirOperationWalk(t->ops.ops[j], findWriteTo, &check, MlirWalkPreOrder);
     if (check.conflict) {
       mlirEmitError(mlirOperationGetLocation(t->ops.ops[i]),
@@ -1243,7 +1266,7 @@ static bool loadCanMove(const TopLevel *t, intptr_t loadPos, bool *reached) {
     if (!isOp(op, "scf.parallel"))
       return false;
     WriteCheck check = {buffer, false};
-    for (intptr_t k = loadPos + 1; k < j && !check.conflict; ++k)
+    for (intptr_t k = loadPos + 1; k <= lastWriterBefore(t, j) && !check.conflict; ++k)
       mlirOperationWalk(t->ops.ops[k], findWriteTo, &check, MlirWalkPreOrder);
     if (check.conflict)
       return false;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs every bundled example on the GPU with and without remat and compares
-# with the CPU. The lent GPU machines have the CUDA driver but no LLVM/MLIR,
-# so the check has two halves (docs/gpu.md):
+# Runs every bundled example and three real exports on the GPU with and
+# without remat and compares with the CPU. The lent GPU machines have the CUDA
+# driver but no LLVM/MLIR, so the check has two halves (docs/gpu.md):
 #
 #   scripts/gpu-check.sh prepare [DIR]   here: CPU reference runs, estimates,
 #                                        and one AOT executable per example
@@ -21,6 +21,9 @@ case "$mode" in prepare | run | all) shift || true ;; *) mode=all ;; esac
 dir=${1:-gpu-check}
 budgets=(none 70% 50%)
 examples=(mlp cnn resnet transformer)
+# Real exports (bench/models/ir): torch-mlir's and JAX's constants and rank-0
+# steps take the GPU lowering's step 3b.
+exports=(mlp.ci gpt2.ci jax-mlp.ci)
 
 prepare() {
   local bin="$root/build/bin"
@@ -28,8 +31,12 @@ prepare() {
   rm -rf "$dir" && mkdir -p "$dir"
   cp "$root/test/gpu/compare_outputs.py" "$dir/"
   : >"$dir/manifest.tsv"
-  for e in "${examples[@]}"; do
+  for e in "${examples[@]}" "${exports[@]}"; do
     local src="$root/examples/$e.mlir"
+    if [ ! -f "$src" ]; then
+      src="$dir/$e.mlir"
+      xz -dc "$root/bench/models/ir/$e.mlir.xz" >"$src"
+    fi
     mkdir -p "$dir/$e.cpu"
     "$bin/remat-run" --outputs-dir="$dir/$e.cpu" --json "$src" >"$dir/$e.cpu.json"
     for b in "${budgets[@]}"; do
