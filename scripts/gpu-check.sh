@@ -6,7 +6,7 @@
 #   scripts/gpu-check.sh prepare [DIR]   here: CPU reference runs, estimates,
 #                                        and one AOT executable per example
 #                                        and budget (none, 70%, 50%) in DIR
-#                                        (default gpu-check/, ~10 MB)
+#                                        (default gpu-check/, ~21 MB)
 #   scripts/gpu-check.sh run [DIR]       on the GPU machine: runs them, checks
 #                                        outputs against the CPU's (tolerance
 #                                        1e-3 of each output's scale), prints
