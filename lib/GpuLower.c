@@ -1064,19 +1064,22 @@ static MlirWalkResult findWriteTo(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-static bool isConstantGlobal(MlirOperation getGlobal) {
-  MlirOperation moduleOp = getGlobal;
-  while (!mlirOperationIsNull(moduleOp) && !isOp(moduleOp, "builtin.module"))
-    moduleOp = mlirOperationGetParentOperation(moduleOp);
+/// `symbols` is the module's table, created by the caller on first use (a
+/// table costs a walk of the module).
+static bool isConstantGlobal(MlirOperation getGlobal, MlirSymbolTable *symbols) {
   MlirAttribute name = mlirOperationGetAttributeByName(getGlobal, str("name"));
-  if (mlirOperationIsNull(moduleOp) || mlirAttributeIsNull(name))
+  if (mlirAttributeIsNull(name))
     return false;
-  MlirSymbolTable table = mlirSymbolTableCreate(moduleOp);
-  MlirOperation global = mlirSymbolTableLookup(table, mlirFlatSymbolRefAttrGetValue(name));
-  bool constant =
-      !mlirOperationIsNull(global) && !mlirAttributeIsNull(mlirOperationGetAttributeByName(global, str("constant")));
-  mlirSymbolTableDestroy(table);
-  return constant;
+  if (mlirSymbolTableIsNull(*symbols)) {
+    MlirOperation moduleOp = getGlobal;
+    while (!mlirOperationIsNull(moduleOp) && !isOp(moduleOp, "builtin.module"))
+      moduleOp = mlirOperationGetParentOperation(moduleOp);
+    if (mlirOperationIsNull(moduleOp))
+      return false;
+    *symbols = mlirSymbolTableCreate(moduleOp);
+  }
+  MlirOperation global = mlirSymbolTableLookup(*symbols, mlirFlatSymbolRefAttrGetValue(name));
+  return !mlirOperationIsNull(global) && !mlirAttributeIsNull(mlirOperationGetAttributeByName(global, str("constant")));
 }
 
 static bool isAncestor(MlirOperation ancestor, MlirOperation op) {
@@ -1349,9 +1352,10 @@ static MlirLogicalResult sinkHostReads(MlirBlock body, bool onDevice) {
   bool *needed = calloc((size_t)(n ? n : 1), sizeof(bool));
   bool *staysOnHost = calloc((size_t)(n ? n : 1), sizeof(bool));
   MlirLogicalResult result = mlirLogicalResultSuccess();
+  MlirSymbolTable symbols = {NULL};
   for (intptr_t i = 0; i < n; ++i) {
     MlirOperation op = t.ops.ops[i];
-    if (isOp(op, "memref.get_global") && !isConstantGlobal(op)) {
+    if (isOp(op, "memref.get_global") && !isConstantGlobal(op, &symbols)) {
       mlirEmitError(mlirOperationGetLocation(op),
                     "the GPU lowering supports only constant globals (each kernel gets its own copy)");
       result = mlirLogicalResultFailure();
@@ -1398,6 +1402,8 @@ static MlirLogicalResult sinkHostReads(MlirBlock body, bool onDevice) {
     mlirEmitError(mlirOperationGetLocation(op), message);
     result = mlirLogicalResultFailure();
   }
+  if (!mlirSymbolTableIsNull(symbols))
+    mlirSymbolTableDestroy(symbols);
   free(staysOnHost);
   free(needed);
   free(t.clones);

@@ -738,7 +738,8 @@ static int run(const Options *opts) {
   diag.numErrors = 0;
   if (mlirLogicalResultIsFailure(opts->gpu == 2 ? rematLowerModuleGPUKernelsOnCPU(prog.module)
                                                 : rematLowerModule(prog.module, RematLowerTargetCPU))) {
-    errorf("lowering @%s with the CPU pipeline failed (see the diagnostics above)", prog.entryName);
+    errorf("lowering @%s with the %s pipeline failed (see the diagnostics above)", prog.entryName,
+           opts->gpu == 2 ? "GPU kernels-on-CPU" : "CPU");
     rc = EXIT_USER;
     goto done;
   }
