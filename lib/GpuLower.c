@@ -1129,21 +1129,26 @@ static intptr_t definingTopLevel(const TopLevel *t, MlirValue v) {
   return rematPtrMapGet(&t->position, mlirOpResultGetOwner(v).ptr);
 }
 
-typedef struct UseScan {
+/// Finds the operands (of an op and everything nested in it) defined by a
+/// top-level op marked in `marked`: marks each in `found`, or, when `found`
+/// is NULL, stops at the first.
+typedef struct OperandScan {
   const TopLevel *top;
-  bool *needed;
-  MlirOperation kernel;
-  bool usesTainted;
-} UseScan;
+  const bool *marked;
+  bool *found;
+  bool any;
+} OperandScan;
 
-static MlirWalkResult markTaintedOperands(MlirOperation op, void *userData) {
-  UseScan *scan = userData;
+static MlirWalkResult scanOperands(MlirOperation op, void *userData) {
+  OperandScan *scan = userData;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
     intptr_t def = definingTopLevel(scan->top, mlirOperationGetOperand(op, i));
-    if (def >= 0 && scan->top->tainted[def] && !mlirOperationEqual(scan->top->ops.ops[def], scan->kernel)) {
-      scan->needed[def] = true;
-      scan->usesTainted = true;
-    }
+    if (def < 0 || !scan->marked[def])
+      continue;
+    scan->any = true;
+    if (!scan->found)
+      return MlirWalkResultInterrupt;
+    scan->found[def] = true;
   }
   return MlirWalkResultAdvance;
 }
@@ -1154,9 +1159,9 @@ static MlirLogicalResult sinkInto(TopLevel *t, intptr_t kernelPos, bool *needed)
   MlirOperation kernel = t->ops.ops[kernelPos];
   intptr_t n = t->ops.size;
   memset(needed, 0, (size_t)n * sizeof(bool));
-  UseScan scan = {t, needed, kernel, false};
-  mlirOperationWalk(kernel, markTaintedOperands, &scan, MlirWalkPreOrder);
-  if (!scan.usesTainted)
+  OperandScan scan = {t, t->tainted, needed, false};
+  mlirOperationWalk(kernel, scanOperands, &scan, MlirWalkPreOrder);
+  if (!scan.any)
     return mlirLogicalResultSuccess();
   // Close over operands: a needed op's tainted inputs are needed too.
   for (intptr_t i = kernelPos - 1; i >= 0; --i) {
@@ -1230,24 +1235,6 @@ static MlirLogicalResult sinkInto(TopLevel *t, intptr_t kernelPos, bool *needed)
   return mlirLogicalResultSuccess();
 }
 
-typedef struct ReachScan {
-  const TopLevel *top;
-  const bool *reached;
-  bool uses;
-} ReachScan;
-
-static MlirWalkResult findReachedOperand(MlirOperation op, void *userData) {
-  ReachScan *scan = userData;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
-    intptr_t def = definingTopLevel(scan->top, mlirOperationGetOperand(op, i));
-    if (def >= 0 && scan->reached[def]) {
-      scan->uses = true;
-      return MlirWalkResultInterrupt;
-    }
-  }
-  return MlirWalkResultAdvance;
-}
-
 /// Whether the load at `loadPos` can move into every kernel that uses its
 /// value (directly or through pure ops): not when the host itself uses the
 /// value (a return, a call, a size) or when a write or free of the loaded
@@ -1258,9 +1245,9 @@ static bool loadCanMove(const TopLevel *t, intptr_t loadPos, bool *reached) {
   MlirValue buffer = mlirOperationGetOperand(t->ops.ops[loadPos], 0);
   for (intptr_t j = loadPos + 1; j < t->ops.size; ++j) {
     MlirOperation op = t->ops.ops[j];
-    ReachScan scan = {t, reached, false};
-    mlirOperationWalk(op, findReachedOperand, &scan, MlirWalkPreOrder);
-    if (!scan.uses)
+    OperandScan scan = {t, reached, NULL, false};
+    mlirOperationWalk(op, scanOperands, &scan, MlirWalkPreOrder);
+    if (!scan.any)
       continue;
     if (t->tainted[j]) {
       reached[j] = true;
