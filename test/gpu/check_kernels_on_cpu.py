@@ -6,7 +6,7 @@ run of the original FILE: outputs equal within docs/gpu.md's tolerance (most
 bit-identical), and the measured peak equal to `remat-opt --lower=gpu
 --estimate` of what ran. Prints one line; exits 1 on failure.
 
-  check_kernels_on_cpu.py --bin DIR [--budget B] FILE
+  check_kernels_on_cpu.py --bin DIR [--budget B [--fuse-elementwise]] FILE
 """
 import argparse
 import json
@@ -19,9 +19,10 @@ here = os.path.dirname(os.path.abspath(__file__))
 ap = argparse.ArgumentParser()
 ap.add_argument("--bin", required=True)
 ap.add_argument("--budget")
+ap.add_argument("--fuse-elementwise", action="store_true", help="plan with remat-opt --fuse-elementwise")
 ap.add_argument("file")
 a = ap.parse_args()
-name = os.path.basename(a.file) + (" @" + a.budget if a.budget else "")
+name = os.path.basename(a.file) + (" @" + a.budget if a.budget else "") + (" fused" if a.fuse_elementwise else "")
 
 
 def run(cmd):
@@ -37,7 +38,8 @@ with tempfile.TemporaryDirectory() as tmp:
     extra = []
     if a.budget:
         step = os.path.join(tmp, "remat.mlir")
-        run([os.path.join(a.bin, "remat-opt"), "--budget=" + a.budget, a.file, "-o", step])
+        run([os.path.join(a.bin, "remat-opt"), "--budget=" + a.budget, a.file, "-o", step] +
+            (["--fuse-elementwise"] if a.fuse_elementwise else []))
     est = json.loads(run([os.path.join(a.bin, "remat-opt"), "--lower=gpu", "--estimate", "--report=json", step]))
     expected = est["functions"][0]["peak_bytes_before"]
     cpu, gpu = os.path.join(tmp, "cpu"), os.path.join(tmp, "gpu")
