@@ -647,6 +647,24 @@ static void waitBefore(MlirOperation anchor, MlirValue token) {
                                 (OpSpec){.name = "gpu.wait", .numOperands = 1, .operands = &token}));
 }
 
+/// `%t = gpu.wait async; %u = NAME async [%t] OPERANDS; gpu.wait [%u]` before
+/// `anchor`: an async op (the only form gpu-to-llvm lowers) that the host
+/// waits for.
+static void insertSynchronousGpuOp(MlirOperation anchor, const char *name, intptr_t numOperands,
+                                   const MlirValue *operands) {
+  MlirValue all[4];
+  intptr_t n = numOperands < 3 ? numOperands : 3;
+  all[0] = streamBefore(anchor);
+  for (intptr_t i = 0; i < n; ++i)
+    all[i + 1] = operands[i];
+  MlirType tokenType = mlirGPUAsyncTokenTypeGet(mlirOperationGetContext(anchor));
+  MlirOperation op = insertBefore(
+      anchor,
+      createOp(mlirOperationGetLocation(anchor),
+               (OpSpec){.name = name, .numOperands = n + 1, .operands = all, .numResults = 1, .results = &tokenType}));
+  waitBefore(anchor, mlirOperationGetResult(op, 0));
+}
+
 static bool isCopyOp(MlirOperation op) { return isOp(op, "memref.copy"); }
 
 static MlirLogicalResult moveBuffersToDevice(MlirModule module, bool onDevice) {
@@ -680,15 +698,8 @@ static MlirLogicalResult moveBuffersToDevice(MlirModule module, bool onDevice) {
       mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(alloc, 0));
       mlirOperationDestroy(op);
     } else if (isOp(op, "memref.dealloc")) {
-      MlirValue token = streamBefore(op);
-      MlirValue operands[2] = {token, mlirOperationGetOperand(op, 0)};
-      MlirType tokenType = mlirGPUAsyncTokenTypeGet(ctx);
-      MlirOperation dealloc = insertBefore(op, createOp(loc, (OpSpec){.name = "gpu.dealloc",
-                                                                      .numOperands = 2,
-                                                                      .operands = operands,
-                                                                      .numResults = 1,
-                                                                      .results = &tokenType}));
-      waitBefore(op, mlirOperationGetResult(dealloc, 0));
+      MlirValue buffer = mlirOperationGetOperand(op, 0);
+      insertSynchronousGpuOp(op, "gpu.dealloc", 1, &buffer);
       mlirOperationDestroy(op);
     } else {
       insertNamedLinalgOp(op, "linalg.copy", mlirOperationGetOperand(op, 0), mlirOperationGetOperand(op, 1), NULL);
@@ -1289,7 +1300,6 @@ static bool readToHost(MlirOperation load) {
     return false;
   MlirContext ctx = mlirOperationGetContext(load);
   MlirLocation loc = mlirOperationGetLocation(load);
-  MlirValue token = streamBefore(load);
   int32_t seg[2] = {0, 0};
   MlirNamedAttribute attr = namedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, seg));
   MlirOperation alloca = insertBefore(
@@ -1297,14 +1307,8 @@ static bool readToHost(MlirOperation load) {
       createOp(loc,
                (OpSpec){.name = "memref.alloca", .numResults = 1, .results = &type, .numAttrs = 1, .attrs = &attr}));
   MlirValue host = mlirOperationGetResult(alloca, 0);
-  MlirValue operands[3] = {token, host, buffer};
-  MlirType tokenType = mlirGPUAsyncTokenTypeGet(ctx);
-  MlirOperation copy = insertBefore(load, createOp(loc, (OpSpec){.name = "gpu.memcpy",
-                                                                 .numOperands = 3,
-                                                                 .operands = operands,
-                                                                 .numResults = 1,
-                                                                 .results = &tokenType}));
-  waitBefore(load, mlirOperationGetResult(copy, 0));
+  MlirValue operands[2] = {host, buffer};
+  insertSynchronousGpuOp(load, "gpu.memcpy", 2, operands);
   mlirOperationSetOperand(load, 0, host);
   return true;
 }
