@@ -74,6 +74,14 @@ static bool opNameStartsWith(MlirOperation op, const char *prefix) {
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
+/// An error at `at` reading PREFIX, the name of `named`, SUFFIX.
+static void emitErrorNamingOp(MlirOperation at, const char *prefix, MlirOperation named, const char *suffix) {
+  char message[320];
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(named));
+  snprintf(message, sizeof(message), "%s%.*s%s", prefix, (int)name.length, name.data, suffix);
+  mlirEmitError(mlirOperationGetLocation(at), message);
+}
+
 static MlirNamedAttribute namedAttr(MlirContext ctx, const char *name, MlirAttribute attr) {
   return mlirNamedAttributeGet(mlirIdentifierGet(ctx, str(name)), attr);
 }
@@ -1385,12 +1393,8 @@ static MlirLogicalResult sinkHostReads(MlirBlock body, bool onDevice) {
     }
     MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
     MlirOperation user = mlirOpOperandIsNull(use) ? op : mlirOpOperandGetOwner(use);
-    char message[256];
-    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(user));
-    snprintf(message, sizeof(message),
-             "the GPU lowering cannot use on the host a value read from a buffer or a global (used by %.*s)",
-             (int)name.length, name.data);
-    mlirEmitError(mlirOperationGetLocation(op), message);
+    emitErrorNamingOp(op, "the GPU lowering cannot use on the host a value read from a buffer or a global (used by ",
+                      user, ")");
     result = mlirLogicalResultFailure();
   }
   if (!mlirSymbolTableIsNull(symbols))
@@ -1425,12 +1429,8 @@ static MlirLogicalResult buildKernels(MlirModule module, bool onDevice) {
                         "the GPU lowering cannot pass device buffers to a function defined outside this module");
           result = mlirLogicalResultFailure();
         } else if (mlirOperationGetNumResults(op) != 0) {
-          char message[256];
-          MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-          snprintf(message, sizeof(message),
-                   "internal error: the GPU lowering cannot move this host operation (%.*s) into a kernel",
-                   (int)name.length, name.data);
-          mlirEmitError(mlirOperationGetLocation(op), message);
+          emitErrorNamingOp(op, "internal error: the GPU lowering cannot move this host operation (", op,
+                            ") into a kernel");
           result = mlirLogicalResultFailure();
         } else {
           wrapInUnitParallel(op);
