@@ -36,6 +36,7 @@
 #include "remat/Context.h"
 #include "remat/Cost.h"
 #include "remat/Graph.h"
+#include "remat/Lower.h"
 #include "remat/Memory.h"
 #include "remat/Parse.h"
 #include "remat/Plan.h"
@@ -844,6 +845,7 @@ static struct {
   long met[kNumPlanners], unmet[kNumPlanners], decisions[kNumPlanners];
   long findings[kNumFindings], greedyMissesDefault, analysisFallback;
   long fusedMet, fusedUnmet, fusedRefused, fusedKept, fusedOpsRemoved;
+  long gpuLowered, gpuRefused;
 } stats;
 
 static void printStats(void) {
@@ -866,6 +868,8 @@ static void printStats(void) {
           "remat-fuzz: default with fusion: met %ld, not met %ld, refused %ld; fused plan kept %ld, %ld ops fused "
           "away\n",
           stats.fusedMet, stats.fusedUnmet, stats.fusedRefused, stats.fusedKept, stats.fusedOpsRemoved);
+  fprintf(stderr, "remat-fuzz: GPU lowering's structure (kernels on the CPU): lowered %ld, refused %ld\n",
+          stats.gpuLowered, stats.gpuRefused);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1388,6 +1392,31 @@ static void checkFused(Step *s, Case *c) {
   planRunFree(&run, c);
 }
 
+/// The GPU lowering's own steps on a copy of the step (remat-run
+/// --target=gpu-kernels-on-cpu without running it: reductions reordered and
+/// split, buffers placed, host reads moved into kernels, loops tiled, then the
+/// CPU pipeline's tail). A refusal must be an error diagnostic; a lowering
+/// must verify.
+static void checkGpuStructure(Step *s, Case *c) {
+  MlirOperation copy = mlirOperationClone(s->moduleOp);
+  MlirModule module = mlirModuleFromOperation(copy);
+  long errorsBefore = diags.errors;
+  MlirLogicalResult status = rematLowerModuleGPUKernelsOnCPU(module);
+  bool hadError = diags.errors > errorsBefore;
+  if (mlirLogicalResultIsFailure(status)) {
+    if (!hadError)
+      violation(c, "the GPU lowering failed without an error diagnostic");
+    ++stats.gpuRefused;
+  } else {
+    if (hadError)
+      violation(c, "the GPU lowering succeeded but emitted an error diagnostic: %s", strGet(&diags.last));
+    if (!mlirOperationVerify(copy))
+      violation(c, "the GPU lowering's module does not verify");
+    ++stats.gpuLowered;
+  }
+  mlirOperationDestroy(copy);
+}
+
 /// Every planner at `c->budget` (resolved; `c->percent` >= 0 when it was
 /// given as a percentage), then the planners compared; with `fused`, the
 /// default planner once more with elementwise fusion (checkFused).
@@ -1414,12 +1443,18 @@ static void stepCheckBudget(Step *s, Case *c, bool fused) {
 /// of the step (so a saved input replays the same way): planning with fusion
 /// plans twice, and on every step it took the suite's short run from about 9
 /// to over 14 minutes.
-static bool checkFusionOn(const char *text) {
+static uint64_t stepHash(const char *text) {
   uint64_t h = 1469598103934665603ull; // FNV-1a
   for (const char *p = text; *p; ++p)
     h = (h ^ (uint8_t)*p) * 1099511628211ull;
-  return h % 3 == 0;
+  return h;
 }
+
+static bool checkFusionOn(const char *text) { return stepHash(text) % 3 == 0; }
+
+/// The GPU lowering check, on one generated step in eight (a lowering runs
+/// MLIR's bufferization and loop pipelines: about as long as planning).
+static bool checkGpuOn(const char *text) { return (stepHash(text) >> 16) % 8 == 0; }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // The last three bytes choose the budget, the rest the step, so that a
@@ -1445,6 +1480,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int k = 0; k < kNumLayerKinds; ++k)
     stats.layers[k] += g.layerCounts[k];
   stepCheckBudget(&step, &c, checkFusionOn(c.text));
+  if (checkGpuOn(c.text))
+    checkGpuStructure(&step, &c);
 
   stepFree(&step);
   strFree(&text);
@@ -1472,6 +1509,7 @@ int rematFuzzCheckMLIR(const char *text) {
       continue;
     stepCheckBudget(&step, &c, true);
   }
+  checkGpuStructure(&step, &c);
   stepFree(&step);
   return 0;
 }
