@@ -82,6 +82,13 @@ static void emitErrorNamingOp(MlirOperation at, const char *prefix, MlirOperatio
   mlirEmitError(mlirOperationGetLocation(at), message);
 }
 
+/// The builtin.module holding `op`, or null.
+static MlirOperation enclosingModule(MlirOperation op) {
+  while (!mlirOperationIsNull(op) && !isOp(op, "builtin.module"))
+    op = mlirOperationGetParentOperation(op);
+  return op;
+}
+
 static MlirNamedAttribute namedAttr(MlirContext ctx, const char *name, MlirAttribute attr) {
   return mlirNamedAttributeGet(mlirIdentifierGet(ctx, str(name)), attr);
 }
@@ -733,9 +740,7 @@ static bool callStaysOnDevice(MlirOperation call) {
     passesBuffers = passesBuffers || mlirTypeIsAMemRef(mlirValueGetType(mlirOperationGetResult(call, i)));
   if (!passesBuffers)
     return true;
-  MlirOperation moduleOp = call;
-  while (!mlirOperationIsNull(moduleOp) && !isOp(moduleOp, "builtin.module"))
-    moduleOp = mlirOperationGetParentOperation(moduleOp);
+  MlirOperation moduleOp = enclosingModule(call);
   MlirAttribute callee = mlirOperationGetAttributeByName(call, str("callee"));
   if (mlirOperationIsNull(moduleOp) || mlirAttributeIsNull(callee))
     return false;
@@ -1005,8 +1010,6 @@ static void appendText(MlirStringRef s, void *userData) {
   t->data[t->length] = '\0';
 }
 
-/// Steps 3 and 4 on every function body; fails on host ops with results that
-/// would have to leave a kernel.
 //===----------------------------------------------------------------------===//
 // Step 3b: host reads moved into the kernels that use them
 //===----------------------------------------------------------------------===//
@@ -1090,9 +1093,7 @@ static bool isConstantGlobal(MlirOperation getGlobal, MlirSymbolTable *symbols) 
   if (mlirAttributeIsNull(name))
     return false;
   if (mlirSymbolTableIsNull(*symbols)) {
-    MlirOperation moduleOp = getGlobal;
-    while (!mlirOperationIsNull(moduleOp) && !isOp(moduleOp, "builtin.module"))
-      moduleOp = mlirOperationGetParentOperation(moduleOp);
+    MlirOperation moduleOp = enclosingModule(getGlobal);
     if (mlirOperationIsNull(moduleOp))
       return false;
     *symbols = mlirSymbolTableCreate(moduleOp);
@@ -1139,6 +1140,15 @@ static bool isSingleIteration(MlirOperation loop) {
 /// before another thread reads it; a one-iteration kernel reads first).
 static intptr_t lastWriterBefore(const TopLevel *t, intptr_t kernelPos) {
   return isSingleIteration(t->ops.ops[kernelPos]) ? kernelPos - 1 : kernelPos;
+}
+
+/// Whether a read of `buffer` at `loadPos`, moved into the kernel at
+/// `kernelPos`, could see a write or free that the read originally preceded.
+static bool writtenBeforeKernel(const TopLevel *t, MlirValue buffer, intptr_t loadPos, intptr_t kernelPos) {
+  WriteCheck check = {buffer, false};
+  for (intptr_t j = loadPos + 1; j <= lastWriterBefore(t, kernelPos) && !check.conflict; ++j)
+    mlirOperationWalk(t->ops.ops[j], findWriteTo, &check, MlirWalkPreOrder);
+  return check.conflict;
 }
 
 /// The top-level op of `body` defining `v`, as an index, or -1.
@@ -1198,10 +1208,7 @@ static MlirLogicalResult sinkInto(TopLevel *t, intptr_t kernelPos, bool *needed)
   for (intptr_t i = 0; i < kernelPos; ++i) {
     if (!needed[i] || !isOp(t->ops.ops[i], "memref.load"))
       continue;
-    WriteCheck check = {mlirOperationGetOperand(t->ops.ops[i], 0), false};
-    for (intptr_t j = i + 1; j <= lastWriterBefore(t, kernelPos) && !check.conflict; ++j)
-      mlirOperationWalk(t->ops.ops[j], findWriteTo, &check, MlirWalkPreOrder);
-    if (check.conflict) {
+    if (writtenBeforeKernel(t, mlirOperationGetOperand(t->ops.ops[i], 0), i, kernelPos)) {
       mlirEmitError(mlirOperationGetLocation(t->ops.ops[i]),
                     "the GPU lowering cannot move this read of a buffer into the kernel that uses it: the buffer "
                     "is written or freed in between");
@@ -1235,20 +1242,13 @@ static MlirLogicalResult sinkInto(TopLevel *t, intptr_t kernelPos, bool *needed)
     for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
       MlirValue v = mlirOperationGetResult(op, r);
       MlirValue replacement = mlirOperationGetResult(t->clones[t->cloneOf[i]], r);
-      // Collect first: setting an operand unlinks the use being visited.
-      intptr_t numUses = 0;
-      for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
-        ++numUses;
-      MlirOpOperand *uses = malloc((size_t)(numUses ? numUses : 1) * sizeof(MlirOpOperand));
-      intptr_t m = 0;
-      for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
-        uses[m++] = u;
-      for (intptr_t k = 0; k < m; ++k) {
-        MlirOperation owner = mlirOpOperandGetOwner(uses[k]);
+      // The next use is read first: setting an operand unlinks this one.
+      for (MlirOpOperand u = mlirValueGetFirstUse(v), next; !mlirOpOperandIsNull(u); u = next) {
+        next = mlirOpOperandGetNextUse(u);
+        MlirOperation owner = mlirOpOperandGetOwner(u);
         if (isAncestor(kernel, owner))
-          mlirOperationSetOperand(owner, (intptr_t)mlirOpOperandGetOperandNumber(uses[k]), replacement);
+          mlirOperationSetOperand(owner, (intptr_t)mlirOpOperandGetOperandNumber(u), replacement);
       }
-      free(uses);
     }
   }
   return mlirLogicalResultSuccess();
@@ -1274,10 +1274,7 @@ static bool loadCanMove(const TopLevel *t, intptr_t loadPos, bool *reached) {
     }
     if (!isOp(op, "scf.parallel"))
       return false;
-    WriteCheck check = {buffer, false};
-    for (intptr_t k = loadPos + 1; k <= lastWriterBefore(t, j) && !check.conflict; ++k)
-      mlirOperationWalk(t->ops.ops[k], findWriteTo, &check, MlirWalkPreOrder);
-    if (check.conflict)
+    if (writtenBeforeKernel(t, buffer, loadPos, j))
       return false;
   }
   return true;
@@ -1409,6 +1406,8 @@ static MlirLogicalResult sinkHostReads(MlirBlock body, bool onDevice) {
   return result;
 }
 
+/// Steps 3, 3b and 4 on every function body; fails on host ops with results
+/// that would have to leave a kernel.
 static MlirLogicalResult buildKernels(MlirModule module, bool onDevice) {
   OpList funcs = collectOps(module, isFunc);
   MlirLogicalResult result = mlirLogicalResultSuccess();
