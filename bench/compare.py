@@ -673,7 +673,7 @@ def write_md(results, a, tools, out_md, argv):
              f"{'remat-run --json on every step' if a.run else 'none (--no-run)'}; wall time {time.monotonic() - T0:.0f} s")
     L.append(f"- MILP optimum: bench/milp.py (HiGHS) at each budget below 100%, {a.milp_time:g} s per solve; "
              "per model below whether it ran\n")
-    L.append("How to read: budgets are % of the unchanged step's peak (CONTRACTS.md); *min* is the smallest "
+    L.append("How to read: budgets are % of the unchanged step's peak (docs/contracts.md); *min* is the smallest "
              "budget the default planner meets (bisection to 0.25%). *peak* is remat-opt's estimate after the "
              "rewrite, *measured* remat-run's peak on the CPU, *identical*: all outputs bit-identical to the "
              "unchanged step. Cost profiles (docs/memory-model.md): every planner runs on `h200` (remat-opt's "

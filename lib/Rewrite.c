@@ -1,7 +1,9 @@
 //===- Rewrite.c - Applying a simulated schedule to the IR ----------------===//
 //
-// The only code in remat that mutates a function. It materializes exactly
-// the instances the simulation kept alive: clones go right before their
+// The only code that applies a plan to a function (other IR changes are
+// passes of their own: normalizing, pre-planning rewrites such as fusion and
+// shared-destination splitting, variants, the lowerings). It materializes
+// exactly the instances the simulation kept alive: clones go right before their
 // anchor in simulation order, every read is pointed at the version the
 // simulation resolved, and originals the simulation dropped are erased.
 // Clones carry `remat.clone = <unique id>` so that CSE cannot merge a clone

@@ -1,7 +1,7 @@
 //===- EstimatePass.c - The remat-estimate pass ---------------------------===//
 //
-// rematAnnotateEstimate: builds a RematGraph and a RematMemoryTracker for one
-// func.func and attaches peak, lower bound, argument bytes and flops as
+// rematAnnotateEstimate: runs one func.func through the driver
+// (remat/Driver.h: analysed, not planned) and attaches peak, lower bound, argument bytes and flops as
 // discardable attributes. Shared by the C external pass below and the
 // mlir-opt plugin (Plugin.cpp).
 //
@@ -27,6 +27,7 @@
 #include "mlir-c/Dialect/MemRef.h"
 #include "mlir-c/Dialect/SCF.h"
 #include "mlir-c/Dialect/Tensor.h"
+#include "remat/Driver.h"
 #include "remat/Memory.h"
 #include "remat/Parse.h"
 
@@ -120,27 +121,26 @@ MlirLogicalResult rematAnnotateEstimateWithOptions(MlirOperation func, const Rem
     mlirEmitError(loc, "remat-estimate: normalizing the function failed");
     return mlirLogicalResultFailure();
   }
-
-  RematGraphOptions defaults = {0};
-  RematGraph graph = rematGraphCreate(clonedFunc, options ? options : &defaults);
-  if (rematGraphIsNull(graph)) { // rematGraphCreate has emitted the reason
+  // The function goes through the driver as remat-opt --estimate's input
+  // does (analysed, no plan), so the numbers are the same; its siblings in a
+  // cloned module are not analysed.
+  RematDriverOptions driverOptions = {.analyse = true};
+  if (options)
+    driverOptions.graph = *options;
+  RematDriverFunction result;
+  bool internalError = false;
+  if (mlirLogicalResultIsFailure(rematDriverRunFunction(clonedFunc, 0, &driverOptions, &result, &internalError))) {
+    rematDriverFunctionFree(&result); // the driver has emitted why
     mlirModuleDestroy(scratch);
     return mlirLogicalResultFailure();
   }
-  RematMemoryTracker tracker = rematMemoryTrackerCreate(graph);
-  if (rematMemoryTrackerIsNull(tracker)) {
-    rematGraphDestroy(graph);
-    mlirModuleDestroy(scratch);
-    mlirEmitError(loc, "remat-estimate: internal error: cannot build the memory timeline");
-    return mlirLogicalResultFailure();
-  }
-  int64_t peak = rematMemoryTrackerGetPeakBytes(tracker);
+  const RematDriverFunction *analysed = &result;
+  int64_t peak = analysed->peakBytes;
   intptr_t forcingOp = -1;
-  int64_t lowerBound = rematGraphGetLowerBoundBytes(graph, &forcingOp);
-  int64_t argumentBytes = rematGraphGetArgumentBytes(graph);
-  double flops = rematGraphGetTotalFlops(graph);
-  rematMemoryTrackerDestroy(tracker);
-  rematGraphDestroy(graph);
+  int64_t lowerBound = rematGraphGetLowerBoundBytes(analysed->graph, &forcingOp);
+  int64_t argumentBytes = rematGraphGetArgumentBytes(analysed->graph);
+  double flops = rematGraphGetTotalFlops(analysed->graph);
+  rematDriverFunctionFree(&result);
   mlirModuleDestroy(scratch);
 
   MlirContext ctx = mlirOperationGetContext(func);

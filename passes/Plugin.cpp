@@ -11,7 +11,7 @@
 #include <string>
 
 #ifndef REMAT_PLUGIN_VERSION
-#define REMAT_PLUGIN_VERSION "0.1.0"
+#error "REMAT_PLUGIN_VERSION comes from the CMake project version (passes/CMakeLists.txt)"
 #endif
 
 #include "mlir/CAPI/IR.h"

@@ -2,7 +2,8 @@
 //
 // remat{budget=SIZE planner=NAME profile=NAME} on one func.func: with a
 // budget (planner default unless given) it rewrites the function through
-// rematPlanAndRewrite, as remat-opt --budget does; without a budget or with
+// the driver (remat/Driver.h), as remat-opt --budget does, output analysis
+// and planned == measured check included; without a budget or with
 // planner=none it annotates the estimate.
 // The planner analyses a clone of the parent module: run mlir-opt with
 // --mlir-disable-threading when other passes share the pipeline.
@@ -15,7 +16,7 @@
 
 #include "mlir-c/Diagnostics.h"
 #include "remat/Cost.h"
-#include "remat/Memory.h"
+#include "remat/Driver.h"
 #include "remat/Plan.h"
 
 MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const char *planner, const char *profile) {
@@ -30,19 +31,14 @@ MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const cha
     mlirEmitError(loc, message);
     return mlirLogicalResultFailure();
   }
-  if (strcmp(planner, "none") && strcmp(planner, "sqrt") && strcmp(planner, "greedy") && strcmp(planner, "default")) {
+  RematPlannerKind kind;
+  if (!rematPlannerKindParse(planner, &kind)) {
     snprintf(message, sizeof(message), "remat: unknown planner '%s' (expected none, sqrt, greedy or default)", planner);
     mlirEmitError(loc, message);
     return mlirLogicalResultFailure();
   }
-  if (!budget || !*budget || strcmp(planner, "none") == 0)
+  if (!budget || !*budget || kind == RematPlannerNone)
     return rematAnnotateEstimate(func);
-  RematPlannerKind kind;
-  if (!rematPlannerKindParse(planner, &kind)) {
-    snprintf(message, sizeof(message), "remat: unknown planner '%s'", planner);
-    mlirEmitError(loc, message);
-    return mlirLogicalResultFailure();
-  }
   int64_t bytes = 0;
   double percent = -1;
   if (!rematParseSize(budget, &bytes, &percent)) {
@@ -50,19 +46,27 @@ MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const cha
     mlirEmitError(loc, message);
     return mlirLogicalResultFailure();
   }
-  RematGraphOptions options = {0};
-  RematPlanResult result;
-  MlirLogicalResult status =
-      rematPlanAndRewrite(func, &options, bytes, percent, kind, rematCostProfileGet(profile), &result);
-  bytes = result.resolvedBudgetBytes;
-  if (mlirLogicalResultIsSuccess(status) && !result.budgetMet) {
+  // The driver analyses the output (and checks it against the plan), so the
+  // planner need not analyse it a second time.
+  RematDriverOptions options = {.graph = {.reusePlannedPeak = true},
+                                .profile = rematCostProfileGet(profile),
+                                .hasBudget = true,
+                                .budgetBytes = bytes,
+                                .budgetPercent = percent,
+                                .planner = kind,
+                                .analyse = true};
+  RematDriverFunction result;
+  bool internalError = false;
+  MlirLogicalResult status = rematDriverRunFunction(func, 0, &options, &result, &internalError);
+  bytes = result.budgetBytes;
+  if (mlirLogicalResultIsSuccess(status) && !result.plan.budgetMet) {
     snprintf(message, sizeof(message),
              "remat: planner %s could not fit the budget of %lld bytes (peak %lld bytes after %ld "
              "recomputations)",
-             planner, (long long)bytes, (long long)result.peakBytesAfter, (long)result.numDecisions);
+             planner, (long long)bytes, (long long)result.peakBytes, (long)result.plan.numDecisions);
     mlirEmitError(loc, message);
     status = mlirLogicalResultFailure();
   }
-  rematPlanResultFree(&result);
+  rematDriverFunctionFree(&result);
   return status;
 }

@@ -51,9 +51,10 @@ bool rematEstimateReadsModule(MlirOperation func);
 
 /// The body of the `remat` pass: validates `profile` ("h200", "cpu", "flops") and
 /// `planner` ("none", "sqrt", "greedy", "default"); with an empty `budget` or
-/// planner "none" it only annotates the estimate. Planning is not part of this
-/// build: any other combination emits an error and fails. NULL strings read
-/// as the defaults (budget "", planner "default", profile "h200").
+/// planner "none" it only annotates the estimate, else it plans and rewrites
+/// the function through the driver (remat/Driver.h) as remat-opt --budget
+/// does. A budget the planner cannot meet is an error. NULL strings read as
+/// the defaults (budget "", planner "default", profile "h200").
 MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const char *planner, const char *profile);
 
 /// Creates the `remat-estimate` external pass on func.func (runs

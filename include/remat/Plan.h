@@ -1,8 +1,9 @@
 //===- remat/Plan.h - Fitting a memory budget by recomputation ----*- C -*-===//
 //
 // A planner picks values to drop after their early uses and recompute (by
-// cloning their producers) right before their late uses; the rewriter is the
-// only code that mutates IR. After each rewrite the graph and its timeline are
+// cloning their producers) right before their late uses; planners only read
+// the analysis, and the rewriter (lib/Rewrite.c) applies their plan to the
+// IR. After each rewrite the graph and its timeline are
 // rebuilt from the IR, so the reported peak is the model's exact figure for
 // the rewritten function, not an incremental guess.
 //

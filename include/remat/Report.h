@@ -1,7 +1,7 @@
 //===- remat/Report.h - Human and JSON reports --------------------*- C -*-===//
 //
 // Reports are written through a string callback; the library never prints.
-// JSON field names are fixed by CONTRACTS.md.
+// JSON field names are fixed by docs/contracts.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_REPORT_H

@@ -6,7 +6,7 @@
 // Linked with one lowered step (scripts/build-gpu-step.py), runtime/gpu and
 // -lcuda: fills the step's arguments from the seed exactly as remat-run does
 // on the CPU, copies them to the device, runs N steps and prints the run JSON
-// of CONTRACTS.md: peak_bytes (device step allocations, accounted by the
+// of docs/contracts.md: peak_bytes (device step allocations, accounted by the
 // runtime), argument_bytes, step_time_s (CUDA events, the fastest step),
 // output checksums (the same FNV-1a over the same bytes as remat-run, so
 // bit-identical outputs have identical checksums). --outputs-dir writes each

@@ -13,7 +13,7 @@
 //    that fails runs no further kernel; the harness reads it with
 //    rematGpuGetError. Nothing prints, nothing exits.
 //  * Device memory is accounted: live and peak bytes of step allocations,
-//    each counted at its size rounded up to 64 bytes (CONTRACTS.md's peak
+//    each counted at its size rounded up to 64 bytes (docs/contracts.md's peak
 //    definition, the size the CPU path's aligned allocator is asked for), and
 //    an optional hard cap refused before cuMemAlloc is called.
 //  * One stream serves every mgpuStreamCreate: the lowered code creates and

@@ -1,7 +1,7 @@
 //===- remat-opt.c - The remat command-line driver ------------------------===//
 //
 // Reads tensor IR, reports its memory timeline, and writes IR (optionally
-// lowered). Flags, streams and exit codes are fixed by CONTRACTS.md:
+// lowered). Flags, streams and exit codes are fixed by docs/contracts.md:
 // 0 success, 1 user error, 2 internal failure.
 //
 //===----------------------------------------------------------------------===//
@@ -18,6 +18,7 @@
 #include "mlir-c/IR.h"
 #include "remat/Context.h"
 #include "remat/Cost.h"
+#include "remat/Driver.h"
 #include "remat/Graph.h"
 #include "remat/Lower.h"
 #include "remat/Memory.h"
@@ -26,9 +27,7 @@
 #include "remat/Report.h"
 #include "remat/Variants.h"
 
-#define REMAT_VERSION "0.1.0"
-
-enum { kExitOk = 0, kExitUser = 1, kExitInternal = 2 };
+#include "Tool.h"
 
 typedef enum ReportFormat { ReportNone, ReportText, ReportJSON } ReportFormat;
 
@@ -99,74 +98,6 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "  --help, --version\n";
 
 //===----------------------------------------------------------------------===//
-// Diagnostics: "FILE:LINE:COL: error: message"
-//===----------------------------------------------------------------------===//
-
-// Name printed for locations parsed from memory (stdin, split chunks).
-static const char *inputDisplayName = "<stdin>";
-
-typedef struct DiagState {
-  int errors;
-} DiagState;
-
-static void printToFile(MlirStringRef s, void *userData) { fwrite(s.data, 1, s.length, (FILE *)userData); }
-
-static const char *severityName(MlirDiagnosticSeverity severity) {
-  switch (severity) {
-  case MlirDiagnosticError:
-    return "error";
-  case MlirDiagnosticWarning:
-    return "warning";
-  case MlirDiagnosticNote:
-    return "note";
-  default:
-    return "remark";
-  }
-}
-
-/// Prints a location as FILE:LINE:COL when it is (or wraps) one.
-static void printLocation(MlirLocation loc) {
-  if (mlirLocationIsAFileLineColRange(loc)) {
-    MlirIdentifier file = mlirLocationFileLineColRangeGetFilename(loc);
-    MlirStringRef f = mlirIdentifierStr(file);
-    if (f.length == 0 || (f.length == 1 && f.data[0] == '-'))
-      f = mlirStringRefCreateFromCString(inputDisplayName);
-    fprintf(stderr, "%.*s:%d:%d", (int)f.length, f.data, mlirLocationFileLineColRangeGetStartLine(loc),
-            mlirLocationFileLineColRangeGetStartColumn(loc));
-    return;
-  }
-  if (mlirLocationIsAName(loc)) {
-    MlirLocation child = mlirLocationNameGetChildLoc(loc);
-    if (mlirLocationIsAFileLineColRange(child)) {
-      printLocation(child);
-      MlirStringRef n = mlirIdentifierStr(mlirLocationNameGetName(loc));
-      fprintf(stderr, " (%.*s)", (int)n.length, n.data);
-      return;
-    }
-  }
-  mlirLocationPrint(loc, printToFile, stderr);
-}
-
-static MlirLogicalResult handleDiagnostic(MlirDiagnostic diag, void *userData) {
-  DiagState *state = userData;
-  MlirDiagnosticSeverity severity = mlirDiagnosticGetSeverity(diag);
-  if (severity == MlirDiagnosticError)
-    ++state->errors;
-  printLocation(mlirDiagnosticGetLocation(diag));
-  fprintf(stderr, ": %s: ", severityName(severity));
-  mlirDiagnosticPrint(diag, printToFile, stderr);
-  fputc('\n', stderr);
-  for (intptr_t i = 0, e = mlirDiagnosticGetNumNotes(diag); i < e; ++i) {
-    MlirDiagnostic note = mlirDiagnosticGetNote(diag, i);
-    printLocation(mlirDiagnosticGetLocation(note));
-    fprintf(stderr, ": note: ");
-    mlirDiagnosticPrint(note, printToFile, stderr);
-    fputc('\n', stderr);
-  }
-  return mlirLogicalResultSuccess();
-}
-
-//===----------------------------------------------------------------------===//
 // Flags
 //===----------------------------------------------------------------------===//
 
@@ -174,7 +105,7 @@ static int usageError(const char *fmt, const char *arg) {
   fprintf(stderr, "remat-opt: ");
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\n(run 'remat-opt --help' for usage)\n");
-  return kExitUser;
+  return RematExitUser;
 }
 
 static bool startsWith(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
@@ -185,10 +116,10 @@ static int parseFlags(int argc, char **argv, Options *opts) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(kUsage, stdout);
-      return kExitOk;
+      return RematExitOk;
     } else if (strcmp(a, "--version") == 0) {
       printf("remat-opt %s (MLIR 22 C API)\n", REMAT_VERSION);
-      return kExitOk;
+      return RematExitOk;
     } else if (strcmp(a, "-o") == 0) {
       if (i + 1 >= argc)
         return usageError("%s needs a file name", a);
@@ -309,38 +240,6 @@ static int parseFlags(int argc, char **argv, Options *opts) {
 // Input
 //===----------------------------------------------------------------------===//
 
-/// Reads all of `path` (or stdin for NULL / "-"); NULL on failure.
-static char *readAll(const char *path, size_t *len) {
-  FILE *f = (!path || strcmp(path, "-") == 0) ? stdin : fopen(path, "rb");
-  if (!f)
-    return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  while (buf) {
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (n < cap)
-      break;
-    cap *= 2;
-    char *bigger = realloc(buf, cap + 1);
-    if (!bigger) {
-      free(buf);
-      buf = NULL;
-    }
-    buf = bigger;
-  }
-  bool failed = ferror(f);
-  if (f != stdin)
-    fclose(f);
-  if (!buf || failed) {
-    free(buf);
-    return NULL;
-  }
-  buf[n] = '\0';
-  *len = n;
-  return buf;
-}
-
 /// A chunk of the input; `startLine` is 1-based.
 typedef struct Chunk {
   const char *text;
@@ -417,60 +316,28 @@ typedef struct Outputs {
   bool firstJSON;
 } Outputs;
 
-static void writeToFile(MlirStringRef s, void *userData) { fwrite(s.data, 1, s.length, (FILE *)userData); }
-
-/// Function ops with a body, in module order.
-static intptr_t collectFunctions(MlirModule module, MlirOperation **funcs) {
-  intptr_t n = 0, cap = 8;
-  *funcs = malloc((size_t)cap * sizeof(**funcs));
-  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); *funcs && !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op)) {
-    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-    if (!(name.length == 9 && memcmp(name.data, "func.func", 9) == 0))
-      continue;
-    MlirRegion body = mlirOperationGetRegion(op, 0);
-    if (mlirBlockIsNull(mlirRegionGetFirstBlock(body)))
-      continue; // declaration
-    if (n == cap) {
-      cap *= 2;
-      MlirOperation *bigger = realloc(*funcs, (size_t)cap * sizeof(**funcs));
-      if (!bigger) {
-        free(*funcs);
-        *funcs = NULL;
-        return 0;
-      }
-      *funcs = bigger;
-    }
-    (*funcs)[n++] = op;
-  }
-  return n;
-}
-
-/// --lower=gpu: buffers are counted as the device allocates them.
-static bool lowersForDevice(const Options *opts) { return opts->lower && strcmp(opts->lower, "gpu") == 0; }
-
-/// Reads "FUNC OP ANCHOR" lines ('#' comments) for function number `index`
-/// and replays them.
-static int replayPlanFile(MlirOperation func, intptr_t index, const Options *opts,
-                          const RematGraphOptions *graphOptions, const RematCostProfile *profile,
-                          RematPlanResult *result) {
-  FILE *f = fopen(opts->planFile, "r");
+/// Reads "FUNC OP ANCHOR" lines ('#' comments) of --plan-file into `s`
+/// (arrays the caller frees).
+static int readPlanFile(const char *path, RematDriverSchedule *s, intptr_t **storage) {
+  *s = (RematDriverSchedule){0};
+  *storage = NULL;
+  FILE *f = fopen(path, "r");
   if (!f) {
-    fprintf(stderr, "remat-opt: error: cannot open plan file '%s': %s\n", opts->planFile, strerror(errno));
-    return kExitUser;
+    fprintf(stderr, "remat-opt: error: cannot open plan file '%s': %s\n", path, strerror(errno));
+    return RematExitUser;
   }
   intptr_t cap = 64, n = 0;
-  intptr_t *ops = malloc((size_t)cap * sizeof(*ops)), *anchors = malloc((size_t)cap * sizeof(*anchors));
+  intptr_t *lines = malloc((size_t)cap * 3 * sizeof(*lines));
   char line[256];
-  int rc = ops && anchors ? kExitOk : kExitInternal;
-  for (unsigned lineNo = 1; rc == kExitOk && fgets(line, sizeof(line), f); ++lineNo) {
+  int rc = lines ? RematExitOk : RematExitInternal;
+  for (unsigned lineNo = 1; rc == RematExitOk && fgets(line, sizeof(line), f); ++lineNo) {
     char *p = line;
     while (*p == ' ' || *p == '\t')
       ++p;
     bool truncated = !strchr(line, '\n') && !feof(f);
     if (truncated && *p != '#') {
-      fprintf(stderr, "%s:%u: error: line longer than %zu characters\n", opts->planFile, lineNo, sizeof(line) - 2);
-      rc = kExitUser;
+      fprintf(stderr, "%s:%u: error: line longer than %zu characters\n", path, lineNo, sizeof(line) - 2);
+      rc = RematExitUser;
       break;
     }
     // A comment goes on to its newline, however long.
@@ -481,228 +348,154 @@ static int replayPlanFile(MlirOperation func, intptr_t index, const Options *opt
     long fn, op, anchor;
     char extra;
     if (sscanf(p, "%ld %ld %ld %c", &fn, &op, &anchor, &extra) != 3) {
-      fprintf(stderr, "%s:%u: error: expected 'FUNC OP ANCHOR' (three integers)\n", opts->planFile, lineNo);
-      rc = kExitUser;
+      fprintf(stderr, "%s:%u: error: expected 'FUNC OP ANCHOR' (three integers)\n", path, lineNo);
+      rc = RematExitUser;
       break;
     }
-    if (fn != (long)index)
-      continue;
     if (n == cap) {
       cap *= 2;
-      intptr_t *o = realloc(ops, (size_t)cap * sizeof(*ops)),
-               *a = o ? realloc(anchors, (size_t)cap * sizeof(*a)) : NULL;
-      if (o)
-        ops = o;
-      if (!o || !a) {
-        rc = kExitInternal;
+      intptr_t *bigger = realloc(lines, (size_t)cap * 3 * sizeof(*lines));
+      if (!bigger) {
+        rc = RematExitInternal;
         break;
       }
-      anchors = a;
+      lines = bigger;
     }
-    ops[n] = op;
-    anchors[n++] = anchor;
+    lines[3 * n] = fn;
+    lines[3 * n + 1] = op;
+    lines[3 * n + 2] = anchor;
+    ++n;
   }
   fclose(f);
-  if (rc == kExitOk &&
-      mlirLogicalResultIsFailure(rematApplySchedule(func, graphOptions, ops, anchors, n, profile, result)))
-    rc = kExitUser;
-  free(ops);
-  free(anchors);
-  return rc;
+  if (rc != RematExitOk) {
+    free(lines);
+    return rc;
+  }
+  // Three parallel arrays out of one allocation: functions, ops, anchors.
+  intptr_t *columns = malloc((size_t)(n ? n : 1) * 3 * sizeof(*columns));
+  if (!columns) {
+    free(lines);
+    return RematExitInternal;
+  }
+  for (intptr_t i = 0; i < n; ++i)
+    for (int c = 0; c < 3; ++c)
+      columns[c * n + i] = lines[3 * i + c];
+  free(lines);
+  *storage = columns;
+  *s = (RematDriverSchedule){.functions = columns, .ops = columns + n, .anchors = columns + 2 * n, .count = n};
+  return RematExitOk;
 }
 
-/// --budgets: every public step becomes a dispatcher over one variant per
-/// budget (remat/Variants.h). Prints one line per variant to stderr.
-static int buildVariants(MlirModule module, const Options *opts, DiagState *diags) {
-  MlirOperation *funcs = NULL;
-  intptr_t numFuncs = collectFunctions(module, &funcs);
-  if (!funcs)
-    return kExitInternal;
-  const RematCostProfile *profile = opts->profile ? rematCostProfileGet(opts->profile) : rematCostProfileGetDefault();
-  RematGraphOptions graphOptions = {
-      .dynamicDimBound = opts->dimBound, .reusePlannedPeak = false, .deviceAccounting = lowersForDevice(opts)};
-  int rc = kExitOk;
-  for (intptr_t i = 0; rc == kExitOk && i < numFuncs; ++i) {
-    MlirAttribute vis = mlirOperationGetAttributeByName(funcs[i], mlirSymbolTableGetVisibilityAttributeName());
-    if (!mlirAttributeIsNull(vis))
-      continue; // private helpers are not steps
-    RematVariantInfo info[kMaxBudgets];
-    if (mlirLogicalResultIsFailure(rematBuildVariants(funcs[i], &graphOptions, opts->budgetsBytes, opts->budgetsPercent,
-                                                      opts->numBudgets, opts->planner, profile, info))) {
-      rc = diags->errors ? kExitUser : kExitInternal;
-      break;
-    }
-    for (intptr_t v = 0; v < opts->numBudgets; ++v)
-      fprintf(stderr, "remat-opt: variant %s: budget %lld bytes, peak %lld bytes, %ld recomputations\n", info[v].name,
-              (long long)info[v].budgetBytes, (long long)info[v].peakBytes, (long)info[v].numDecisions);
-  }
-  free(funcs);
-  return rc;
+static RematLowering loweringOf(const char *name) {
+  if (!name || strcmp(name, "none") == 0)
+    return RematLoweringNone;
+  if (strcmp(name, "cpu") == 0)
+    return RematLoweringCPU;
+  return strcmp(name, "gpu") == 0 ? RematLoweringGPU : RematLoweringGPUTensors;
 }
 
-static int processModule(MlirModule module, const Options *opts, Outputs *out, DiagState *diags) {
-  if (mlirLogicalResultIsFailure(rematModuleNormalize(module)))
-    return kExitUser;
-  // The GPU lowering splits small reductions at the tensor level: analyse and
-  // plan the form the device will run, so the estimate counts its buffers.
-  if (opts->lower && strncmp(opts->lower, "gpu", 3) == 0 && mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
-    return diags->errors ? kExitUser : kExitInternal;
-  if (opts->numBudgets) {
-    int rc = buildVariants(module, opts, diags);
-    if (rc != kExitOk)
-      return rc;
-  }
-  MlirOperation *funcs = NULL;
-  intptr_t numFuncs = collectFunctions(module, &funcs);
-  if (!funcs)
-    return kExitInternal;
-  const RematCostProfile *profile = opts->profile ? rematCostProfileGet(opts->profile) : rematCostProfileGetDefault();
-  RematFunctionReport *reports = calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(*reports));
-  int rc = reports ? kExitOk : kExitInternal;
-  intptr_t built = 0;
-  // The report analyses every output function anyway; the check below
-  // compares that analysis with the plan's simulation.
-  RematGraphOptions graphOptions = {.dynamicDimBound = opts->dimBound,
-                                    .reusePlannedPeak = true,
-                                    .skipDecisionNames = opts->report == ReportNone,
-                                    .fuseElementwise = opts->fuseElementwise,
-                                    .deviceAccounting = lowersForDevice(opts)};
-  RematPlanResult *plans = calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(*plans));
-  if (!plans)
-    rc = kExitInternal;
-  for (; rc == kExitOk && built < numFuncs; ++built) {
-    int64_t budget = -1;
-    if (out->graph) {
-      RematGraph eg = rematGraphCreate(funcs[built], &graphOptions);
-      if (rematGraphIsNull(eg)) {
-        rc = diags->errors ? kExitUser : kExitInternal;
-        break;
-      }
-      fputs(out->graphCount++ ? ",\n" : "", out->graph);
-      rematGraphPrintPlanningJSON(eg, profile, writeToFile, out->graph);
-      rematGraphDestroy(eg);
+static void exportGraph(RematGraph graph, const RematCostProfile *profile, void *userData) {
+  Outputs *out = userData;
+  fputs(out->graphCount++ ? ",\n" : "", out->graph);
+  rematGraphPrintPlanningJSON(graph, profile, rematToolWriteToFile, out->graph);
+}
+
+/// The exit code of a failed driver or lowering call.
+static int failureCode(const RematToolDiagnostics *diags, bool internalError) {
+  return internalError || !diags->errors ? RematExitInternal : RematExitUser;
+}
+
+/// What remat-opt says about each function on stderr besides the report:
+/// variants built, copies of shared destinations, differences between the
+/// plan and the output, budgets not met. Returns whether a budget was missed.
+static bool printNotes(const RematDriverResult *r, const Options *opts) {
+  for (intptr_t s = 0; s < r->numVariantSteps; ++s)
+    for (intptr_t v = 0; v < opts->numBudgets; ++v) {
+      const RematVariantInfo *info = &r->variants[s * opts->numBudgets + v];
+      fprintf(stderr, "remat-opt: variant %s: budget %lld bytes, peak %lld bytes, %ld recomputations\n", info->name,
+              (long long)info->budgetBytes, (long long)info->peakBytes, (long)info->numDecisions);
     }
-    if (opts->hasBudget) {
-      MlirLogicalResult planned = rematPlanAndRewrite(funcs[built], &graphOptions, opts->budgetBytes,
-                                                      opts->budgetPercent, opts->planner, profile, &plans[built]);
-      budget = plans[built].resolvedBudgetBytes;
-      if (mlirLogicalResultIsFailure(planned)) {
-        rc = diags->errors ? kExitUser : kExitInternal;
-        break;
-      }
-    } else if (opts->planFile) {
-      int prc = replayPlanFile(funcs[built], built, opts, &graphOptions, profile, &plans[built]);
-      if (prc != kExitOk) {
-        rc = prc;
-        break;
-      }
-    }
-    RematGraph g = rematGraphCreate(funcs[built], &graphOptions);
-    if (rematGraphIsNull(g)) {
-      rc = diags->errors ? kExitUser : kExitInternal;
-      break;
-    }
-    RematMemoryTracker t = rematMemoryTrackerCreate(g);
-    if (rematMemoryTrackerIsNull(t)) {
-      rematGraphDestroy(g);
-      rc = kExitInternal;
-      break;
-    }
-    int64_t peak = rematMemoryTrackerGetPeakBytes(t);
-    // The simulation keeps the input's in-place decisions; bufferization of
-    // the rewritten function can decide differently (resnet18 at 316,000
-    // bytes: 1,344 bytes less, measured equal to the output's estimate). Less
-    // than planned is said, not an error; more would be a bug.
-    if ((opts->hasBudget || opts->planFile) && plans[built].peakBytesPlanned < peak) {
-      fprintf(stderr,
-              "remat-opt: internal error: the plan's simulation predicted a peak of %lld bytes, the rewritten "
-              "function has %lld\n",
-              (long long)plans[built].peakBytesPlanned, (long long)peak);
-      rc = kExitInternal;
-    } else if ((opts->hasBudget || opts->planFile) && plans[built].peakBytesPlanned > peak) {
+  for (intptr_t i = 0; i < r->numFunctions; ++i) {
+    const RematDriverFunction *f = &r->functions[i];
+    if (f->planned && f->plan.peakBytesPlanned > f->peakBytes)
       fprintf(stderr,
               "remat-opt: note: the rewritten function needs %lld bytes, %lld less than the plan's simulation "
               "(which keeps the input's in-place decisions)\n",
-              (long long)peak, (long long)(plans[built].peakBytesPlanned - peak));
-    }
-    reports[built] = (RematFunctionReport){
-        .graph = g,
-        .before = t,
-        .peakBytesBefore = opts->hasBudget || opts->planFile ? plans[built].peakBytesBefore : peak,
-        .peakBytesAfter = peak,
-        .budgetBytes = budget,
-        .planner = opts->planFile ? "file" : rematPlannerKindGetName(opts->planner),
-        .planSeconds = plans[built].planSeconds,
-        .passSeconds = plans[built].passSeconds,
-        .namingSeconds = plans[built].namingSeconds,
-        .parseSeconds = out->parseSeconds,
-        .peakBytesPlanned = plans[built].peakBytesPlanned,
-        .profile = profile,
-        .recomputeFlops = plans[built].recomputeFlops,
-        .recomputeTimeSeconds = plans[built].recomputeTimeSeconds,
-        .copyBytesBefore = opts->hasBudget || opts->planFile ? plans[built].copyBytesBefore : rematGraphGetCopyBytes(g),
-        .budgetMet = plans[built].budgetMet,
-        .fusionTried = opts->fuseElementwise && plans[built].peakBytesBefore > budget,
-        .fused = opts->fuseElementwise && plans[built].peakBytesFused >= 0,
-        .stepTimeFusedSeconds = plans[built].stepTimeFusedSeconds,
-        .stepTimeUnfusedSeconds = plans[built].stepTimeUnfusedSeconds,
-        .fusionSkipped = plans[built].fusionSkipped,
-        .numFusedOps = plans[built].numFusedOps,
-        .peakBytesFused = plans[built].peakBytesFused,
-        .flopsBeforeFusion = plans[built].flopsBeforeFusion,
-        .decisions = plans[built].decisions,
-        .numDecisions = plans[built].numDecisions};
-  }
-  if (rc == kExitOk && opts->report != ReportNone) {
-    if (opts->report == ReportJSON)
-      rematReportPrintJSON(reports, built, writeToFile, out->report);
-    else
-      rematReportPrintText(reports, built, writeToFile, out->report);
-  }
-  for (intptr_t i = 0; i < built; ++i) {
-    if (!rematGraphIsNull(reports[i].graph)) {
-      rematMemoryTrackerDestroy(reports[i].before);
-      rematGraphDestroy(reports[i].graph);
-    }
+              (long long)f->peakBytes, (long long)(f->plan.peakBytesPlanned - f->peakBytes));
   }
   bool unmet = false;
-  for (intptr_t i = 0; i < built; ++i) {
-    if (plans[i].numSplitEmpties > 0)
+  for (intptr_t i = 0; i < r->numFunctions; ++i) {
+    const RematPlanResult *plan = &r->functions[i].plan;
+    if (plan->numSplitEmpties > 0)
       fprintf(stderr,
               "remat-opt: note: function #%ld hands one tensor.empty to several ops as their destination; "
               "%ld copies were made so that each use has its own (contents are undefined) before planning\n",
-              (long)i, (long)plans[i].numSplitEmpties);
-    if (opts->hasBudget && !plans[i].budgetMet) {
+              (long)i, (long)plan->numSplitEmpties);
+    if (opts->hasBudget && !plan->budgetMet) {
       unmet = true;
       fprintf(stderr,
               "remat-opt: error: planner %s could not fit function #%ld under its budget (peak %lld bytes "
               "after %ld recomputations); no IR written\n",
-              rematPlannerKindGetName(opts->planner), (long)i, (long long)plans[i].peakBytesAfter,
-              (long)plans[i].numDecisions);
+              rematPlannerKindGetName(opts->planner), (long)i, (long long)plan->peakBytesAfter,
+              (long)plan->numDecisions);
     }
   }
-  for (intptr_t i = 0; plans && i < numFuncs; ++i)
-    rematPlanResultFree(&plans[i]);
-  free(plans);
-  free(reports);
-  free(funcs);
-  if (rc == kExitOk && unmet)
-    rc = kExitUser;
-  if (rc != kExitOk || opts->estimate)
-    return rc;
+  return unmet;
+}
 
-  if (opts->lower && strcmp(opts->lower, "cpu") == 0 &&
-      mlirLogicalResultIsFailure(rematLowerModule(module, RematLowerTargetCPU)))
-    return diags->errors ? kExitUser : kExitInternal;
-  if (opts->lower && strcmp(opts->lower, "gpu") == 0 &&
-      mlirLogicalResultIsFailure(rematLowerModuleForGPU(module, opts->gpuChip ? opts->gpuChip : "sm_90")))
-    return diags->errors ? kExitUser : kExitInternal;
+static int processModule(MlirModule module, const Options *opts, const RematDriverSchedule *schedule, Outputs *out,
+                         RematToolDiagnostics *diags) {
+  RematLowering lowering = loweringOf(opts->lower);
+  // The report analyses every output function anyway; the driver compares
+  // that analysis with the plan's simulation.
+  RematDriverOptions options = {.graph = {.dynamicDimBound = opts->dimBound,
+                                          .reusePlannedPeak = true,
+                                          .skipDecisionNames = opts->report == ReportNone,
+                                          .fuseElementwise = opts->fuseElementwise,
+                                          .deviceAccounting = lowering == RematLoweringGPU},
+                                .profile = opts->profile ? rematCostProfileGet(opts->profile) : NULL,
+                                .hasBudget = opts->hasBudget,
+                                .budgetBytes = opts->budgetBytes,
+                                .budgetPercent = opts->budgetPercent,
+                                .planner = opts->planner,
+                                .schedule = opts->planFile ? schedule : NULL,
+                                .numVariantBudgets = opts->numBudgets,
+                                .variantBudgetBytes = opts->budgetsBytes,
+                                .variantBudgetPercent = opts->budgetsPercent,
+                                .lowering = lowering,
+                                .gpuChip = opts->gpuChip,
+                                .analyse = true,
+                                .exportGraph = out->graph ? exportGraph : NULL,
+                                .exportGraphUserData = out};
+  RematDriverResult result;
+  MlirLogicalResult status = rematDriverRunModule(module, &options, &result);
+  int rc = mlirLogicalResultIsSuccess(status) ? RematExitOk : failureCode(diags, result.internalError);
+  if (rc == RematExitOk && opts->report != ReportNone) {
+    RematFunctionReport *reports = calloc((size_t)(result.numFunctions ? result.numFunctions : 1), sizeof(*reports));
+    if (!reports) {
+      rematDriverResultFree(&result);
+      return RematExitInternal;
+    }
+    for (intptr_t i = 0; i < result.numFunctions; ++i)
+      reports[i] = rematDriverFunctionGetReport(&result.functions[i], &options, out->parseSeconds);
+    (opts->report == ReportJSON ? rematReportPrintJSON : rematReportPrintText)(reports, result.numFunctions,
+                                                                               rematToolWriteToFile, out->report);
+    free(reports);
+  }
+  bool unmet = printNotes(&result, opts);
+  rematDriverResultFree(&result);
+  if (rc == RematExitOk && unmet)
+    rc = RematExitUser;
+  if (rc != RematExitOk || opts->estimate)
+    return rc;
+  if (mlirLogicalResultIsFailure(rematDriverLowerModule(module, &options)))
+    return failureCode(diags, false);
   if (!out->firstIR)
     fputs("// -----\n", out->ir);
   out->firstIR = false;
-  mlirOperationPrint(mlirModuleGetOperation(module), writeToFile, out->ir);
+  mlirOperationPrint(mlirModuleGetOperation(module), rematToolWriteToFile, out->ir);
   fputc('\n', out->ir);
-  return kExitOk;
+  return RematExitOk;
 }
 
 /// Closes the IR output of a run that fails before it ends, leaving no file
@@ -730,11 +523,20 @@ int main(int argc, char **argv) {
 
   size_t len = 0;
   const char *inputName = opts.input && strcmp(opts.input, "-") ? opts.input : "<stdin>";
-  inputDisplayName = inputName;
-  char *buf = readAll(opts.input, &len);
+  char *buf = rematToolReadFile(opts.input, &len);
   if (!buf) {
     fprintf(stderr, "remat-opt: cannot read '%s': %s\n", inputName, strerror(errno ? errno : EIO));
-    return kExitUser;
+    return RematExitUser;
+  }
+
+  RematDriverSchedule schedule = {0};
+  intptr_t *scheduleStorage = NULL;
+  if (opts.planFile) {
+    int planRc = readPlanFile(opts.planFile, &schedule, &scheduleStorage);
+    if (planRc != RematExitOk) {
+      free(buf);
+      return planRc;
+    }
   }
 
   Outputs out = {.ir = stdout, .firstIR = true, .firstJSON = true};
@@ -763,7 +565,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.output, strerror(errno));
       free(irTemp);
       free(buf);
-      return kExitUser;
+      free(scheduleStorage);
+      return RematExitUser;
     }
   }
   if (opts.reportFile) {
@@ -772,7 +575,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.reportFile, strerror(errno));
       discardIR(out.ir, irTemp);
       free(buf);
-      return kExitUser;
+      free(scheduleStorage);
+      return RematExitUser;
     }
   } else {
     out.report = opts.estimate ? stdout : stderr;
@@ -785,7 +589,8 @@ int main(int argc, char **argv) {
       if (out.report != stdout && out.report != stderr)
         fclose(out.report);
       free(buf);
-      return kExitUser;
+      free(scheduleStorage);
+      return RematExitUser;
     }
     fputs("{\"functions\": [\n", out.graph);
   }
@@ -795,22 +600,23 @@ int main(int argc, char **argv) {
   if (!chunks) {
     discardIR(out.ir, irTemp);
     free(buf);
-    return kExitInternal;
+    free(scheduleStorage);
+    return RematExitInternal;
   }
 
-  DiagState diags = {0};
+  RematToolDiagnostics diags = {.displayName = inputName};
   MlirContext validation = rematContextCreateForValidation();
   MlirContext working = rematContextCreate();
-  mlirContextAttachDiagnosticHandler(validation, handleDiagnostic, &diags, NULL);
-  mlirContextAttachDiagnosticHandler(working, handleDiagnostic, &diags, NULL);
+  mlirContextAttachDiagnosticHandler(validation, rematToolHandleDiagnostic, &diags, NULL);
+  mlirContextAttachDiagnosticHandler(working, rematToolHandleDiagnostic, &diags, NULL);
 
-  int worst = kExitOk;
+  int worst = RematExitOk;
   for (intptr_t c = 0; c < numChunks; ++c) {
     // Pad with newlines so that locations carry the line numbers of the file.
     size_t pad = (size_t)chunks[c].startLine - 1;
     char *text = malloc(pad + chunks[c].len + 1);
     if (!text) {
-      worst = kExitInternal;
+      worst = RematExitInternal;
       break;
     }
     memset(text, '\n', pad);
@@ -824,33 +630,34 @@ int main(int argc, char **argv) {
                          mlirStringRefCreateFromCString(wholeFile ? opts.input : ""), &out.parseSeconds);
     int chunkRc;
     if (mlirModuleIsNull(module)) {
-      chunkRc = diags.errors > errorsBefore ? kExitUser : kExitInternal;
-      if (chunkRc == kExitInternal)
+      chunkRc = diags.errors > errorsBefore ? RematExitUser : RematExitInternal;
+      if (chunkRc == RematExitInternal)
         fprintf(stderr, "remat-opt: internal error: parsing failed without a diagnostic\n");
     } else {
       if (opts.report == ReportJSON && numChunks > 1 && c > 0)
         fputs("// -----\n", out.report);
-      chunkRc = processModule(module, &opts, &out, &diags);
+      chunkRc = processModule(module, &opts, &schedule, &out, &diags);
       mlirModuleDestroy(module);
     }
     free(text);
     if (chunkRc > worst)
       worst = chunkRc;
   }
-  if (worst == kExitInternal)
+  if (worst == RematExitInternal)
     fprintf(stderr, "remat-opt: internal error (this is a bug in remat; please report it)\n");
 
   mlirContextDestroy(working);
   mlirContextDestroy(validation);
   free(chunks);
+  free(scheduleStorage);
   free(buf);
   if (out.ir != stdout) {
     bool written = fclose(out.ir) == 0;
-    if (worst == kExitOk && !(written && rename(irTemp, opts.output) == 0)) {
+    if (worst == RematExitOk && !(written && rename(irTemp, opts.output) == 0)) {
       fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.output, strerror(errno));
-      worst = kExitUser;
+      worst = RematExitUser;
     }
-    if (worst != kExitOk)
+    if (worst != RematExitOk)
       remove(irTemp);
   }
   free(irTemp);

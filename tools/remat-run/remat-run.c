@@ -16,7 +16,11 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "remat/Context.h"
+#include "remat/Driver.h"
 #include "remat/Lower.h"
+#include "remat/Parse.h"
+
+#include "Tool.h"
 #include "remat_runtime.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -38,8 +42,6 @@
 #ifndef REMAT_C_RUNNER_UTILS
 #define REMAT_C_RUNNER_UTILS ""
 #endif
-
-enum { EXIT_OK = 0, EXIT_USER = 1, EXIT_INTERNAL = 2 };
 
 static const char *kUsage = "usage: remat-run [--target=cpu|gpu|gpu-kernels-on-cpu] [--steps=N] [--seed=S]\n"
                             "                 [--entry=NAME]\n"
@@ -105,10 +107,10 @@ static int parseOptions(int argc, char **argv, Options *opts) {
     const char *v;
     if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
       fputs(kUsage, stdout);
-      return EXIT_OK;
+      return RematExitOk;
     } else if (!strcmp(arg, "--version")) {
-      puts("remat-run 0.1.0");
-      return EXIT_OK;
+      printf("remat-run %s (MLIR 22 C API)\n", REMAT_VERSION);
+      return RematExitOk;
     } else if (!strcmp(arg, "--json")) {
       opts->json = 1;
     } else if ((v = flagValue(arg, "--target"))) {
@@ -120,32 +122,32 @@ static int parseOptions(int argc, char **argv, Options *opts) {
         opts->gpu = 2;
       else {
         errorf("unknown target '%s' (expected cpu, gpu or gpu-kernels-on-cpu)", v);
-        return EXIT_USER;
+        return RematExitUser;
       }
     } else if ((v = flagValue(arg, "--steps"))) {
       unsigned long long n;
       if (!parseUnsigned(v, &n) || n < 1 || n > 1000000) {
         errorf("invalid --steps value '%s' (expected an integer in [1, 1000000])", v);
-        return EXIT_USER;
+        return RematExitUser;
       }
       opts->steps = (long)n;
     } else if ((v = flagValue(arg, "--seed"))) {
       unsigned long long n;
       if (!parseUnsigned(v, &n)) {
         errorf("invalid --seed value '%s' (expected a non-negative integer)", v);
-        return EXIT_USER;
+        return RematExitUser;
       }
       opts->seed = (uint64_t)n;
     } else if ((v = flagValue(arg, "--entry"))) {
       if (!*v) {
         errorf("--entry needs a function name");
-        return EXIT_USER;
+        return RematExitUser;
       }
       opts->entry = v;
     } else if ((v = flagValue(arg, "--mem-cap"))) {
       if (!rematParseByteSize(v, &opts->memCap) || opts->memCap == 0) {
         errorf("invalid --mem-cap value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", v);
-        return EXIT_USER;
+        return RematExitUser;
       }
       haveCap = 1;
     } else if ((v = flagValue(arg, "--inputs-dir"))) {
@@ -155,11 +157,11 @@ static int parseOptions(int argc, char **argv, Options *opts) {
     } else if (arg[0] == '-' && arg[1] != '\0') {
       errorf("unknown option '%s'", arg);
       fputs(kUsage, stderr);
-      return EXIT_USER;
+      return RematExitUser;
     } else {
       if (opts->file) {
         errorf("more than one input file ('%s' and '%s')", opts->file, arg);
-        return EXIT_USER;
+        return RematExitUser;
       }
       opts->file = arg;
     }
@@ -167,14 +169,14 @@ static int parseOptions(int argc, char **argv, Options *opts) {
   if (!opts->file) {
     errorf("no input file (use - for stdin)");
     fputs(kUsage, stderr);
-    return EXIT_USER;
+    return RematExitUser;
   }
   if (!haveCap) {
     const char *env = getenv("REMAT_MEM_CAP");
     if (env && *env) {
       if (!rematParseByteSize(env, &opts->memCap) || opts->memCap == 0) {
         errorf("invalid REMAT_MEM_CAP value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", env);
-        return EXIT_USER;
+        return RematExitUser;
       }
     }
   }
@@ -184,95 +186,6 @@ static int parseOptions(int argc, char **argv, Options *opts) {
 //===----------------------------------------------------------------------===//
 // Input and diagnostics
 //===----------------------------------------------------------------------===//
-
-static char *readAll(FILE *f, size_t *size) {
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap + 1);
-  if (!buf)
-    return NULL;
-  for (;;) {
-    size_t n = fread(buf + len, 1, cap - len, f);
-    len += n;
-    if (n == 0)
-      break;
-    if (len == cap) {
-      char *grown = realloc(buf, cap * 2 + 1);
-      if (!grown) {
-        free(buf);
-        return NULL;
-      }
-      buf = grown;
-      cap *= 2;
-    }
-  }
-  if (ferror(f)) {
-    free(buf);
-    return NULL;
-  }
-  buf[len] = '\0';
-  *size = len;
-  return buf;
-}
-
-typedef struct DiagState {
-  const char *displayName;
-  int numErrors;
-} DiagState;
-
-static void printToStderr(MlirStringRef str, void *userData) {
-  (void)userData;
-  fwrite(str.data, 1, str.length, stderr);
-}
-
-static void printLocation(MlirLocation loc, const char *displayName) {
-  if (mlirLocationIsAFileLineColRange(loc)) {
-    MlirStringRef file = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
-    if (file.length == 0 || (file.length == 1 && file.data[0] == '-'))
-      fputs(displayName, stderr);
-    else
-      fwrite(file.data, 1, file.length, stderr);
-    fprintf(stderr, ":%d:%d: ", mlirLocationFileLineColRangeGetStartLine(loc),
-            mlirLocationFileLineColRangeGetStartColumn(loc));
-    return;
-  }
-  fprintf(stderr, "%s: ", displayName);
-  if (!mlirLocationEqual(loc, mlirLocationUnknownGet(mlirLocationGetContext(loc)))) {
-    mlirLocationPrint(loc, printToStderr, NULL);
-    fputs(": ", stderr);
-  }
-}
-
-static void printDiagnostic(MlirDiagnostic diag, const char *displayName, int isNote) {
-  printLocation(mlirDiagnosticGetLocation(diag), displayName);
-  const char *sev = "error";
-  switch (mlirDiagnosticGetSeverity(diag)) {
-  case MlirDiagnosticError:
-    sev = "error";
-    break;
-  case MlirDiagnosticWarning:
-    sev = "warning";
-    break;
-  case MlirDiagnosticNote:
-    sev = "note";
-    break;
-  case MlirDiagnosticRemark:
-    sev = "remark";
-    break;
-  }
-  fprintf(stderr, "%s: ", isNote ? "note" : sev);
-  mlirDiagnosticPrint(diag, printToStderr, NULL);
-  fputc('\n', stderr);
-  for (intptr_t i = 0, e = mlirDiagnosticGetNumNotes(diag); i < e; ++i)
-    printDiagnostic(mlirDiagnosticGetNote(diag, i), displayName, 1);
-}
-
-static MlirLogicalResult handleDiagnostic(MlirDiagnostic diag, void *userData) {
-  DiagState *state = userData;
-  if (mlirDiagnosticGetSeverity(diag) == MlirDiagnosticError)
-    state->numErrors++;
-  printDiagnostic(diag, state->displayName, 0);
-  return mlirLogicalResultSuccess();
-}
 
 //===----------------------------------------------------------------------===//
 // Signature
@@ -638,65 +551,42 @@ static int run(const Options *opts) {
   if (opts->gpu == 1) {
     errorf("--target=gpu: remat-run JITs on the CPU only; build a GPU executable with "
            "scripts/build-gpu-step.py FILE -o EXE (docs/gpu.md) and run it on the GPU machine");
-    return EXIT_USER;
+    return RematExitUser;
   }
 
-  // Read the input.
+  // Read and parse the input (remat/Parse.h: a validation context first, so
+  // that malformed input gets a clean error).
   const char *displayName = strcmp(opts->file, "-") == 0 ? "<stdin>" : opts->file;
   size_t sourceSize = 0;
-  char *source = NULL;
-  if (strcmp(opts->file, "-") == 0) {
-    source = readAll(stdin, &sourceSize);
-  } else {
-    FILE *f = fopen(opts->file, "rb");
-    if (!f) {
-      errorf("cannot open '%s': %s", opts->file, strerror(errno));
-      return EXIT_USER;
-    }
-    source = readAll(f, &sourceSize);
-    fclose(f);
-  }
+  errno = 0;
+  char *source = rematToolReadFile(opts->file, &sourceSize);
   if (!source) {
-    errorf("cannot read '%s'", displayName);
-    return EXIT_USER;
+    errorf("cannot open '%s': %s", displayName, strerror(errno ? errno : EIO));
+    return RematExitUser;
   }
-  MlirStringRef sourceRef = mlirStringRefCreate(source, sourceSize);
-  DiagState diag = {displayName, 0};
-
-  // Validate in the restricted context (clean errors on malformed input).
-  {
-    MlirContext vctx = rematContextCreateForValidation();
-    mlirContextAttachDiagnosticHandler(vctx, handleDiagnostic, &diag, NULL);
-    MlirModule vmod = mlirModuleCreateParse(vctx, sourceRef);
-    int ok = !mlirModuleIsNull(vmod);
-    if (ok)
-      mlirModuleDestroy(vmod);
-    mlirContextDestroy(vctx);
-    if (!ok) {
-      if (diag.numErrors == 0)
-        errorf("cannot parse '%s'", displayName);
-      free(source);
-      return EXIT_USER;
-    }
-  }
-
+  RematToolDiagnostics diag = {.displayName = displayName};
   Program prog;
   memset(&prog, 0, sizeof(prog));
-  int rc = EXIT_INTERNAL;
+  int rc = RematExitInternal;
+  MlirContext validation = rematContextCreateForValidation();
   prog.ctx = rematContextCreate();
-  mlirContextAttachDiagnosticHandler(prog.ctx, handleDiagnostic, &diag, NULL);
-  prog.module = mlirModuleCreateParse(prog.ctx, sourceRef);
+  mlirContextAttachDiagnosticHandler(validation, rematToolHandleDiagnostic, &diag, NULL);
+  mlirContextAttachDiagnosticHandler(prog.ctx, rematToolHandleDiagnostic, &diag, NULL);
+  prog.module = rematModuleParse(validation, prog.ctx, mlirStringRefCreate(source, sourceSize),
+                                 mlirStringRefCreateFromCString(strcmp(opts->file, "-") ? opts->file : ""), NULL);
+  mlirContextDestroy(validation);
   free(source);
   if (mlirModuleIsNull(prog.module)) {
-    errorf("internal error: the input parsed in the validation context but not in the working context");
-    rc = EXIT_INTERNAL;
+    if (diag.errors == 0)
+      errorf("cannot parse '%s'", displayName);
+    rc = RematExitUser;
     goto done;
   }
 
   // Entry function and its signature.
   MlirOperation entry;
   if (!findEntry(prog.module, opts->entry, &entry)) {
-    rc = EXIT_USER;
+    rc = RematExitUser;
     goto done;
   }
   MlirStringRef nameRef = symName(entry);
@@ -722,25 +612,30 @@ static int run(const Options *opts) {
   for (size_t i = 0; i < prog.numArgs; ++i) {
     if (!describeType(mlirFunctionTypeGetInput(fnType, (intptr_t)i), 0, &prog.args[i], why, sizeof(why))) {
       errorf("@%s argument %zu: %s", prog.entryName, i, why);
-      rc = EXIT_USER;
+      rc = RematExitUser;
       goto done;
     }
   }
   for (size_t i = 0; i < prog.numResults; ++i) {
     if (!describeType(mlirFunctionTypeGetResult(fnType, (intptr_t)i), 1, &prog.results[i], why, sizeof(why))) {
       errorf("@%s result %zu: %s", prog.entryName, i, why);
-      rc = EXIT_USER;
+      rc = RematExitUser;
       goto done;
     }
   }
 
-  // Lower and JIT.
-  diag.numErrors = 0;
-  if (mlirLogicalResultIsFailure(opts->gpu == 2 ? rematLowerModuleGPUKernelsOnCPU(prog.module)
-                                                : rematLowerModule(prog.module, RematLowerTargetCPU))) {
+  // Lower (through the driver, as remat-opt does: normalized, not planned)
+  // and JIT.
+  RematDriverOptions driverOptions = {.lowering = opts->gpu == 2 ? RematLoweringGPUKernelsOnCPU : RematLoweringCPU};
+  RematDriverResult driven;
+  MlirLogicalResult status = rematDriverRunModule(prog.module, &driverOptions, &driven);
+  rematDriverResultFree(&driven);
+  if (mlirLogicalResultIsSuccess(status))
+    status = rematDriverLowerModule(prog.module, &driverOptions);
+  if (mlirLogicalResultIsFailure(status)) {
     errorf("lowering @%s with the %s pipeline failed (see the diagnostics above)", prog.entryName,
            opts->gpu == 2 ? "GPU kernels-on-CPU" : "CPU");
-    rc = EXIT_USER;
+    rc = RematExitUser;
     goto done;
   }
   MlirStringRef libs[1];
@@ -818,7 +713,7 @@ static int run(const Options *opts) {
   if (!argData || !argPristine || !argDesc || !argDescPtr || !resultOffset || !resultBuf || !packedArgs ||
       !firstOutputs || !freed) {
     errorf("out of memory");
-    rc = EXIT_INTERNAL;
+    rc = RematExitInternal;
     goto cleanup;
   }
 
@@ -830,12 +725,12 @@ static int run(const Options *opts) {
     argData[i] = aligned_alloc(64, (v->bytes + 64) / 64 * 64);
     if (!argData[i]) {
       errorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
-      rc = EXIT_USER;
+      rc = RematExitUser;
       goto cleanup;
     }
     if (opts->inputsDir) {
       if (!readInputFile(opts->inputsDir, i, argData[i], v->bytes)) {
-        rc = EXIT_USER;
+        rc = RematExitUser;
         goto cleanup;
       }
     } else {
@@ -845,7 +740,7 @@ static int run(const Options *opts) {
     argPristine[i] = malloc(v->bytes ? v->bytes : 1);
     if (!argPristine[i]) {
       errorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
-      rc = EXIT_USER;
+      rc = RematExitUser;
       goto cleanup;
     }
     memcpy(argPristine[i], argData[i], v->bytes);
@@ -903,7 +798,7 @@ static int run(const Options *opts) {
       else
         errorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive, capRequested,
                capCap);
-      rc = EXIT_USER;
+      rc = RematExitUser;
       goto cleanup;
     }
     if (step == 0)
@@ -937,14 +832,14 @@ static int run(const Options *opts) {
         firstOutputs[i].checksum = sum;
         firstOutputs[i].bytes = bytes;
         if (opts->outputsDir && !writeOutputFile(opts->outputsDir, i, data, bytes)) {
-          rc = EXIT_USER;
+          rc = RematExitUser;
           goto cleanup;
         }
       } else if (firstOutputs[i].checksum != sum) {
         errorf("output %zu of @%s differs between step 1 and step %ld (checksums %016" PRIx64 " and %016" PRIx64
                "): the program is not deterministic (does it read uninitialized memory?)",
                i, prog.entryName, step + 1, firstOutputs[i].checksum, sum);
-        rc = EXIT_USER;
+        rc = RematExitUser;
         goto cleanup;
       }
     }
@@ -1005,7 +900,7 @@ static int run(const Options *opts) {
   if (leakedBytes)
     fprintf(stderr, "remat-run: warning: %zu bytes allocated during a step were never freed\n", leakedBytes);
   fflush(stdout);
-  rc = EXIT_OK;
+  rc = RematExitOk;
 
 cleanup:
   capJumpArmed = 0;

@@ -1,0 +1,100 @@
+//===- Tool.c - What remat's command-line tools share ---------------------===//
+//
+// See Tool.h.
+//
+//===----------------------------------------------------------------------===//
+#include "Tool.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *rematToolReadFile(const char *path, size_t *length) {
+  FILE *f = (!path || strcmp(path, "-") == 0) ? stdin : fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n, f);
+    if (n < cap)
+      break;
+    cap *= 2;
+    char *bigger = realloc(buf, cap + 1);
+    if (!bigger)
+      free(buf);
+    buf = bigger;
+  }
+  bool failed = ferror(f);
+  if (f != stdin)
+    fclose(f);
+  if (!buf || failed) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  *length = n;
+  return buf;
+}
+
+void rematToolWriteToFile(MlirStringRef text, void *userData) { fwrite(text.data, 1, text.length, (FILE *)userData); }
+
+static const char *severityName(MlirDiagnosticSeverity severity) {
+  switch (severity) {
+  case MlirDiagnosticError:
+    return "error";
+  case MlirDiagnosticWarning:
+    return "warning";
+  case MlirDiagnosticNote:
+    return "note";
+  default:
+    return "remark";
+  }
+}
+
+/// FILE:LINE:COL for file locations (the display name for a file parsed from
+/// memory), "FILE:LINE:COL (NAME)" for a name wrapping one, the display name
+/// for an unknown location, MLIR's own form for anything else.
+static void printLocation(MlirLocation loc, const char *displayName) {
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    MlirStringRef f = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+    if (f.length == 0 || (f.length == 1 && f.data[0] == '-'))
+      f = mlirStringRefCreateFromCString(displayName);
+    fprintf(stderr, "%.*s:%d:%d", (int)f.length, f.data, mlirLocationFileLineColRangeGetStartLine(loc),
+            mlirLocationFileLineColRangeGetStartColumn(loc));
+    return;
+  }
+  if (mlirLocationIsAName(loc)) {
+    MlirLocation child = mlirLocationNameGetChildLoc(loc);
+    if (mlirLocationIsAFileLineColRange(child)) {
+      printLocation(child, displayName);
+      MlirStringRef n = mlirIdentifierStr(mlirLocationNameGetName(loc));
+      fprintf(stderr, " (%.*s)", (int)n.length, n.data);
+      return;
+    }
+  }
+  if (mlirLocationEqual(loc, mlirLocationUnknownGet(mlirLocationGetContext(loc)))) {
+    fputs(displayName, stderr);
+    return;
+  }
+  mlirLocationPrint(loc, rematToolWriteToFile, stderr);
+}
+
+static void printDiagnostic(MlirDiagnostic diagnostic, const char *severity, const char *displayName) {
+  printLocation(mlirDiagnosticGetLocation(diagnostic), displayName);
+  fprintf(stderr, ": %s: ", severity);
+  mlirDiagnosticPrint(diagnostic, rematToolWriteToFile, stderr);
+  fputc('\n', stderr);
+}
+
+MlirLogicalResult rematToolHandleDiagnostic(MlirDiagnostic diagnostic, void *userData) {
+  RematToolDiagnostics *state = userData;
+  MlirDiagnosticSeverity severity = mlirDiagnosticGetSeverity(diagnostic);
+  if (severity == MlirDiagnosticError)
+    ++state->errors;
+  printDiagnostic(diagnostic, severityName(severity), state->displayName);
+  for (intptr_t i = 0, e = mlirDiagnosticGetNumNotes(diagnostic); i < e; ++i)
+    printDiagnostic(mlirDiagnosticGetNote(diagnostic, i), "note", state->displayName);
+  return mlirLogicalResultSuccess();
+}
