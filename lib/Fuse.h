@@ -11,6 +11,7 @@
 
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
+#include "remat/Plan.h"
 
 /// Runs MLIR's own `linalg-fuse-elementwise-ops` on `func` in place: an
 /// elementwise linalg.generic whose result has one use is folded into the
@@ -20,5 +21,12 @@
 /// ops the body has. On failure the pass has emitted a diagnostic and `func`
 /// may be partly rewritten; the caller restores it.
 MlirLogicalResult rematFuseElementwise(MlirOperation func, intptr_t *opsRemoved);
+
+/// RematGraphOptions.fuseElementwise: fuses `func` in place and replaces
+/// `*graph` with the fused function's, unless the budget is under the fused
+/// function's lower bound (see Fuse.c). Fills result->numFusedOps,
+/// peakBytesFused (-1: not fused), flopsBeforeFusion, fusionSkipped.
+MlirLogicalResult rematFuseBeforePlanning(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
+                                          RematGraph *graph, RematPlanResult *result, int64_t *inputBoundBytes);
 
 #endif // REMAT_LIB_FUSE_H

@@ -1,8 +1,8 @@
 // Found by the suite's short libFuzzer run (seed 1): planned with --fuse-elementwise at
 // 2,568 bytes, neither the fused nor the unfused plan fits and the fused one (peak 2,752)
 // is kept with no recomputation; the result said peak 3,264 (the input's), not the
-// function's 2,752. Fixed in lib/Planner.c (finish: an unchanged plan reports its
-// simulated peak, which is that of the fused function).
+// function's 2,752. Fixed in lib/PlanRecord.c (rematPlanFinish: an unchanged plan
+// reports its simulated peak, which is that of the fused function).
 module {
   func.func private @ext0(tensor<12x3xf64>) -> tensor<12x3xf64>
   func.func private @ext0_grad(tensor<12x3xf64>, tensor<12x3xf64>) -> tensor<12x3xf64>

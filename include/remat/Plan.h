@@ -17,6 +17,7 @@
 #include "mlir-c/IR.h"
 #include "remat/Cost.h"
 #include "remat/Graph.h"
+#include "remat/Size.h" // rematParseSize, declared here before it had its own header
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,11 +43,6 @@ typedef enum RematPlannerKind {
 /// unknown names.
 bool rematPlannerKindParse(const char *name, RematPlannerKind *kind);
 const char *rematPlannerKindGetName(RematPlannerKind kind);
-
-/// Parses SIZE: integer bytes, or with KiB/MiB/GiB or KB/MB/GB, or N%
-/// (then `*percent` receives N and `*bytes` 0; else `*percent` = -1).
-/// Returns false for anything else (negative, empty, trailing junk).
-bool rematParseSize(const char *text, int64_t *bytes, double *percent);
 
 /// One recomputation: the value, the op producing it, where its clone goes.
 typedef struct RematDecision {

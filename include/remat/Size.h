@@ -1,0 +1,26 @@
+//===- remat/Size.h - Parsing memory sizes -------------------------*- C -*-===//
+//
+// The SIZE syntax of --budget and --budgets. Needs nothing but the C standard
+// library, so that it can be compiled where MLIR is not linked.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_SIZE_H
+#define REMAT_SIZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Parses SIZE: integer bytes, or with KiB/MiB/GiB or KB/MB/GB, or N%
+/// (then `*percent` receives N and `*bytes` 0; else `*percent` = -1).
+/// Returns false for anything else (negative, empty, trailing junk).
+bool rematParseSize(const char *text, int64_t *bytes, double *percent);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // REMAT_SIZE_H

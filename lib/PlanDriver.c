@@ -1,0 +1,311 @@
+//===- PlanDriver.c - The planners' entry points ---------------------------===//
+//
+// rematPlanAndRewrite and rematApplySchedule (remat/Plan.h): measure the
+// function, resolve the budget, refuse one under the lower bound, run the
+// pre-planning rewrites (Fuse.h, SplitEmpties.h), run the chosen planner
+// (PlanSearch.h) and record its plan (PlanRecord.h); with elementwise fusion,
+// plan with and without it and keep the faster step. Also the planner names.
+//
+//===----------------------------------------------------------------------===//
+#include "remat/Plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "Fuse.h"
+#include "PlanRecord.h"
+#include "PlanSearch.h"
+#include "SplitEmpties.h"
+#include "mlir-c/Diagnostics.h"
+#include "remat/Memory.h"
+
+static const char *const kPlannerNames[] = {"none", "sqrt", "greedy", "default"};
+
+bool rematPlannerKindParse(const char *name, RematPlannerKind *kind) {
+  for (int i = 0; i < (int)(sizeof(kPlannerNames) / sizeof(kPlannerNames[0])); ++i)
+    if (strcmp(name, kPlannerNames[i]) == 0) {
+      *kind = (RematPlannerKind)i;
+      return true;
+    }
+  return false;
+}
+
+const char *rematPlannerKindGetName(RematPlannerKind kind) {
+  return (unsigned)kind < sizeof(kPlannerNames) / sizeof(kPlannerNames[0]) ? kPlannerNames[kind] : "?";
+}
+
+/// `inputBoundBytes`: with options->fuseElementwise, receives the input's
+/// lower bound when fusion was tried (NULL otherwise).
+static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
+                                        double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
+                                        RematPlanResult *result, int64_t *inputBoundBytes);
+
+/// RematGraphOptions.fuseElementwise: plans the fused function, then the
+/// input alone, and keeps the plan that fits with the shorter step time
+/// (fusion lowers the peak and the bytes moved, but a fused op recomputed
+/// re-runs its whole body: on some steps the unfused plan is cheaper).
+static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const RematGraphOptions *options,
+                                                  int64_t budgetBytes, double budgetPercent, RematPlannerKind kind,
+                                                  const RematCostProfile *profile, RematPlanResult *result) {
+  MlirOperation input = mlirOperationClone(func);
+  int64_t inputBound = INT64_MAX;
+  MlirLogicalResult status =
+      planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result, &inputBound);
+  result->stepTimeFusedSeconds = result->stepTimeUnfusedSeconds = -1;
+  if (mlirLogicalResultIsFailure(status) || result->peakBytesFused < 0) {
+    // A failure after fusion must not leave the fused body behind.
+    if (mlirLogicalResultIsFailure(status))
+      mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(input, 0));
+    mlirOperationDestroy(input);
+    return status;
+  }
+  if (result->budgetMet)
+    result->stepTimeFusedSeconds = result->stepTimeSeconds;
+  // The unfused plan, on the input, unless its own bound refuses the budget
+  // (that refusal is no error here: the fused plan stands).
+  RematGraphOptions unfusedOptions = *options;
+  unfusedOptions.fuseElementwise = false;
+  MlirOperation fused = mlirOperationClone(func);
+  mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(input, 0));
+  mlirOperationDestroy(input);
+  int64_t budget = result->resolvedBudgetBytes;
+  bool feasible = inputBound <= budget;
+  RematPlanResult unfused;
+  memset(&unfused, 0, sizeof(unfused));
+  bool unfusedMet =
+      feasible &&
+      mlirLogicalResultIsSuccess(planAndRewrite(func, &unfusedOptions, budget, -1, kind, profile, &unfused, NULL)) &&
+      unfused.budgetMet;
+  if (unfusedMet)
+    result->stepTimeUnfusedSeconds = unfused.stepTimeSeconds;
+  if (unfusedMet && (!result->budgetMet || unfused.stepTimeSeconds < result->stepTimeSeconds)) {
+    double fusedTime = result->stepTimeFusedSeconds, unfusedTime = result->stepTimeUnfusedSeconds;
+    rematPlanResultFree(result);
+    *result = unfused;
+    result->stepTimeFusedSeconds = fusedTime;
+    result->stepTimeUnfusedSeconds = unfusedTime;
+    result->peakBytesFused = -1;
+    mlirOperationDestroy(fused);
+    return mlirLogicalResultSuccess();
+  }
+  rematPlanResultFree(&unfused);
+  mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(fused, 0));
+  mlirOperationDestroy(fused);
+  return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
+                                      double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
+                                      RematPlanResult *result) {
+  double start = nowSeconds();
+  MlirLogicalResult status =
+      options->fuseElementwise
+          ? planWithAndWithoutFusion(func, options, budgetBytes, budgetPercent, kind, profile, result)
+          : planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result, NULL);
+  // Naming is the report's work, done here only because the values may be
+  // erased by the rewrite.
+  result->passSeconds = nowSeconds() - start - result->namingSeconds;
+  return status;
+}
+
+/// The pre-planning split of shared destinations (SplitEmpties.h; reported,
+/// the input's own peak stays peak_bytes_before). When it split something,
+/// `*graph` is rebuilt on the split function, and if that fits the budget
+/// the result is complete (`*done`). On failure or when done, `*graph` is
+/// destroyed.
+static MlirLogicalResult splitEmptiesBeforePlanning(MlirOperation func, const RematGraphOptions *options,
+                                                    int64_t budgetBytes, const RematCostProfile *profile,
+                                                    RematGraph *graph, RematPlanResult *result, bool *done) {
+  *done = false;
+  result->numSplitEmpties = rematSplitSharedEmpties(func);
+  if (result->numSplitEmpties == 0)
+    return mlirLogicalResultSuccess();
+  rematGraphDestroy(*graph);
+  *graph = rematGraphCreate(func, options);
+  if (rematGraphIsNull(*graph))
+    return mlirLogicalResultFailure();
+  RematMemoryTracker split = rematMemoryTrackerCreate(*graph);
+  if (rematMemoryTrackerIsNull(split)) {
+    rematGraphDestroy(*graph);
+    return mlirLogicalResultFailure();
+  }
+  int64_t splitPeak = rematMemoryTrackerGetPeakBytes(split);
+  rematMemoryTrackerDestroy(split);
+  if (splitPeak <= budgetBytes) {
+    result->budgetMet = true;
+    result->peakBytesAfter = result->peakBytesPlanned = splitPeak;
+    result->stepTimeSeconds = rematCostGetGraphTime(profile, *graph);
+    rematGraphDestroy(*graph);
+    *done = true;
+  }
+  return mlirLogicalResultSuccess();
+}
+
+/// The unchanged function's timeline into `sim`, checked against the memory
+/// tracker's peak (of the input, or of what fusion or the split of shared
+/// empties made of it): the planners start from it.
+static bool simulateUnchanged(const Planner *P, RematGraph graph, MlirOperation func, const RematPlanResult *result,
+                              RematSimulation *sim) {
+  int64_t baselinePeak = result->peakBytesFused >= 0 ? result->peakBytesFused : result->peakBytesBefore;
+  if (result->numSplitEmpties > 0) {
+    RematMemoryTracker t = rematMemoryTrackerCreate(graph);
+    baselinePeak = rematMemoryTrackerIsNull(t) ? -1 : rematMemoryTrackerGetPeakBytes(t);
+    if (!rematMemoryTrackerIsNull(t))
+      rematMemoryTrackerDestroy(t);
+  }
+  if (rematSimulate(P->ctx, &P->items, sim) && sim->peakBytes == baselinePeak)
+    return true;
+  char msg[256];
+  snprintf(msg, sizeof(msg),
+           "remat: internal error: the schedule simulation gives %lld bytes for the unchanged function, the "
+           "timeline %lld (%s); please report this input",
+           (long long)sim->peakBytes, (long long)baselinePeak, rematSimStatusGetMessage(sim->status));
+  mlirEmitError(mlirOperationGetLocation(func), msg);
+  return false;
+}
+
+/// Runs planner `kind` from the unchanged function's timeline `sim`; the
+/// plan is left in (P, sim).
+static bool runPlanner(Planner *P, RematSimulation *sim, const RematSimContext *ctx, RematPlannerKind kind,
+                       int64_t budget) {
+  switch (kind) {
+  case RematPlannerSqrt:
+    return rematPlanSqrt(P, sim, 0);
+  case RematPlannerGreedy:
+    return rematPlanAtPeaks(P, sim, false);
+  case RematPlannerDefault:
+    return rematPlanPortfolio(P, sim, ctx, budget);
+  case RematPlannerNone:
+    break;
+  }
+  return true;
+}
+
+static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
+                                        double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
+                                        RematPlanResult *result, int64_t *inputBoundBytes) {
+  memset(result, 0, sizeof(*result));
+  RematGraph graph = rematGraphCreate(func, options);
+  if (rematGraphIsNull(graph))
+    return mlirLogicalResultFailure();
+  RematMemoryTracker tracker = rematMemoryTrackerCreate(graph);
+  if (rematMemoryTrackerIsNull(tracker)) {
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  result->peakBytesBefore = result->peakBytesAfter = result->peakBytesPlanned = rematMemoryTrackerGetPeakBytes(tracker);
+  result->copyBytesBefore = rematGraphGetCopyBytes(graph);
+  rematMemoryTrackerDestroy(tracker);
+  if (budgetPercent >= 0)
+    budgetBytes = (int64_t)((double)result->peakBytesBefore * budgetPercent / 100.0);
+  result->resolvedBudgetBytes = budgetBytes;
+  result->peakBytesFused = -1;
+  bool fuse = options->fuseElementwise && kind != RematPlannerNone && result->peakBytesBefore > budgetBytes;
+  if (fuse) {
+    if (mlirLogicalResultIsFailure(
+            rematFuseBeforePlanning(func, options, budgetBytes, &graph, result, inputBoundBytes))) {
+      if (!rematGraphIsNull(graph))
+        rematGraphDestroy(graph);
+      return mlirLogicalResultFailure();
+    }
+    if (result->peakBytesFused >= 0 && result->peakBytesFused <= budgetBytes) {
+      result->budgetMet = true;
+      result->peakBytesAfter = result->peakBytesPlanned = result->peakBytesFused;
+      result->stepTimeSeconds = rematCostGetGraphTime(profile, graph);
+      rematGraphDestroy(graph);
+      return mlirLogicalResultSuccess();
+    }
+  }
+  RematLowerBound lowerBound = rematGraphGetLowerBound(graph);
+  if (budgetBytes < lowerBound.bytes) {
+    rematEmitLowerBoundError(graph, func, budgetBytes, lowerBound, false);
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  if (kind == RematPlannerNone || result->peakBytesBefore <= budgetBytes) {
+    result->budgetMet = result->peakBytesBefore <= budgetBytes;
+    result->stepTimeSeconds = rematCostGetGraphTime(profile, graph);
+    rematGraphDestroy(graph);
+    return mlirLogicalResultSuccess();
+  }
+  bool done = false;
+  if (mlirLogicalResultIsFailure(
+          splitEmptiesBeforePlanning(func, options, budgetBytes, profile, &graph, result, &done)))
+    return mlirLogicalResultFailure();
+  if (done)
+    return mlirLogicalResultSuccess();
+  double baseTimeSeconds = rematCostGetGraphTime(profile, graph);
+  double t0 = nowSeconds();
+  RematSimContext ctx;
+  Planner P;
+  if (!rematSimContextInit(&ctx, rematGraphImpl(graph), profile)) {
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  bool ok = rematPlannerInit(&P, &ctx, budgetBytes);
+  RematSimulation sim;
+  memset(&sim, 0, sizeof(sim));
+  ok = ok && simulateUnchanged(&P, graph, func, result, &sim) && runPlanner(&P, &sim, &ctx, kind, budgetBytes);
+  rematSimulationFree(&sim);
+  result->planSeconds = nowSeconds() - t0;
+  MlirLogicalResult status = mlirLogicalResultFailure();
+  if (ok)
+    status = rematPlanFinish(&P, graph, func, options, result);
+  else
+    rematGraphDestroy(graph);
+  result->budgetMet = mlirLogicalResultIsSuccess(status) && result->peakBytesAfter <= budgetBytes;
+  result->stepTimeSeconds = baseTimeSeconds + result->recomputeTimeSeconds;
+  rematPlannerFree(&P);
+  rematSimContextFree(&ctx);
+  return status;
+}
+
+MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
+                                     const intptr_t *anchors, intptr_t count, const RematCostProfile *profile,
+                                     RematPlanResult *result) {
+  memset(result, 0, sizeof(*result));
+  result->resolvedBudgetBytes = -1;
+  result->peakBytesFused = -1;
+  RematGraph graph = rematGraphCreate(func, options);
+  if (rematGraphIsNull(graph))
+    return mlirLogicalResultFailure();
+  RematMemoryTracker tracker = rematMemoryTrackerCreate(graph);
+  if (rematMemoryTrackerIsNull(tracker)) {
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  result->peakBytesBefore = result->peakBytesAfter = rematMemoryTrackerGetPeakBytes(tracker);
+  result->copyBytesBefore = rematGraphGetCopyBytes(graph);
+  rematMemoryTrackerDestroy(tracker);
+  RematSimContext ctx;
+  Planner P;
+  if (!rematSimContextInit(&ctx, rematGraphImpl(graph), profile)) {
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  bool ok = rematPlannerInit(&P, &ctx, INT64_MAX);
+  intptr_t numOps = rematGraphGetNumOps(graph);
+  for (intptr_t i = 0; ok && i < count; ++i) {
+    if (ops[i] < 0 || ops[i] >= numOps || anchors[i] < 0 || anchors[i] >= numOps) {
+      char msg[160];
+      snprintf(msg, sizeof(msg), "remat: schedule entry %ld (op %ld before op %ld) is out of range (%ld ops)", (long)i,
+               (long)ops[i], (long)anchors[i], (long)numOps);
+      mlirEmitError(mlirOperationGetLocation(func), msg);
+      ok = false;
+      break;
+    }
+    intptr_t values = ctx.g->ops[ops[i]].numResults;
+    P.chain[0] = ops[i];
+    Chain c = {.len = 1, .cost = ctx.opCost[ops[i]], .flops = ctx.g->ops[ops[i]].flops};
+    ok = values > 0 ? rematPlannerPushDecision(&P, ctx.g->ops[ops[i]].firstResult, anchors[i], &c, 0, -1, -1) : true;
+  }
+  MlirLogicalResult status = mlirLogicalResultFailure();
+  if (ok)
+    status = rematPlanFinish(&P, graph, func, options, result);
+  else
+    rematGraphDestroy(graph);
+  result->budgetMet = mlirLogicalResultIsSuccess(status);
+  rematPlannerFree(&P);
+  rematSimContextFree(&ctx);
+  return status;
+}

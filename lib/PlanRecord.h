@@ -1,0 +1,32 @@
+//===- PlanRecord.h - Recording a plan: rewrite, measure, report -*- C -*-===//
+//
+// Internal to lib/: what the planners' driver (PlanDriver.c) and the
+// pre-planning rewrites (Fuse.c) need from PlanRecord.c.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_LIB_PLANRECORD_H
+#define REMAT_LIB_PLANRECORD_H
+
+#include <time.h>
+
+#include "PlanSearch.h"
+#include "remat/Plan.h"
+
+/// Wall-clock seconds, for the report's timings.
+static inline double nowSeconds(void) {
+  struct timespec ts;
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/// Emits the error for a budget under the function's lower bound, naming the
+/// op that forces it. `fused`: the bound is of the function after
+/// elementwise fusion (the input itself is left unchanged).
+void rematEmitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound, bool fused);
+
+/// Simulates the planner's schedule, rewrites the function and measures the
+/// result on a fresh graph; records the plan into `result`. Consumes `graph`.
+MlirLogicalResult rematPlanFinish(Planner *P, RematGraph graph, MlirOperation func, const RematGraphOptions *options,
+                                  RematPlanResult *result);
+
+#endif // REMAT_LIB_PLANRECORD_H

@@ -1,0 +1,812 @@
+//===- PlanSearch.c - The search at the peak: state, picks, rounds --------===//
+//
+// The search core shared by the greedy and the default planner (see
+// PlanSearch.h): the planner state and its decisions, the stage profile, the
+// memo of chains, pickAt (the best candidate at one instance), the rounds at
+// the peak checked on the exact timeline (rematPlanAtPeaks), and the pruning
+// of decisions the budget does not need. Chains and targets come from
+// PlanChain.c, group picks from PlanGroup.c.
+//
+//===----------------------------------------------------------------------===//
+#include "PlanSearch.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// Planner state and decisions
+//===----------------------------------------------------------------------===//
+
+bool rematPlannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) {
+  memset(P, 0, sizeof(*P));
+  P->ctx = ctx;
+  P->g = ctx->g;
+  P->budget = budget;
+  size_t n = (size_t)(ctx->g->numOps ? ctx->g->numOps : 1);
+  P->stamp = calloc(n, sizeof(*P->stamp));
+  P->groupStamp = calloc(n, sizeof(*P->groupStamp));
+  P->groupAnchor = -1;
+  P->groupKeep = -1;
+  P->refineRound = -1;
+  P->scoreLimit = INFINITY;
+  P->opt.joint = true;
+  P->chain = calloc(n + 1, sizeof(*P->chain));
+  P->maxChain = kMaxChain;
+  P->extended = calloc(kMaxExtended, sizeof(*P->extended));
+  P->stageLive = calloc(n, sizeof(*P->stageLive));
+  P->rootDecision = malloc(n * sizeof(*P->rootDecision));
+  if (P->rootDecision)
+    for (size_t i = 0; i < n; ++i)
+      P->rootDecision[i] = -1;
+  const RematGraphImpl *g = ctx->g;
+  P->inPlaceCost = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*P->inPlaceCost));
+  P->firstPick = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*P->firstPick));
+  if (!P->inPlaceCost || !P->firstPick)
+    return false;
+  for (intptr_t v = 0; v < g->numValues; ++v)
+    P->firstPick[v] = -1;
+  // Operands precede their users, so one pass in value order suffices.
+  for (intptr_t v = 0; v < g->numValues; ++v) {
+    intptr_t def = g->values[v].defOp, src = g->values[v].aliasSource;
+    if (def < 0)
+      continue;
+    P->inPlaceCost[v] = ctx->opCost[def] + (src >= 0 && src < v ? P->inPlaceCost[src] : 0);
+  }
+  return P->stamp && P->groupStamp && P->chain && P->extended && P->stageLive && P->rootDecision;
+}
+
+void rematPlannerFree(Planner *P) {
+  rematScheduleFree(&P->items);
+  free(P->decisions);
+  free(P->rejected);
+  free(P->stamp);
+  free(P->groupStamp);
+  free(P->memo);
+  free(P->marks);
+  free(P->firstPick);
+  free(P->chain);
+  free(P->extended);
+  free(P->stageLive);
+  free(P->inPlaceCost);
+  free(P->rootDecision);
+  free(P->members);
+  free(P->groupDropped);
+  free(P->groupOps);
+  free(P->groupBest);
+}
+
+/// The normalized schedule of all decisions not removed (`skip` excluded).
+bool rematPlannerCollectSchedule(const Planner *P, intptr_t skip, RematSchedule *out) {
+  rematScheduleInit(out);
+  for (intptr_t d = 0; d < P->numDecisions; ++d) {
+    const Decision *dec = &P->decisions[d];
+    if (!decisionLive(dec) || d == skip)
+      continue;
+    for (intptr_t i = 0; i < dec->numItems; ++i)
+      if (!rematScheduleAdd(out, P->items.items[dec->firstItem + i].op, P->items.items[dec->firstItem + i].anchor))
+        return false;
+  }
+  rematScheduleNormalize(out);
+  return true;
+}
+
+/// Simulates the plan; `complete` = false leaves out what only the search
+/// itself reads (rematSimulatePeak): enough to judge a trial.
+bool rematPlannerSimulate(const Planner *P, bool complete, RematSimulation *sim) {
+  RematSchedule s;
+  if (!rematPlannerCollectSchedule(P, -1, &s)) {
+    rematScheduleFree(&s);
+    memset(sim, 0, sizeof(*sim));
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
+  bool ok = complete ? rematSimulate(P->ctx, &s, sim) : rematSimulatePeak(P->ctx, &s, sim);
+  rematScheduleFree(&s);
+  return ok;
+}
+
+/// `array` (capacity *cap elements of `size` bytes, full) reallocated to twice
+/// that (at least 32); NULL when out of memory, with `array` and *cap as they were.
+static void *growArray(void *array, intptr_t *cap, size_t size) {
+  intptr_t grown = *cap ? *cap * 2 : 32;
+  void *p = realloc(array, (size_t)grown * size);
+  if (p)
+    *cap = grown;
+  return p;
+}
+
+bool rematPlannerReject(Planner *P, intptr_t value, intptr_t anchor, ChainMode mode, bool joint) {
+  if (P->numRejected == P->capRejected) {
+    Rejected *r = growArray(P->rejected, &P->capRejected, sizeof(*r));
+    if (!r)
+      return false;
+    P->rejected = r;
+  }
+  P->rejected[P->numRejected++] = (Rejected){value, anchor, mode, joint};
+  return true;
+}
+
+static int compareIntptr(const void *a, const void *b) {
+  intptr_t x = *(const intptr_t *)a, y = *(const intptr_t *)b;
+  return x < y ? -1 : (x > y);
+}
+
+/// Room for one more decision.
+static bool reserveDecision(Planner *P) {
+  if (P->numDecisions < P->capDecisions)
+    return true;
+  Decision *d = growArray(P->decisions, &P->capDecisions, sizeof(*d));
+  if (d)
+    P->decisions = d;
+  return d != NULL;
+}
+
+/// Appends a decision whose ops are P->chain[0, len) at `anchor`.
+bool rematPlannerPushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chain *c, int64_t bytes,
+                              intptr_t dropFirst, intptr_t dropLast) {
+  if (!reserveDecision(P))
+    return false;
+  // Chains are built breadth-first; decisions list their ops in program order.
+  qsort(P->chain, (size_t)c->len, sizeof(*P->chain), compareIntptr);
+  Decision *d = &P->decisions[P->numDecisions++];
+  *d = (Decision){.value = value,
+                  .anchor = anchor,
+                  .firstItem = P->items.num,
+                  .numItems = c->len,
+                  .cost = c->cost,
+                  .flops = c->flops,
+                  .bytes = bytes,
+                  .dropFirst = dropFirst,
+                  .dropLast = dropLast,
+                  .subsumedBy = -1,
+                  .firstMember = P->numMembers};
+  for (intptr_t i = 0; i < c->len; ++i)
+    if (!rematScheduleAdd(&P->items, P->chain[i], anchor))
+      return false;
+  return true;
+}
+
+/// Adds a value to the last decision's group.
+static bool addMember(Planner *P, intptr_t value, int64_t bytes) {
+  if (P->numMembers == P->capMembers) {
+    Member *m = growArray(P->members, &P->capMembers, sizeof(*m));
+    if (!m)
+      return false;
+    P->members = m;
+  }
+  P->members[P->numMembers++] = (Member){value, bytes};
+  ++P->decisions[P->numDecisions - 1].numMembers;
+  return true;
+}
+
+/// Appends a copy of P's decision `d` (its items and members) to Q.
+bool rematPlannerCopyDecision(Planner *Q, const Planner *P, intptr_t d) {
+  if (!reserveDecision(Q))
+    return false;
+  Decision dec = P->decisions[d];
+  dec.firstItem = Q->items.num;
+  dec.firstMember = Q->numMembers;
+  dec.numMembers = 0;
+  Q->decisions[Q->numDecisions++] = dec;
+  for (intptr_t i = 0; i < dec.numItems; ++i) {
+    const RematRecompute *item = &P->items.items[P->decisions[d].firstItem + i];
+    if (!rematScheduleAdd(&Q->items, item->op, item->anchor))
+      return false;
+  }
+  for (intptr_t i = 0; i < P->decisions[d].numMembers; ++i) {
+    const Member *m = &P->members[P->decisions[d].firstMember + i];
+    if (!addMember(Q, m->value, m->bytes))
+      return false;
+  }
+  return true;
+}
+
+static void popDecision(Planner *P) {
+  intptr_t k = --P->numDecisions;
+  P->items.num = P->decisions[k].firstItem;
+  P->numMembers = P->decisions[k].firstMember;
+  for (intptr_t d = 0; d < k; ++d)
+    if (P->decisions[d].subsumedBy == k)
+      P->decisions[d].subsumedBy = -1;
+}
+
+/// Joint recomputation. The chain just built (P->chain, stamped) recomputes
+/// at `anchor` every op of some live decisions placed later: their values'
+/// clones from this chain are the latest versions at their anchors too, so
+/// those decisions can go (a softmax recomputed for the attention context's
+/// gradient serves the softmax's own gradient after it; alone, each would
+/// pay for the scores again). Returns their cost; with `by` >= 0 they are
+/// marked subsumed by decision `by`.
+static double subsumedCost(Planner *P, intptr_t anchor, intptr_t by, intptr_t *count) {
+  double cost = 0;
+  intptr_t n = 0;
+  for (intptr_t d = 0; d < P->numDecisions; ++d) {
+    Decision *dec = &P->decisions[d];
+    if (d == by || !decisionLive(dec) || dec->anchor <= anchor)
+      continue;
+    bool covered = true;
+    for (intptr_t i = 0; i < dec->numItems && covered; ++i)
+      covered = P->stamp[P->items.items[dec->firstItem + i].op] == P->stampGen;
+    if (!covered)
+      continue;
+    cost += dec->cost;
+    ++n;
+    if (by >= 0)
+      dec->subsumedBy = by;
+  }
+  if (count)
+    *count = n;
+  return cost;
+}
+
+//===----------------------------------------------------------------------===//
+// The stage profile: bytes live per anchor, updated by each pick
+//===----------------------------------------------------------------------===//
+
+/// Buffers that sit idle somewhere (two consecutive accesses more than one
+/// instance apart): the only ones a pick can drop.
+static intptr_t collectIdleBuffers(const Planner *P, const RematSimulation *sim, intptr_t *out) {
+  intptr_t n = 0;
+  for (intptr_t b = 0; b < sim->numBuffers; ++b) {
+    const RematSimBuffer *buf = &sim->buffers[b];
+    if (buf->external || (buf->result && !P->opt.resultTargets) || buf->alloc < 0)
+      continue;
+    intptr_t prev = buf->alloc;
+    for (intptr_t r = buf->readsBegin; r < buf->readsEnd; ++r) {
+      if (sim->bufReadInst[r] > prev + 1) {
+        out[n++] = b;
+        break;
+      }
+      prev = sim->bufReadInst[r];
+    }
+  }
+  return n;
+}
+
+/// Per stage (an anchor with its clones), the most bytes live at once.
+static void computeStageLive(Planner *P, const RematSimulation *sim) {
+  for (intptr_t p = 0; p < P->g->numOps; ++p) {
+    int64_t most = 0;
+    for (intptr_t k = sim->stageBegin[p]; k < sim->stageBegin[p + 1]; ++k)
+      if (sim->instAlive[k] && sim->live[k] > most)
+        most = sim->live[k];
+    P->stageLive[p] = most;
+  }
+}
+
+static void addToStages(Planner *P, intptr_t first, intptr_t last, int64_t bytes) {
+  if (first < 0)
+    first = 0;
+  for (intptr_t p = first; p <= last && p < P->g->numOps; ++p)
+    P->stageLive[p] += bytes;
+}
+
+static intptr_t maxStage(const Planner *P) {
+  intptr_t best = 0;
+  for (intptr_t p = 1; p < P->g->numOps; ++p)
+    if (P->stageLive[p] > P->stageLive[best])
+      best = p;
+  return best;
+}
+
+/// The alive instance of stage `p` with the most bytes live.
+static intptr_t peakInstanceOfStage(const RematSimulation *sim, intptr_t p) {
+  intptr_t best = sim->stageBegin[p + 1] - 1;
+  for (intptr_t k = sim->stageBegin[p]; k < sim->stageBegin[p + 1]; ++k)
+    if (sim->instAlive[k] && sim->live[k] > sim->live[best])
+      best = k;
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// pickAt's candidate heap and the memo of chains
+//===----------------------------------------------------------------------===//
+
+typedef struct Bound {
+  double score; // no chain for the target can do better than this
+  Target target;
+} Bound;
+
+/// Min-heap on Bound.score: candidates are popped lazily, in order, until
+/// the next bound cannot beat the best score found.
+static void siftDown(Bound *heap, intptr_t n, intptr_t i) {
+  for (;;) {
+    intptr_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && heap[l].score < heap[m].score)
+      m = l;
+    if (r < n && heap[r].score < heap[m].score)
+      m = r;
+    if (m == i)
+      return;
+    Bound tmp = heap[i];
+    heap[i] = heap[m];
+    heap[m] = tmp;
+    i = m;
+  }
+}
+
+static size_t memoHash(intptr_t t, intptr_t buffer, intptr_t anchor, int mode) {
+  uint64_t h = (uint64_t)t * 0x9E3779B97F4A7C15ull;
+  h ^= (uint64_t)buffer * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
+  h ^= (uint64_t)anchor * 0x165667B19E3779F9ull + (h << 6) + (h >> 2);
+  h ^= (uint64_t)mode + (h << 6) + (h >> 2);
+  return (size_t)(h ^ (h >> 29));
+}
+
+/// The memo slot for a key: its entry, or the empty slot where it goes.
+static ChainMemo *memoSlot(Planner *P, intptr_t t, intptr_t buffer, intptr_t value, intptr_t anchor, int mode) {
+  size_t mask = (size_t)P->memoCap - 1;
+  for (size_t i = memoHash(t, buffer, anchor, mode) & mask;; i = (i + 1) & mask) {
+    ChainMemo *e = &P->memo[i];
+    if (e->gen != P->memoGen ||
+        (e->t == t && e->buffer == buffer && e->value == value && e->anchor == anchor && e->mode == mode))
+      return e;
+  }
+}
+
+/// Makes room for one more entry (load at most 1/2). False when out of memory.
+static bool memoReserve(Planner *P) {
+  if (2 * (P->memoSize + 1) <= P->memoCap)
+    return true;
+  intptr_t oldCap = P->memoCap;
+  ChainMemo *old = P->memo;
+  intptr_t cap = oldCap ? oldCap * 2 : 1024;
+  P->memo = calloc((size_t)cap, sizeof(*P->memo));
+  if (!P->memo) {
+    P->memo = old;
+    return false;
+  }
+  P->memoCap = cap;
+  for (intptr_t i = 0; i < cap; ++i)
+    P->memo[i].gen = -1;
+  for (intptr_t i = 0; i < oldCap; ++i)
+    if (old[i].gen == P->memoGen)
+      *memoSlot(P, old[i].t, old[i].buffer, old[i].value, old[i].anchor, old[i].mode) = old[i];
+  free(old);
+  return true;
+}
+
+/// Forgets every chain: the timeline changed.
+void rematPlannerMemoClear(Planner *P) {
+  ++P->memoGen;
+  P->memoSize = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// pickAt: the best candidate at one instance
+//===----------------------------------------------------------------------===//
+
+/// A number in [0, 1) that depends only on its arguments (splitmix64 steps).
+static double noiseUnit(uint64_t seed, intptr_t value, intptr_t anchor, int mode) {
+  uint64_t h = seed * 0x9E3779B97F4A7C15ull ^ (uint64_t)value * 0xBF58476D1CE4E5B9ull ^
+               (uint64_t)anchor * 0x94D049BB133111EBull ^ (uint64_t)mode;
+  h ^= h >> 31;
+  h *= 0xD6E8FEB86659FD93ull;
+  h ^= h >> 32;
+  return (double)(h >> 11) / 9007199254740992.0; // 2^53
+}
+
+/// The valley after the peak at instance `t` for `popped`: the stage between
+/// the peak and the first late read with the fewest bytes live, where the
+/// chain's own intermediates cost least (the value is then held from there
+/// to its reader). Near the lower bound, the chain placed at the reader can
+/// make a new peak there with its intermediates (gpt2 ci: rebuilding an MLP
+/// input inside the GELU gradient). -1 when there is none. Only in the
+/// searches that restart a stuck one (SearchOptions.valleys).
+static intptr_t valleyAfter(const Planner *P, const RematSimulation *sim, intptr_t t, const Target *popped) {
+  intptr_t valley = -1;
+  for (intptr_t q = sim->instAnchor[t] + 1; q < popped->anchor - 1; ++q)
+    if (sim->stageBegin[q] > t && q > P->g->values[popped->value].defOp &&
+        (valley < 0 || P->stageLive[q] < P->stageLive[valley]))
+      valley = q;
+  return valley;
+}
+
+/// Moves the clone of `target` (placed at its first late reader) to the
+/// place pickAt tries as `shift`: 0 the reader, 1 one op earlier, 2 the
+/// first group after the peak at `t` (refined score only), 3 the valley.
+/// False when that place is not tried.
+static bool shiftAnchor(const Planner *P, const RematSimulation *sim, intptr_t t, int shift, intptr_t valley,
+                        Target *target) {
+  if (shift == 2 && !P->opt.refined)
+    return false;
+  if (shift == 3) {
+    if (valley < 0)
+      return false;
+    target->anchor = valley;
+  } else if (shift == 2) {
+    intptr_t q = sim->instAnchor[t] + 1;
+    while (q < target->anchor && sim->stageBegin[q] <= t)
+      ++q;
+    if (q >= target->anchor - 1)
+      return false;
+    target->anchor = q;
+  } else {
+    target->anchor -= shift;
+  }
+  return !(shift && (sim->stageBegin[target->anchor] <= t || target->anchor <= P->g->values[target->value].defOp));
+}
+
+/// The chain for `target` at instance `t` with `mode` (and `joint`: taking
+/// over later decisions), from the memo of this timeline or built into
+/// P->chain. Its cost is net of what is a move (refined score) and of the
+/// later decisions it takes over (*subsumed: how many). A chain that cannot
+/// score below `scoreLimit` stops early and is not memoized. False when it
+/// cannot be built (or stopped).
+static bool chainOutcome(Planner *P, const RematSimulation *sim, intptr_t t, const Target *target, ChainMode mode,
+                         bool joint, double scoreLimit, Chain *c, intptr_t *subsumed) {
+  intptr_t b = target->buffer;
+  int memoMode = (int)mode + (joint ? 2 : 0);
+  ChainMemo *memo = memoReserve(P) ? memoSlot(P, t, b, target->value, target->anchor, memoMode) : NULL;
+  if (memo && memo->gen == P->memoGen) {
+    c->cost = memo->cost;
+    c->extendedAtPeak = memo->extendedAtPeak;
+    *subsumed = memo->subsumed;
+    return memo->ok;
+  }
+  // A move's cost is known only once its chain is: the early stop credits it
+  // with its producer and in-place predecessors (what a move of the value
+  // itself saves; deeper savings are not waited for).
+  bool mayMove = P->opt.refined && target->unread;
+  P->scoreLimit = scoreLimit;
+  P->limitBytes = sim->buffers[b].bytes;
+  P->limitCredit = mayMove ? P->inPlaceCost[target->value] : 0;
+  bool built = rematBuildTargetChain(P, sim, target, t, mode, c);
+  P->scoreLimit = INFINITY;
+  if (built && mayMove)
+    c->cost = fmax(0, c->cost - rematMoveSavings(P, sim, target->anchor, c->len));
+  if (built && joint)
+    c->cost = fmax(0, c->cost - subsumedCost(P, target->anchor, -1, subsumed));
+  // A chain stopped early is not known, only known to lose here.
+  if (memo && !P->aborted) {
+    *memo = (ChainMemo){P->memoGen, t,     b,       target->value,     target->anchor,
+                        memoMode,   built, c->cost, c->extendedAtPeak, *subsumed};
+    ++P->memoSize;
+  }
+  return built;
+}
+
+/// The candidate with the least recompute time per byte it frees at
+/// instance `t`, among buffers not yet picked in this round. Targets are
+/// tried in order of an estimate that is almost always a lower bound of
+/// their score (producer and in-place predecessors per byte; it is not one
+/// only when an earlier decision left a fresh copy of a predecessor), so most
+/// chains are never built.
+static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t need, bool chainAware,
+                   const bool *picked, const intptr_t *idle, intptr_t numIdle, Pick *best) {
+  Bound *bounds = malloc((size_t)(numIdle ? numIdle : 1) * sizeof(*bounds));
+  if (!bounds)
+    return false;
+  P->sawUnread = false;
+  if (chainAware && P->opt.joint)
+    for (intptr_t d = 0; d < P->numDecisions; ++d)
+      if (decisionLive(&P->decisions[d]))
+        P->rootDecision[P->g->values[P->decisions[d].value].defOp] = d;
+  intptr_t n = 0;
+  for (intptr_t i = 0; i < numIdle; ++i) {
+    intptr_t b = idle[i];
+    Target target;
+    if (picked[b] || !rematFindTarget(P, sim, b, t, &target))
+      continue;
+    // A move costs nothing: no estimate bounds it but 0.
+    bounds[n++] = (Bound){
+        P->opt.refined && target.unread ? 0 : P->inPlaceCost[target.value] / (double)sim->buffers[b].bytes, target};
+    P->sawUnread |= chainAware && target.unread;
+  }
+  for (intptr_t i = n / 2 - 1; i >= 0; --i)
+    siftDown(bounds, n, i);
+  bool found = false;
+  double bestScore = 0;
+  int64_t bestGain = 0;
+  while (n > 0 && (!found || bounds[0].score < bestScore)) {
+    Target popped = bounds[0].target;
+    bounds[0] = bounds[--n];
+    siftDown(bounds, n, 0);
+    intptr_t b = popped.buffer;
+    // The chain-aware planner also tries the clone one op earlier: a group
+    // placed there leaves the anchor's own group free to recompute, after
+    // it, what the anchor alone needs (near the lower bound that order
+    // matters). Exact steps only: large graphs keep one anchor. The refined
+    // neighbour also tries the first group after the peak: a small value
+    // recomputed or moved there can still read inputs that are gone by its
+    // first late reader (cnn-d4 at 70%: the fc weight gradient's transpose
+    // right after the peak instead of conv4's forward again at the return).
+    int shifts = chainAware && P->g->numOps <= kExactPruneOps ? 4 : 1;
+    intptr_t valley = shifts == 4 && P->opt.valleys ? valleyAfter(P, sim, t, &popped) : -1;
+    for (int m = 0; m < (chainAware ? 2 : 1) * shifts; ++m) {
+      ChainMode mode = (ChainMode)(m % 2);
+      Target shifted = popped;
+      if (!shiftAnchor(P, sim, t, m / 2, valley, &shifted))
+        continue;
+      const Target *target = &shifted;
+      if (isRejected(P, target->value, target->anchor, mode, false))
+        continue;
+      // Tried jointly (taking over the later decisions its chain covers,
+      // subsumedCost) until that fails once, then alone.
+      bool joint = chainAware && P->opt.joint && !isRejected(P, target->value, target->anchor, mode, true);
+      P->creditLaterDecisions = joint;
+      Chain c;
+      intptr_t subsumed = 0;
+      if (!chainOutcome(P, sim, t, target, mode, joint, found ? bestScore : INFINITY, &c, &subsumed))
+        continue;
+      // The user's rule only clones chains whose inputs are still there.
+      if (!chainAware && c.extendedAtPeak > 0)
+        continue;
+      int64_t gain = sim->buffers[b].bytes - c.extendedAtPeak;
+      if (gain <= 0)
+        continue;
+      // Bytes freed beyond what the budget needs here buy nothing: near the
+      // end, a large chain that frees far more than the remaining excess
+      // must not win over small cheap ones on its cost per byte.
+      double score = c.cost / (double)(P->opt.refined && need > 0 && need < gain ? need : gain);
+      // Noise only raises a score, so the bounds of the heap stay valid.
+      if (P->opt.noiseAmp > 0)
+        score *= 1.0 + P->opt.noiseAmp * noiseUnit(P->opt.noiseSeed, target->value, target->anchor, (int)mode);
+      if (!found || score < bestScore || (score == bestScore && gain > bestGain)) {
+        found = true;
+        bestScore = score;
+        bestGain = gain;
+        *best = (Pick){*target, mode, 0, subsumed > 0, sim->buffers[b].bytes, gain};
+      }
+    }
+  }
+  free(bounds);
+  if (chainAware && P->opt.joint)
+    for (intptr_t d = 0; d < P->numDecisions; ++d)
+      P->rootDecision[P->g->values[P->decisions[d].value].defOp] = -1;
+  P->creditLaterDecisions = false;
+  if (chainAware && !rematPickGroupAt(P, sim, t, need, picked, idle, numIdle, &found, &bestScore, &bestGain, best))
+    return false;
+  return found;
+}
+
+//===----------------------------------------------------------------------===//
+// Rounds at the peak, checked on the exact timeline; pruning
+//===----------------------------------------------------------------------===//
+
+static intptr_t countAtPeak(const RematSimulation *sim) {
+  intptr_t n = 0;
+  for (intptr_t k = 0; k < sim->numInstances; ++k)
+    n += sim->instAlive[k] && sim->live[k] == sim->peakBytes;
+  return n;
+}
+
+/// Adds the pick as a decision and applies its effect to the stage profile
+/// (an estimate: the exact timeline is simulated after each round).
+static bool applyPick(Planner *P, const RematSimulation *sim, const Pick *pick, intptr_t t) {
+  Chain c;
+  if (pick->mode == ChainGroup) {
+    GroupEval e;
+    if (!rematBuildGroup(P, sim, P->groupBest, pick->groupSize, pick->target.anchor, t, P->groupBestKeep, &e))
+      return true; // cannot happen: rematPickGroupAt built the same group
+    memcpy(P->chain, P->groupOps, (size_t)P->groupLen * sizeof(*P->chain));
+    c = (Chain){.len = P->groupLen, .cost = e.cost, .flops = e.flops};
+    intptr_t dropFirst = pick->target.anchor;
+    for (intptr_t i = 0; i < pick->groupSize; ++i) {
+      const Target *m = &P->groupBest[i];
+      intptr_t first = sim->instAnchor[m->lastReadBefore] + 1;
+      dropFirst = first < dropFirst ? first : dropFirst;
+      addToStages(P, first, pick->target.anchor - 1, -sim->buffers[m->buffer].bytes);
+    }
+    for (intptr_t i = 0; i < P->numGroupExtended; ++i) {
+      const RematSimBuffer *buf = &sim->buffers[P->groupExtended[i]];
+      addToStages(P, sim->instAnchor[buf->lastUse] + 1, pick->target.anchor, buf->bytes);
+    }
+    if (!rematPlannerPushDecision(P, pick->target.value, pick->target.anchor, &c, pick->bytes, dropFirst,
+                                  pick->target.anchor - 1))
+      return false;
+    for (intptr_t i = 0; i < pick->groupSize; ++i)
+      if (!addMember(P, P->groupBest[i].value, sim->buffers[P->groupBest[i].buffer].bytes))
+        return false;
+    return true;
+  }
+  if (!rematBuildTargetChain(P, sim, &pick->target, t, pick->mode, &c))
+    return true; // cannot happen: pickAt built the same chain
+  intptr_t dropFirst = sim->instAnchor[pick->target.lastReadBefore] + 1;
+  intptr_t dropLast = pick->target.anchor - 1;
+  if (!rematPlannerPushDecision(P, pick->target.value, pick->target.anchor, &c, pick->bytes, dropFirst, dropLast))
+    return false;
+  addToStages(P, dropFirst, dropLast, -pick->bytes);
+  if (pick->joint)
+    subsumedCost(P, pick->target.anchor, P->numDecisions - 1, NULL);
+  for (intptr_t d = 0; d < P->numDecisions - 1; ++d)
+    if (P->decisions[d].subsumedBy == P->numDecisions - 1) // now held from the earlier clone on
+      addToStages(P, pick->target.anchor, P->decisions[d].anchor - 1, P->decisions[d].bytes);
+  for (intptr_t i = 0; i < P->numExtended; ++i) {
+    const RematSimBuffer *buf = &sim->buffers[P->extended[i]];
+    addToStages(P, sim->instAnchor[buf->lastUse] + 1, pick->target.anchor, buf->bytes);
+  }
+  return true;
+}
+
+static bool improves(const RematSimulation *trial, const RematSimulation *sim) {
+  return trial->peakBytes < sim->peakBytes ||
+         (trial->peakBytes == sim->peakBytes && countAtPeak(trial) < countAtPeak(sim));
+}
+
+/// Rounds: pick candidates at the stage profile's peak, each time the one
+/// with the least recompute time per byte freed there, until the estimated
+/// profile fits; then simulate exactly. A round that does not improve the
+/// exact timeline (lower peak, or as high at fewer points) is retried with
+/// its first pick alone, and a single pick that does not improve is never
+/// tried again.
+bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
+  if (!rematSimulationComplete(P->ctx, sim))
+    return false;
+  bool *picked = calloc((size_t)(sim->numBuffers + 1), sizeof(*picked));
+  intptr_t *idle = NULL;
+  if (!picked)
+    return false;
+  // Picks per round: one (every step checked exactly) up to ~1000 ops;
+  // larger graphs batch a few picks per exact simulation so that the
+  // planner stays linear-ish in the graph size.
+  intptr_t batch = 1 + P->g->numOps / kOpsPerBatchedPick;
+  bool ok = true;
+  rematPlannerMemoClear(P);
+  for (int iter = 0; ok && iter < kMaxIterations && sim->peakBytes > P->budget; ++iter) {
+    bool *grown = realloc(picked, (size_t)(sim->numBuffers + 1) * sizeof(*picked));
+    if (!grown) {
+      ok = false;
+      break;
+    }
+    picked = grown;
+    memset(picked, 0, (size_t)(sim->numBuffers + 1) * sizeof(*picked));
+    intptr_t *idleGrown = realloc(idle, (size_t)(sim->numBuffers + 1) * sizeof(*idle));
+    if (!idleGrown) {
+      ok = false;
+      break;
+    }
+    idle = idleGrown;
+    intptr_t numIdle = collectIdleBuffers(P, sim, idle);
+    computeStageLive(P, sim);
+    intptr_t roundStart = P->numDecisions;
+    if (P->numMarks == P->capMarks) {
+      RoundMark *marks = growArray(P->marks, &P->capMarks, sizeof(*marks));
+      if (!marks) {
+        ok = false;
+        break;
+      }
+      P->marks = marks;
+    }
+    P->marks[P->numMarks++] = (RoundMark){P->numDecisions, P->numRejected};
+    Pick first = {0};
+    for (;;) {
+      intptr_t stage = maxStage(P);
+      if (P->numDecisions > roundStart && (P->stageLive[stage] <= P->budget || P->numDecisions - roundStart >= batch))
+        break;
+      intptr_t t = P->numDecisions == roundStart ? sim->peakInstance : peakInstanceOfStage(sim, stage);
+      Pick pick = {0};
+      // The bytes still to free there (on the stage profile after the
+      // round's earlier picks).
+      int64_t need = (P->numDecisions == roundStart ? sim->peakBytes : P->stageLive[stage]) - P->budget;
+      if (!pickAt(P, sim, t, need, chainAware, picked, idle, numIdle, &pick))
+        break;
+      if (chainAware && !P->opt.refined && P->refineRound < 0 && (pick.gain > need || P->sawUnread))
+        P->refineRound = P->numMarks - 1;
+      if (P->numDecisions == roundStart)
+        first = pick;
+      if (P->firstPick[pick.target.value] < 0)
+        P->firstPick[pick.target.value] = P->numMarks - 1;
+      picked[pick.target.buffer] = true;
+      for (intptr_t i = 0; pick.mode == ChainGroup && i < pick.groupSize; ++i) {
+        picked[P->groupBest[i].buffer] = true;
+        if (P->firstPick[P->groupBest[i].value] < 0)
+          P->firstPick[P->groupBest[i].value] = P->numMarks - 1;
+      }
+      if (!(ok = applyPick(P, sim, &pick, t)))
+        break;
+    }
+    if (!ok || P->numDecisions == roundStart)
+      break; // nothing left to try at the peak
+    RematSimulation trial;
+    bool valid = rematPlannerSimulate(P, false, &trial);
+    if (trial.status == RematSimOutOfMemory) {
+      rematSimulationFree(&trial);
+      ok = false;
+      break;
+    }
+    if (valid && improves(&trial, sim)) {
+      rematSimulationFree(sim);
+      *sim = trial;
+      rematPlannerMemoClear(P);
+      if (!(ok = rematSimulationComplete(P->ctx, sim)))
+        break;
+      continue;
+    }
+    rematSimulationFree(&trial);
+    // Retry the round's first pick alone (unless it was alone: the same
+    // schedule would be simulated again).
+    bool batched = P->numDecisions > roundStart + 1;
+    while (P->numDecisions > roundStart + 1)
+      popDecision(P);
+    if (batched) {
+      valid = rematPlannerSimulate(P, false, &trial);
+      if (valid && improves(&trial, sim)) {
+        rematSimulationFree(sim);
+        *sim = trial;
+        rematPlannerMemoClear(P);
+        if (!(ok = rematSimulationComplete(P->ctx, sim)))
+          break;
+        continue;
+      }
+      rematSimulationFree(&trial);
+    }
+    popDecision(P);
+    ok = rematPlannerReject(P, first.target.value, first.target.anchor, first.mode, first.joint);
+  }
+  free(picked);
+  free(idle);
+  return ok;
+}
+
+static int compareDecisionCostDesc(const void *a, const void *b, void *decisions) {
+  const Decision *d = decisions;
+  double x = d[*(const intptr_t *)a].cost, y = d[*(const intptr_t *)b].cost;
+  return x > y ? -1 : (x < y);
+}
+
+/// Drops decisions the budget does not need, the costliest first. A first
+/// pass drops every decision whose value fits back under the budget on the
+/// stage profile and checks the result once; if that overshoots, each of the
+/// costliest decisions is tried alone on the exact timeline.
+bool rematPruneDecisions(Planner *P, RematSimulation *sim) {
+  if (sim->peakBytes > P->budget || P->numDecisions == 0)
+    return true;
+  // Small graphs afford one exact simulation per decision.
+  intptr_t exactTries = P->g->numOps <= kExactPruneOps ? P->numDecisions : 8;
+  intptr_t *order = malloc((size_t)P->numDecisions * sizeof(*order));
+  if (!order)
+    return false;
+  intptr_t n = 0;
+  for (intptr_t d = 0; d < P->numDecisions; ++d)
+    if (decisionLive(&P->decisions[d]) && P->decisions[d].dropFirst >= 0)
+      order[n++] = d;
+  // Insertion sort by cost, descending (qsort_r is not C11).
+  for (intptr_t i = 1; i < n; ++i)
+    for (intptr_t j = i; j > 0 && compareDecisionCostDesc(&order[j - 1], &order[j], P->decisions) > 0; --j) {
+      intptr_t tmp = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = tmp;
+    }
+  computeStageLive(P, sim);
+  intptr_t removed = 0;
+  for (intptr_t i = 0; i < n && exactTries < P->numDecisions; ++i) {
+    Decision *d = &P->decisions[order[i]];
+    int64_t most = 0;
+    for (intptr_t p = d->dropFirst; p <= d->dropLast; ++p)
+      most = P->stageLive[p] > most ? P->stageLive[p] : most;
+    if (most + d->bytes > P->budget)
+      continue;
+    d->removed = true;
+    ++removed;
+    addToStages(P, d->dropFirst, d->dropLast, d->bytes);
+  }
+  bool done = false;
+  if (removed) {
+    RematSimulation trial;
+    if (rematPlannerSimulate(P, false, &trial) && trial.peakBytes <= P->budget) {
+      rematSimulationFree(sim);
+      *sim = trial;
+      done = true;
+    } else {
+      rematSimulationFree(&trial);
+      for (intptr_t i = 0; i < n; ++i)
+        P->decisions[order[i]].removed = false;
+    }
+  }
+  for (intptr_t i = 0; !done && i < n && i < exactTries; ++i) {
+    P->decisions[order[i]].removed = true;
+    RematSimulation trial;
+    bool valid = rematPlannerSimulate(P, false, &trial);
+    if (valid && trial.peakBytes <= P->budget && trial.recomputeCost <= sim->recomputeCost) {
+      rematSimulationFree(sim);
+      *sim = trial;
+    } else {
+      P->decisions[order[i]].removed = false;
+      rematSimulationFree(&trial);
+    }
+  }
+  free(order);
+  return true;
+}
