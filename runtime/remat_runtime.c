@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "remat_runtime.h"
 
+#include "remat/Size.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,32 +356,12 @@ const RematVariantChoice *rematRuntimeGetVariantChoice(void) { return &choice; }
 void rematRuntimeResetVariantChoice(void) { choice = (RematVariantChoice){-1, 0, -1, "unlimited", 0}; }
 
 int rematParseByteSize(const char *text, size_t *out) {
-  if (!text || !*text || *text == '-' || *text == '+')
+  // One size syntax for every tool (remat/Size.h); a cap is an amount of
+  // memory, never a percentage of a peak the runtime does not know.
+  int64_t bytes = 0;
+  double percent = -1;
+  if (!rematParseSize(text, &bytes, &percent) || percent >= 0 || (uint64_t)bytes > SIZE_MAX)
     return 0;
-  errno = 0;
-  char *end = NULL;
-  unsigned long long value = strtoull(text, &end, 10);
-  if (end == text || errno)
-    return 0;
-  unsigned long long mult = 1;
-  if (!strcmp(end, "") || !strcmp(end, "B"))
-    mult = 1;
-  else if (!strcmp(end, "KiB"))
-    mult = 1ULL << 10;
-  else if (!strcmp(end, "MiB"))
-    mult = 1ULL << 20;
-  else if (!strcmp(end, "GiB"))
-    mult = 1ULL << 30;
-  else if (!strcmp(end, "KB"))
-    mult = 1000ULL;
-  else if (!strcmp(end, "MB"))
-    mult = 1000000ULL;
-  else if (!strcmp(end, "GB"))
-    mult = 1000000000ULL;
-  else
-    return 0;
-  if (value > SIZE_MAX / mult)
-    return 0;
-  *out = (size_t)(value * mult);
+  *out = (size_t)bytes;
   return 1;
 }

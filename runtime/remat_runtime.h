@@ -134,9 +134,10 @@ typedef enum RematElemKind { RematElemF32, RematElemF64, RematElemI32, RematElem
 /// that their output checksums compare.
 void rematRngFillElements(RematRng *rng, RematElemKind kind, void *data, size_t bytes);
 
-/// Parses a memory size for the runners' caps: a non-negative integer with an
-/// optional B, KiB/MiB/GiB or KB/MB/GB suffix. Returns 0 on malformed input or
-/// overflow (remat-run --mem-cap, the GPU executables' --mem-cap).
+/// Parses a memory size for the runners' caps with the one size parser of
+/// remat (remat/Size.h, lib/Size.c): bytes, or with KiB/MiB/GiB or KB/MB/GB;
+/// a percentage is refused. Returns 0 on malformed input or overflow
+/// (remat-run --mem-cap, the GPU executables' --mem-cap).
 int rematParseByteSize(const char *text, size_t *out);
 
 #ifdef __cplusplus

@@ -11,7 +11,7 @@ STEP.mlir is tensor IR (what remat-opt reads and writes). The build:
   4. a generated entry.c: the step's tensors and a trampoline to
      _mlir_ciface_NAME (runtime/gpu/remat_gpu_step.h)
   5. cc: entry.c + runtime/gpu/remat_gpu_main.c + remat_gpu_runtime.c +
-     runtime/remat_runtime.c + step.o, linked with -lcuda from the CUDA
+     runtime/remat_runtime.c + lib/Size.c + step.o, linked with -lcuda from the CUDA
      toolkit's stub directory (the real driver is found at run time), or with
      --driver fake against test/unit/fake-cuda-driver.c: a host implementation
      of the driver calls the runtime uses, which runs the host side of the step
@@ -202,13 +202,13 @@ def main():
         open(entry, "w").write(entry_source(name, args, results, variants))
         rt = os.path.join(ROOT, "runtime")
         srcs = [entry, os.path.join(rt, "gpu", "remat_gpu_main.c"), os.path.join(rt, "gpu", "remat_gpu_runtime.c"),
-                os.path.join(rt, "remat_runtime.c")]
+                os.path.join(rt, "remat_runtime.c"), os.path.join(ROOT, "lib", "Size.c")]
         libs = ["-lm"]
         if a.driver == "fake":
             srcs.append(os.path.join(ROOT, "test", "unit", "fake-cuda-driver.c"))
         else:
             libs = ["-L" + os.path.join(CUDA, "lib64", "stubs"), "-lcuda"] + libs
-        run([a.cc, "-std=c11", "-O2", "-Wall", "-Werror", "-I" + os.path.join(rt, "gpu"), "-I" + rt,
+        run([a.cc, "-std=c11", "-O2", "-Wall", "-Werror", "-I" + os.path.join(rt, "gpu"), "-I" + rt, "-I" + os.path.join(ROOT, "include"),
              "-I" + os.path.join(CUDA, "include")] + srcs + [obj, "-o", a.output] + libs)
     finally:
         if not a.keep:
