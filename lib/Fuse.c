@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Fuse.h"
 
-#include "LowerInternal.h"
+#include "Pipeline.h"
 
 static intptr_t countBodyOps(MlirOperation func) {
   intptr_t n = 0;
