@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IRBuild.h"
 #include "mlir-c/Diagnostics.h"
 #include "remat/Lower.h"
 #include "remat/Parse.h"
@@ -23,9 +24,7 @@ static const RematCostProfile *profileOf(const RematDriverOptions *options) {
 }
 
 static bool isFuncWithBody(MlirOperation op) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  return name.length == 9 && memcmp(name.data, "func.func", 9) == 0 &&
-         !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+  return rematIsOp(op, "func.func") && !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
 }
 
 /// Function ops with a body, in module order (caller frees); NULL when out of

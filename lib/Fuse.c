@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "LowerInternal.h"
+#include "IRBuild.h"
+#include "Pipeline.h"
 #include "PlanRecord.h"
 #include "remat/Memory.h"
 
@@ -45,9 +46,9 @@ MlirLogicalResult rematFuseBeforePlanning(MlirOperation func, const RematGraphOp
   // MLIR's pass cannot be told which ops to leave, so then there is no fusion.
   for (intptr_t i = 0; i < rematGraphGetNumOps(*graph); ++i) {
     RematOpClass cls = rematGraphGetOpClass(*graph, i);
-    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(rematGraphGetOp(*graph, i)));
-    if ((cls == RematOpClassRegion || cls == RematOpClassSideEffect || cls == RematOpClassUnknown) && name.length > 7 &&
-        memcmp(name.data, "linalg.", 7) == 0) {
+    MlirStringRef name = rematOpName(rematGraphGetOp(*graph, i));
+    if ((cls == RematOpClassRegion || cls == RematOpClassSideEffect || cls == RematOpClassUnknown) &&
+        rematNameStartsWith(name, "linalg.")) {
       char loc[256];
       rematGraphPrintOpLocation(*graph, i, loc, sizeof(loc));
       snprintf(result->fusionSkipped, sizeof(result->fusionSkipped),

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphInternal.h"
+#include "IRBuild.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,16 +27,6 @@
 // Small helpers
 //===----------------------------------------------------------------------===//
 
-static bool nameIs(MlirStringRef name, const char *s) {
-  size_t n = strlen(s);
-  return name.length == n && memcmp(name.data, s, n) == 0;
-}
-
-static bool nameStartsWith(MlirStringRef name, const char *prefix) {
-  size_t n = strlen(prefix);
-  return name.length >= n && memcmp(name.data, prefix, n) == 0;
-}
-
 static bool nameContains(MlirStringRef name, const char *needle) {
   size_t n = strlen(needle);
   for (size_t i = 0; i + n <= name.length; ++i)
@@ -44,11 +35,9 @@ static bool nameContains(MlirStringRef name, const char *needle) {
   return false;
 }
 
-static MlirStringRef opName(MlirOperation op) { return mlirIdentifierStr(mlirOperationGetName(op)); }
-
 static bool nameInList(MlirStringRef name, const char *const *list) {
   for (; *list; ++list)
-    if (nameIs(name, *list))
+    if (rematNameIs(name, *list))
       return true;
   return false;
 }
@@ -97,9 +86,10 @@ static const char *const kPureTensorOps[] = {"tensor.empty",
 static bool isPureBodyOp(MlirStringRef name) {
   if (nameContains(name, "rng") || nameContains(name, "random"))
     return false;
-  return nameStartsWith(name, "arith.") || nameStartsWith(name, "math.") || nameIs(name, "linalg.yield") ||
-         nameIs(name, "linalg.index") || nameIs(name, "tensor.extract") || nameIs(name, "tensor.yield") ||
-         nameStartsWith(name, "complex.") || nameStartsWith(name, "index.");
+  return rematNameStartsWith(name, "arith.") || rematNameStartsWith(name, "math.") ||
+         rematNameIs(name, "linalg.yield") || rematNameIs(name, "linalg.index") ||
+         rematNameIs(name, "tensor.extract") || rematNameIs(name, "tensor.yield") ||
+         rematNameStartsWith(name, "complex.") || rematNameStartsWith(name, "index.");
 }
 
 typedef struct BodyCheck {
@@ -111,7 +101,7 @@ static MlirWalkResult checkBodyOp(MlirOperation op, void *userData) {
   BodyCheck *check = userData;
   if (mlirOperationEqual(op, check->root))
     return MlirWalkResultAdvance;
-  if (!isPureBodyOp(opName(op))) {
+  if (!isPureBodyOp(rematOpName(op))) {
     check->pure = false;
     return MlirWalkResultInterrupt;
   }
@@ -119,20 +109,21 @@ static MlirWalkResult checkBodyOp(MlirOperation op, void *userData) {
 }
 
 static RematOpClass classifyOp(MlirOperation op) {
-  MlirStringRef name = opName(op);
-  if (nameIs(name, "func.return"))
+  MlirStringRef name = rematOpName(op);
+  if (rematNameIs(name, "func.return"))
     return RematOpClassTerminator;
   if (nameContains(name, "rng") || nameContains(name, "random"))
     return RematOpClassSideEffect;
   if (nameInList(name, kViewOps))
     return RematOpClassView;
-  if (nameIs(name, "func.call") || nameIs(name, "func.call_indirect") || nameStartsWith(name, "memref.") ||
-      nameStartsWith(name, "bufferization.") || nameStartsWith(name, "gpu.") || nameStartsWith(name, "ml_program.") ||
-      nameContains(name, "print"))
+  if (rematNameIs(name, "func.call") || rematNameIs(name, "func.call_indirect") ||
+      rematNameStartsWith(name, "memref.") || rematNameStartsWith(name, "bufferization.") ||
+      rematNameStartsWith(name, "gpu.") || rematNameStartsWith(name, "ml_program.") || nameContains(name, "print"))
     return RematOpClassSideEffect;
-  bool linalg = nameStartsWith(name, "linalg.");
+  bool linalg = rematNameStartsWith(name, "linalg.");
   if (linalg || nameInList(name, kPureTensorOps) ||
-      (mlirOperationGetNumRegions(op) == 0 && (nameStartsWith(name, "arith.") || nameStartsWith(name, "math.")))) {
+      (mlirOperationGetNumRegions(op) == 0 &&
+       (rematNameStartsWith(name, "arith.") || rematNameStartsWith(name, "math.")))) {
     if (mlirOperationGetNumRegions(op) == 0)
       return RematOpClassPure;
     BodyCheck check = {true, op};
@@ -151,10 +142,10 @@ static RematOpClass classifyOp(MlirOperation op) {
 /// Returns the operand index whose buffer result `resultIdx` reuses when
 /// bufferization decides "in place", or -1 for ops that allocate.
 intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx) {
-  MlirStringRef name = opName(op);
+  MlirStringRef name = rematOpName(op);
   intptr_t numOperands = mlirOperationGetNumOperands(op);
   intptr_t numResults = mlirOperationGetNumResults(op);
-  if (nameStartsWith(name, "linalg.")) {
+  if (rematNameStartsWith(name, "linalg.")) {
     // Destination-passing style: inits are the trailing operands, one per
     // tensor result.
     intptr_t idx = numOperands - numResults + resultIdx;
@@ -162,10 +153,10 @@ intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx) {
   }
   if (nameInList(name, kViewOps))
     return numOperands > 0 ? 0 : -1;
-  if (nameIs(name, "tensor.insert_slice") || nameIs(name, "tensor.insert") ||
-      nameIs(name, "bufferization.materialize_in_destination"))
+  if (rematNameIs(name, "tensor.insert_slice") || rematNameIs(name, "tensor.insert") ||
+      rematNameIs(name, "bufferization.materialize_in_destination"))
     return numOperands > 1 ? 1 : -1;
-  if (nameIs(name, "scf.for"))
+  if (rematNameIs(name, "scf.for"))
     return 3 + resultIdx < numOperands ? 3 + resultIdx : -1;
   return -1;
 }
@@ -177,9 +168,9 @@ intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx) {
 /// inputs alone) and for materialize_in_destination; true otherwise. A
 /// destination written out of place is copied only when it is read.
 static bool destinationIsRead(MlirOperation op, intptr_t resultIdx) {
-  if (nameIs(opName(op), "bufferization.materialize_in_destination"))
+  if (rematNameIs(rematOpName(op), "bufferization.materialize_in_destination"))
     return false;
-  if (!nameStartsWith(opName(op), "linalg.") || mlirOperationGetNumRegions(op) != 1)
+  if (!rematNameStartsWith(rematOpName(op), "linalg.") || mlirOperationGetNumRegions(op) != 1)
     return true;
   intptr_t operand = rematAliasingOperand(op, resultIdx);
   intptr_t numOperands = mlirOperationGetNumOperands(op);
@@ -194,9 +185,9 @@ static bool destinationIsRead(MlirOperation op, intptr_t resultIdx) {
 /// copy): its result's contents are undefined, it moves no data, and
 /// One-Shot Bufferize never copies such a value.
 static bool onlyAllocates(MlirOperation op) {
-  MlirStringRef name = opName(op);
-  return nameIs(name, "tensor.empty") ||
-         (nameIs(name, "bufferization.alloc_tensor") && mlirOperationGetNumOperands(op) == 0);
+  MlirStringRef name = rematOpName(op);
+  return rematNameIs(name, "tensor.empty") ||
+         (rematNameIs(name, "bufferization.alloc_tensor") && mlirOperationGetNumOperands(op) == 0);
 }
 
 static bool hasUndefinedContents(MlirValue v) {
@@ -311,8 +302,8 @@ static double structuredOpFlops(MlirOperation op, int64_t dimBound) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   for (MlirOperation it = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(it);
        it = mlirOperationGetNextInBlock(it)) {
-    MlirStringRef n = opName(it);
-    if (!nameIs(n, "linalg.yield") && !nameIs(n, "linalg.index") && !nameIs(n, "arith.constant"))
+    MlirStringRef n = rematOpName(it);
+    if (!rematNameIs(n, "linalg.yield") && !rematNameIs(n, "linalg.index") && !rematNameIs(n, "arith.constant"))
       bodyOps += 1;
   }
   return domain * bodyOps;
@@ -403,8 +394,8 @@ static bool isShaped(MlirValue v) {
 }
 
 static bool isTensorConstant(MlirOperation op) {
-  MlirStringRef name = opName(op);
-  return (nameIs(name, "arith.constant") || nameStartsWith(name, "ml_program.global_load")) &&
+  MlirStringRef name = rematOpName(op);
+  return (rematNameIs(name, "arith.constant") || rematNameStartsWith(name, "ml_program.global_load")) &&
          mlirOperationGetNumResults(op) == 1 && isShaped(mlirOperationGetResult(op, 0));
 }
 
@@ -419,9 +410,9 @@ static int inplaceDecision(MlirOperation cloneOp, intptr_t operand) {
   if (!mlirAttributeIsAString(s))
     return -1;
   MlirStringRef v = mlirStringAttrGetValue(s);
-  if (nameIs(v, "true"))
+  if (rematNameIs(v, "true"))
     return 1;
-  if (nameIs(v, "false"))
+  if (rematNameIs(v, "false"))
     return 0;
   return -1;
 }
@@ -464,8 +455,8 @@ static bool isFreshDestination(MlirValue v, MlirBlock body) {
   MlirOperation def = mlirOpResultGetOwner(v);
   if (!mlirBlockEqual(mlirOperationGetBlock(def), body))
     return false;
-  MlirStringRef name = opName(def);
-  return nameIs(name, "tensor.empty") || nameStartsWith(name, "linalg.");
+  MlirStringRef name = rematOpName(def);
+  return rematNameIs(name, "tensor.empty") || rematNameStartsWith(name, "linalg.");
 }
 
 /// True when the body holds only ops whose bufferization is decided by
@@ -480,9 +471,9 @@ static bool isFreshDestination(MlirValue v, MlirBlock body) {
 static bool destinationsAreFresh(MlirBlock body) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
-    MlirStringRef name = opName(op);
+    MlirStringRef name = rematOpName(op);
     intptr_t numOperands = mlirOperationGetNumOperands(op), numResults = mlirOperationGetNumResults(op);
-    if (nameStartsWith(name, "linalg.")) {
+    if (rematNameStartsWith(name, "linalg.")) {
       if (numResults == 0 || numResults > numOperands)
         return false;
       for (intptr_t r = 0; r < numResults; ++r)
@@ -491,10 +482,12 @@ static bool destinationsAreFresh(MlirBlock body) {
           return false;
       continue;
     }
-    if (nameIs(name, "tensor.empty") || nameIs(name, "tensor.expand_shape") || nameIs(name, "tensor.collapse_shape") ||
-        nameIs(name, "tensor.extract_slice") || nameIs(name, "arith.constant") || nameIs(name, "func.return"))
+    if (rematNameIs(name, "tensor.empty") || rematNameIs(name, "tensor.expand_shape") ||
+        rematNameIs(name, "tensor.collapse_shape") || rematNameIs(name, "tensor.extract_slice") ||
+        rematNameIs(name, "arith.constant") || rematNameIs(name, "func.return"))
       continue;
-    if ((nameStartsWith(name, "arith.") || nameStartsWith(name, "math.")) && mlirOperationGetNumRegions(op) == 0) {
+    if ((rematNameStartsWith(name, "arith.") || rematNameStartsWith(name, "math.")) &&
+        mlirOperationGetNumRegions(op) == 0) {
       for (intptr_t r = 0; r < numResults; ++r)
         if (mlirTypeIsAShaped(mlirValueGetType(mlirOperationGetResult(op, r))))
           return false;
@@ -569,7 +562,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
     }
     // A call operand the callee writes in place, while the caller still
     // reads the value afterwards, is copied before the call.
-    if (nameIs(opName(op), "func.call") && g->bufferizationAnalysis && !g->inPlaceByConstruction &&
+    if (rematNameIs(rematOpName(op), "func.call") && g->bufferizationAnalysis && !g->inPlaceByConstruction &&
         !mlirOperationIsNull(cloneOp)) {
       for (intptr_t i = 0, e = mlirOperationGetNumOperands(op); i < e; ++i) {
         intptr_t src = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op, i).ptr);
@@ -614,7 +607,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
   // Returned values stay resident to the end. A returned value that lives in
   // an argument or global buffer, or that is returned twice, is copied into a
   // fresh buffer by the deallocation pipeline (the caller must own results).
-  if (g->numOps > 0 && nameIs(opName(g->ops[g->numOps - 1].op), "func.return")) {
+  if (g->numOps > 0 && rematNameIs(rematOpName(g->ops[g->numOps - 1].op), "func.return")) {
     intptr_t ret = g->numOps - 1;
     MlirOperation retOp = g->ops[ret].op;
     for (intptr_t i = 0, e = mlirOperationGetNumOperands(retOp); i < e; ++i) {
@@ -651,6 +644,30 @@ oom:
 static const char *kAnalysisPipeline =
     "builtin.module(one-shot-bufferize{bufferize-function-boundaries allow-unknown-ops "
     "test-analysis-only function-boundary-type-conversion=identity-layout-map})";
+
+/// Flops from each structured op's iteration domain and body (after the
+/// values are sized), and their total.
+static void computeFlops(RematGraphImpl *g, int64_t dimBound) {
+  for (intptr_t k = 0; k < g->numOps; ++k) {
+    RematOpInfo *info = &g->ops[k];
+    if (!rematNameStartsWith(rematOpName(info->op), "linalg."))
+      continue;
+    info->flops = structuredOpFlops(info->op, dimBound);
+    if (info->flops < 0) {
+      // Linalg ops that are not structured (e.g. softmax): a few flops per
+      // output element.
+      double elems = 0;
+      for (intptr_t r = 0; r < info->numResults; ++r) {
+        MlirType t = mlirValueGetType(g->values[info->firstResult + r].value);
+        int64_t eb = mlirTypeIsAShaped(t) ? elementBytes(mlirShapedTypeGetElementType(t)) : 0;
+        if (eb > 0)
+          elems += (double)g->values[info->firstResult + r].bytes / (double)eb;
+      }
+      info->flops = 5 * elems;
+    }
+    g->totalFlops += info->flops;
+  }
+}
 
 RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options) {
   RematGraph none = {NULL};
@@ -767,7 +784,7 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
   g->inPlaceByConstruction = !(options && options->alwaysRunBufferizationAnalysis) && destinationsAreFresh(body);
   if (g->inPlaceByConstruction) {
     g->bufferizationAnalysis = true;
-  } else if (!mlirOperationIsNull(module) && nameIs(opName(module), "builtin.module") && funcPos >= 0) {
+  } else if (!mlirOperationIsNull(module) && rematNameIs(rematOpName(module), "builtin.module") && funcPos >= 0) {
     clone = mlirOperationClone(module);
     MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(clone, 0));
     MlirOperation cloneFunc = opAtPosition(moduleBody, funcPos);
@@ -781,26 +798,7 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
   if (!assignBuffers(g, g->bufferizationAnalysis ? cloneBody : (MlirBlock){NULL}))
     goto failClone;
 
-  // Flops from each structured op's iteration domain and body.
-  for (k = 0; k < numOps; ++k) {
-    RematOpInfo *info = &g->ops[k];
-    if (!nameStartsWith(opName(info->op), "linalg."))
-      continue;
-    info->flops = structuredOpFlops(info->op, dimBound);
-    if (info->flops < 0) {
-      // Linalg ops that are not structured (e.g. softmax): a few flops per
-      // output element.
-      double elems = 0;
-      for (intptr_t r = 0; r < info->numResults; ++r) {
-        MlirType t = mlirValueGetType(g->values[info->firstResult + r].value);
-        int64_t eb = mlirTypeIsAShaped(t) ? elementBytes(mlirShapedTypeGetElementType(t)) : 0;
-        if (eb > 0)
-          elems += (double)g->values[info->firstResult + r].bytes / (double)eb;
-      }
-      info->flops = 5 * elems;
-    }
-    g->totalFlops += info->flops;
-  }
+  computeFlops(g, dimBound);
   if (!mlirOperationIsNull(clone))
     mlirOperationDestroy(clone);
   free(lastSeenBy);

@@ -9,6 +9,8 @@
 
 #include "mlir-c/Pass.h"
 
+#include "Pipeline.h"
+
 /// Parses in one context. Several top-level ops get an implicit module, as
 /// in mlir-opt. MLIR's C API names the buffer only when it reads the file
 /// itself, so text from memory carries an empty file name in its locations
@@ -110,7 +112,7 @@ MlirLogicalResult rematModuleNormalize(MlirModule module) {
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   MlirLogicalResult result = mlirParsePassPipeline(
       mlirPassManagerGetAsOpPassManager(pm),
-      mlirStringRefCreateFromCString("builtin.module(func.func(convert-elementwise-to-linalg))"), NULL, NULL);
+      mlirStringRefCreateFromCString("builtin.module(" REMAT_PIPELINE_ELEMENTWISE_TO_LINALG ")"), NULL, NULL);
   if (mlirLogicalResultIsSuccess(result))
     result = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module));
   mlirPassManagerDestroy(pm);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "IRBuild.h"
 #include "Rewrite.h"
 #include "mlir-c/Diagnostics.h"
 #include "remat/Memory.h"
@@ -22,7 +23,7 @@ void rematEmitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budg
   char msg[768], loc[256] = "", name[64] = "", held[192] = "";
   if (bound.op >= 0) {
     rematGraphPrintOpLocation(graph, bound.op, loc, sizeof(loc));
-    MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(rematGraphGetOp(graph, bound.op)));
+    MlirStringRef opName = rematOpName(rematGraphGetOp(graph, bound.op));
     snprintf(name, sizeof(name), "%.*s", (int)opName.length, opName.data);
   }
   if (bound.returnedBytes > 0)

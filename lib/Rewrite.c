@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "Rewrite.h"
 
+#include "IRBuild.h"
+
 #include <stdlib.h>
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -53,7 +55,7 @@ bool rematRewriteSchedule(const RematGraphImpl *g, const RematSimulation *sim, i
 
   MlirContext ctx = mlirOperationGetContext(g->func);
   MlirType i64 = mlirIntegerTypeGet(ctx, 64);
-  MlirStringRef markName = mlirStringRefCreateFromCString("remat.clone");
+  MlirStringRef markName = rematStr("remat.clone");
   // Clones first, from originals not yet touched (an original's operands
   // may be rewired below, and a clone must start from what it read).
   for (int pass = 0; pass < 2; ++pass) {
@@ -65,7 +67,7 @@ bool rematRewriteSchedule(const RematGraphImpl *g, const RematSimulation *sim, i
       if (sim->instClone[k]) {
         MlirOperation anchor = g->ops[sim->instAnchor[k]].op;
         op = mlirOperationClone(info->op);
-        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, op);
+        rematInsertBefore(anchor, op);
         mlirOperationSetDiscardableAttributeByName(op, markName, mlirIntegerAttrGet(i64, cloneIdBase + (*numClones)++));
         for (intptr_t r = 0; r < info->numResults; ++r)
           versionValue[sim->instFirstVersion[k] + r] = mlirOperationGetResult(op, r);

@@ -7,7 +7,8 @@
 #include "SplitEmpties.h"
 
 #include <stdlib.h>
-#include <string.h>
+
+#include "IRBuild.h"
 
 typedef struct EmptyList {
   MlirOperation *ops;
@@ -15,8 +16,7 @@ typedef struct EmptyList {
 } EmptyList;
 
 static MlirWalkResult collectSharedEmpty(MlirOperation op, void *userData) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (name.length != 12 || memcmp(name.data, "tensor.empty", 12) != 0)
+  if (!rematIsOp(op, "tensor.empty"))
     return MlirWalkResultAdvance;
   MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
   if (!mlirOpOperandIsNull(use) && !mlirOpOperandIsNull(mlirOpOperandGetNextUse(use))) {
@@ -56,7 +56,7 @@ intptr_t rematSplitSharedEmpties(MlirOperation func) {
     }
     for (k = 1; k < numUses; ++k) {
       MlirOperation clone = mlirOperationClone(list.ops[i]);
-      mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(users[k]), users[k], clone);
+      rematInsertBefore(users[k], clone);
       mlirOperationSetOperand(users[k], operandNumbers[k], mlirOperationGetResult(clone, 0));
       ++clones;
     }

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "remat/Variants.h"
 
+#include "IRBuild.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,7 +171,7 @@ static int compareByPeakDesc(const void *a, const void *b) {
 
 static bool hasSymbol(MlirOperation module, const char *name) {
   MlirSymbolTable table = mlirSymbolTableCreate(module);
-  bool found = !mlirOperationIsNull(mlirSymbolTableLookup(table, mlirStringRefCreateFromCString(name)));
+  bool found = !mlirOperationIsNull(mlirSymbolTableLookup(table, rematStr(name)));
   mlirSymbolTableDestroy(table);
   return found;
 }
@@ -180,7 +182,7 @@ MlirLogicalResult rematBuildVariants(MlirOperation func, const RematGraphOptions
   MlirContext ctx = mlirOperationGetContext(func);
   MlirLocation loc = mlirOperationGetLocation(func);
   MlirAttribute nameAttr = mlirOperationGetAttributeByName(func, mlirSymbolTableGetSymbolAttributeName());
-  MlirAttribute typeAttr = mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("function_type"));
+  MlirAttribute typeAttr = mlirOperationGetAttributeByName(func, rematStr("function_type"));
   MlirOperation module = mlirOperationGetParentOperation(func);
   if (count <= 0 || mlirAttributeIsNull(nameAttr) || mlirAttributeIsNull(typeAttr) || mlirOperationIsNull(module)) {
     mlirEmitError(loc, "remat: --budgets needs a named func.func inside a module and at least one budget");
@@ -204,9 +206,8 @@ MlirLogicalResult rematBuildVariants(MlirOperation func, const RematGraphOptions
     previous = clone;
     clones[i] = clone;
     mlirOperationSetAttributeByName(clone, mlirSymbolTableGetSymbolAttributeName(),
-                                    mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(v->name)));
-    mlirOperationSetAttributeByName(clone, visibilityName,
-                                    mlirStringAttrGet(ctx, mlirStringRefCreateFromCString("private")));
+                                    mlirStringAttrGet(ctx, rematStr(v->name)));
+    mlirOperationSetAttributeByName(clone, visibilityName, mlirStringAttrGet(ctx, rematStr("private")));
     RematPlanResult plan;
     if (mlirLogicalResultIsFailure(
             rematPlanAndRewrite(clone, options, budgetBytes[i], budgetPercent[i], kind, profile, &plan))) {
@@ -300,7 +301,7 @@ MlirLogicalResult rematBuildVariants(MlirOperation func, const RematGraphOptions
     MlirAttribute sym = mlirOperationGetAttributeByName(op, mlirSymbolTableGetSymbolAttributeName());
     bool isVariant = false;
     for (intptr_t i = 0; i < count && !mlirAttributeIsNull(sym); ++i)
-      isVariant |= mlirStringRefEqual(mlirStringAttrGetValue(sym), mlirStringRefCreateFromCString(out[i].name));
+      isVariant |= mlirStringRefEqual(mlirStringAttrGetValue(sym), rematStr(out[i].name));
     if (isVariant)
       continue;
     MlirOperation copy = mlirOperationClone(op);

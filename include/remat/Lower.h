@@ -21,10 +21,6 @@ typedef enum RematLowerTarget {
   RematLowerTargetGPU, ///< Host LLVM dialect + gpu.binary with PTX.
 } RematLowerTarget;
 
-/// The textual pass pipeline (anchored on builtin.module) used for `target`.
-/// The returned string is static.
-const char *rematLowerGetPipeline(RematLowerTarget target);
-
 /// Lowers `module` (tensor IR, in a context from rematContextCreate) in place
 /// for `target`. Every func.func gets `llvm.emit_c_interface`. On failure,
 /// diagnostics are emitted in the module's context and failure is returned.

@@ -1,0 +1,130 @@
+//===- IRBuild.h - Small helpers for reading and building IR ----*- C -*-===//
+//
+// Internal to lib/. The MLIR C API names everything through MlirStringRef and
+// builds every op through an MlirOperationState; these helpers keep the
+// lowerings' and the rewrites' code about the IR instead of about the API.
+// They read or build IR only where their caller says: none of them walks a
+// function on its own except rematCollectOps (which only reads).
+//
+// The name tests are inline: they run on every op of every walk, and inlined
+// the compiler folds the strlen of their literal arguments.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_LIB_IRBUILD_H
+#define REMAT_LIB_IRBUILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+//===----------------------------------------------------------------------===//
+// Names
+//===----------------------------------------------------------------------===//
+
+static inline MlirStringRef rematStr(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+/// Whether `name` is exactly `s`.
+static inline bool rematNameIs(MlirStringRef name, const char *s) {
+  size_t n = strlen(s);
+  return name.length == n && memcmp(name.data, s, n) == 0;
+}
+
+/// Whether `name` starts with `prefix` ("arith.", "linalg.", ...).
+static inline bool rematNameStartsWith(MlirStringRef name, const char *prefix) {
+  size_t n = strlen(prefix);
+  return name.length >= n && memcmp(name.data, prefix, n) == 0;
+}
+
+static inline MlirStringRef rematOpName(MlirOperation op) { return mlirIdentifierStr(mlirOperationGetName(op)); }
+
+/// Whether `op` is named `name` ("func.func", ...).
+static inline bool rematIsOp(MlirOperation op, const char *name) { return rematNameIs(rematOpName(op), name); }
+
+static inline bool rematOpNameStartsWith(MlirOperation op, const char *prefix) {
+  return rematNameStartsWith(rematOpName(op), prefix);
+}
+
+/// The builtin.module holding `op` (or `op` itself), or null.
+MlirOperation rematEnclosingModule(MlirOperation op);
+
+/// An error at `at` reading PREFIX, the name of `named`, SUFFIX.
+void rematEmitErrorNamingOp(MlirOperation at, const char *prefix, MlirOperation named, const char *suffix);
+
+//===----------------------------------------------------------------------===//
+// Building ops
+//===----------------------------------------------------------------------===//
+
+static inline MlirNamedAttribute rematNamedAttr(MlirContext ctx, const char *name, MlirAttribute attr) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, rematStr(name)), attr);
+}
+
+/// Everything an op is created from; fields left out are empty.
+typedef struct RematOpSpec {
+  const char *name;
+  intptr_t numOperands;
+  const MlirValue *operands;
+  intptr_t numResults;
+  const MlirType *results;
+  intptr_t numAttrs;
+  const MlirNamedAttribute *attrs;
+  intptr_t numRegions;
+  MlirRegion *regions; ///< taken by the op
+} RematOpSpec;
+
+/// A detached op (the caller inserts it).
+MlirOperation rematCreateOp(MlirLocation loc, RematOpSpec spec);
+
+/// Inserts the detached `op` right before `anchor`; returns `op`.
+static inline MlirOperation rematInsertBefore(MlirOperation anchor, MlirOperation op) {
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, op);
+  return op;
+}
+
+/// `arith.constant <value> : index` before `anchor`.
+MlirValue rematIndexConstantBefore(MlirOperation anchor, int64_t value);
+
+/// Reads an integer from an `arith.constant`; false for any other value.
+bool rematConstantIndexValue(MlirValue v, int64_t *out);
+
+/// A named linalg op with one input and one output (linalg.fill,
+/// linalg.copy) before `anchor`, its body filled in by linalg; on tensors it
+/// returns `*resultType`, on buffers (resultType NULL) nothing.
+MlirOperation rematInsertNamedLinalgOp(MlirOperation anchor, const char *name, MlirValue in, MlirValue out,
+                                       const MlirType *resultType);
+
+//===----------------------------------------------------------------------===//
+// GPU async ops (the only form gpu-to-llvm lowers)
+//===----------------------------------------------------------------------===//
+
+/// `%t = gpu.wait async` before `anchor`: a stream to order device work on.
+MlirValue rematGpuStreamBefore(MlirOperation anchor);
+
+/// `gpu.wait [%token]` before `anchor`: synchronous from the host's view.
+void rematGpuWaitBefore(MlirOperation anchor, MlirValue token);
+
+/// `%t = gpu.wait async; %u = NAME async [%t] OPERANDS; gpu.wait [%u]` before
+/// `anchor` (at most three operands): an async op that the host waits for.
+void rematInsertSynchronousGpuOp(MlirOperation anchor, const char *name, intptr_t numOperands,
+                                 const MlirValue *operands);
+
+//===----------------------------------------------------------------------===//
+// Collecting ops
+//===----------------------------------------------------------------------===//
+
+/// Operations collected before they are rewritten, so that a rewrite never
+/// mutates what a walk is visiting. Free `ops` with free().
+typedef struct RematOpList {
+  MlirOperation *ops;
+  intptr_t size, capacity;
+  bool (*pred)(MlirOperation);
+} RematOpList;
+
+void rematOpListPush(RematOpList *list, MlirOperation op);
+
+/// The operations of `module` matching `pred`, in pre-order.
+RematOpList rematCollectOps(MlirModule module, bool (*pred)(MlirOperation));
+
+#endif // REMAT_LIB_IRBUILD_H

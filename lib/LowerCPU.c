@@ -1,0 +1,37 @@
+//===- LowerCPU.c - The CPU lowering --------------------------------------===//
+//
+// See remat/Lower.h. Tensor IR in, the LLVM dialect for the host out: the
+// module is rewritten in place (every handle into it is invalidated) and
+// needs a context from rematContextCreate (its dialects and passes).
+//
+// The pipeline bufferizes (in place where one-shot bufferization's analysis
+// allows), frees each buffer right after its last use and lowers to the LLVM
+// dialect with heap traffic routed through runtime/'s hooks, so that
+// remat-run can measure what the static memory model predicts. Its pieces
+// are the fragments of Pipeline.h, shared with the GPU lowering.
+//
+//===----------------------------------------------------------------------===//
+#include "remat/Lower.h"
+
+#include "Pipeline.h"
+
+#include "mlir-c/Diagnostics.h"
+
+static const char kCpuPipeline[] =
+    "builtin.module(" REMAT_PIPELINE_ELEMENTWISE_TO_LINALG "," REMAT_PIPELINE_BUFFERIZE_AND_FREE ","
+    "convert-linalg-to-loops," REMAT_PIPELINE_HOST_TO_LLVM ")";
+
+MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirLocation loc = mlirOperationGetLocation(moduleOp);
+  // The GPU target is documented (docs/runner.md) as rematLowerModuleForGPU
+  // for sm_90; the tools call that directly with the chip they are given.
+  if (target == RematLowerTargetGPU)
+    return rematLowerModuleForGPU(module, "sm_90");
+  if (target != RematLowerTargetCPU) {
+    mlirEmitError(loc, "unknown lowering target");
+    return mlirLogicalResultFailure();
+  }
+  rematMarkCInterfaces(module);
+  return rematRunPipeline(module, kCpuPipeline);
+}

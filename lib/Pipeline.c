@@ -1,0 +1,72 @@
+//===- Pipeline.c - Running textual pass pipelines ------------------------===//
+//
+// See Pipeline.h. A pass manager is built per run (they are cheap next to the
+// passes, and a pipeline string is only parsed where it runs); its parse
+// errors are collected and reported as one diagnostic.
+//
+//===----------------------------------------------------------------------===//
+#include "Pipeline.h"
+
+#include "IRBuild.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Pass.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static MlirWalkResult markCInterface(MlirOperation op, void *userData) {
+  MlirContext ctx = *(MlirContext *)userData;
+  if (rematIsOp(op, "func.func")) {
+    // External declarations get no wrapper: a `_mlir_ciface_` wrapper around a
+    // declaration would call an `_mlir_ciface_<name>` symbol nobody defines.
+    MlirRegion body = mlirOperationGetRegion(op, 0);
+    if (!mlirBlockIsNull(mlirRegionGetFirstBlock(body)))
+      mlirOperationSetAttributeByName(op, rematStr("llvm.emit_c_interface"), mlirUnitAttrGet(ctx));
+    return MlirWalkResultSkip;
+  }
+  return MlirWalkResultAdvance;
+}
+
+void rematMarkCInterfaces(MlirModule module) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirContext ctx = mlirOperationGetContext(moduleOp);
+  mlirOperationWalk(moduleOp, markCInterface, &ctx, MlirWalkPreOrder);
+}
+
+typedef struct PipelineError {
+  char message[1024];
+  size_t length;
+} PipelineError;
+
+static void appendPipelineError(MlirStringRef str, void *userData) {
+  PipelineError *err = userData;
+  size_t room = sizeof(err->message) - 1 - err->length;
+  size_t n = str.length < room ? str.length : room;
+  memcpy(err->message + err->length, str.data, n);
+  err->length += n;
+  err->message[err->length] = '\0';
+}
+
+MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const char *pipeline) {
+  MlirContext ctx = mlirOperationGetContext(op);
+  MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, rematStr(anchor));
+  PipelineError err = {{0}, 0};
+  MlirLogicalResult parsed =
+      mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm), rematStr(pipeline), appendPipelineError, &err);
+  if (mlirLogicalResultIsFailure(parsed)) {
+    char buf[1400];
+    snprintf(buf, sizeof(buf), "internal error: cannot build the pass pipeline '%.200s': %s", pipeline, err.message);
+    mlirEmitError(mlirOperationGetLocation(op), buf);
+    mlirPassManagerDestroy(pm);
+    return mlirLogicalResultFailure();
+  }
+  MlirLogicalResult result = mlirPassManagerRunOnOp(pm, op);
+  mlirPassManagerDestroy(pm);
+  return result;
+}
+
+MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline) {
+  return rematRunPipelineOn(mlirModuleGetOperation(module), "builtin.module", pipeline);
+}

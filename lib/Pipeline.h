@@ -1,0 +1,71 @@
+//===- Pipeline.h - Running textual pass pipelines -----------------*- C -*-===//
+//
+// Internal to lib/. The pass-manager helpers every lowering (and the
+// planner's fusion) runs MLIR's passes through, and the named pipeline
+// fragments that the CPU and the GPU lowerings share, so that the two (and
+// the kernels-on-CPU check) bufferize, free and lower to LLVM the same way.
+// Each fragment is a string literal, to be pasted into a pipeline anchored on
+// builtin.module; every one was checked with
+// /usr/lib/llvm-22/bin/mlir-opt --pass-pipeline='...'.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_LIB_PIPELINE_H
+#define REMAT_LIB_PIPELINE_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+/// Elementwise arith and math ops on tensors become linalg.generic ops (the
+/// first step of every lowering: bufferization then sees only linalg).
+#define REMAT_PIPELINE_ELEMENTWISE_TO_LINALG "func.func(convert-elementwise-to-linalg)"
+
+/// Bufferization (in place where one-shot bufferization's analysis allows),
+/// then every buffer freed right after its last use. The memory model of
+/// remat/Memory.h describes what this does. convert-bufferization-to-memref
+/// lowers the bufferization.clone ops that the deallocation pipeline inserts
+/// for returned values it does not own (function arguments, memref.get_global
+/// constants) into memref.alloc + memref.copy.
+#define REMAT_PIPELINE_BUFFERIZE_AND_FREE                                                                              \
+  "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"           \
+  "buffer-deallocation-pipeline,"                                                                                      \
+  "convert-bufferization-to-memref,"                                                                                   \
+  "func.func(optimize-allocation-liveness)"
+
+/// Linalg on buffers to scf.parallel loops (the GPU lowering's kernels).
+#define REMAT_PIPELINE_LINALG_TO_PARALLEL_LOOPS "func.func(convert-linalg-to-parallel-loops)"
+
+/// Loops and buffers to the LLVM dialect for the host, with heap traffic
+/// routed through the generic `_mlir_memref_to_llvm_{alloc,aligned_alloc,free}`
+/// hooks of runtime/ (so that remat-run can measure it). convert-math-to-libm
+/// runs after convert-math-to-llvm: it only picks up what has no LLVM
+/// intrinsic (math.erf -> erff/erf calls resolved from libm).
+#define REMAT_PIPELINE_HOST_TO_LLVM                                                                                    \
+  "convert-scf-to-cf,"                                                                                                 \
+  "expand-strided-metadata,"                                                                                           \
+  "lower-affine,"                                                                                                      \
+  "finalize-memref-to-llvm{use-generic-functions=1 use-aligned-alloc=1},"                                              \
+  "convert-arith-to-llvm,"                                                                                             \
+  "convert-math-to-llvm,"                                                                                              \
+  "convert-math-to-libm,"                                                                                              \
+  "convert-func-to-llvm,"                                                                                              \
+  "convert-cf-to-llvm,"                                                                                                \
+  "reconcile-unrealized-casts"
+
+/// Runs a textual pass pipeline (anchored on builtin.module) on `module`.
+/// A pipeline that does not parse is an internal error, emitted at the
+/// module's location with the parser's message. The passes invalidate
+/// whatever they rewrite: hold no op handles of `module` across a call.
+MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline);
+
+/// Runs a textual pass pipeline on `op`, whose name is `anchor` (e.g.
+/// "func.func"); a pipeline that does not parse is an internal error emitted
+/// at `op`.
+MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const char *pipeline);
+
+/// Sets `llvm.emit_c_interface` on every func.func with a body, so that the
+/// runner or the AOT main can call it through `_mlir_ciface_<name>`. Every
+/// lowering does it before its pipeline (here, so that the CPU and the GPU
+/// lowerings depend on this module and not on each other).
+void rematMarkCInterfaces(MlirModule module);
+
+#endif // REMAT_LIB_PIPELINE_H
