@@ -36,6 +36,24 @@ const char *rematPlannerKindGetName(RematPlannerKind kind) {
 
 /// `inputBoundBytes`: with options->fuseElementwise, receives the input's
 /// lower bound when fusion was tried (NULL otherwise).
+/// The input's graph (owned by the caller; null on failure, with a
+/// diagnostic where the graph builder emits one), its peak as the result's
+/// before and after figures, and its bufferization copies.
+static RematGraph measureInput(MlirOperation func, const RematGraphOptions *options, RematPlanResult *result) {
+  RematGraph graph = rematGraphCreate(func, options);
+  if (rematGraphIsNull(graph))
+    return graph;
+  RematMemoryTracker tracker = rematMemoryTrackerCreate(graph);
+  if (rematMemoryTrackerIsNull(tracker)) {
+    rematGraphDestroy(graph);
+    return (RematGraph){NULL};
+  }
+  result->peakBytesBefore = result->peakBytesAfter = rematMemoryTrackerGetPeakBytes(tracker);
+  result->copyBytesBefore = rematGraphGetCopyBytes(graph);
+  rematMemoryTrackerDestroy(tracker);
+  return graph;
+}
+
 static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                         double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                         RematPlanResult *result, int64_t *inputBoundBytes);
@@ -185,17 +203,10 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
                                         double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                         RematPlanResult *result, int64_t *inputBoundBytes) {
   memset(result, 0, sizeof(*result));
-  RematGraph graph = rematGraphCreate(func, options);
+  RematGraph graph = measureInput(func, options, result);
   if (rematGraphIsNull(graph))
     return mlirLogicalResultFailure();
-  RematMemoryTracker tracker = rematMemoryTrackerCreate(graph);
-  if (rematMemoryTrackerIsNull(tracker)) {
-    rematGraphDestroy(graph);
-    return mlirLogicalResultFailure();
-  }
-  result->peakBytesBefore = result->peakBytesAfter = result->peakBytesPlanned = rematMemoryTrackerGetPeakBytes(tracker);
-  result->copyBytesBefore = rematGraphGetCopyBytes(graph);
-  rematMemoryTrackerDestroy(tracker);
+  result->peakBytesPlanned = result->peakBytesBefore;
   if (budgetPercent >= 0)
     budgetBytes = (int64_t)((double)result->peakBytesBefore * budgetPercent / 100.0);
   result->resolvedBudgetBytes = budgetBytes;
@@ -266,17 +277,9 @@ MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions
   memset(result, 0, sizeof(*result));
   result->resolvedBudgetBytes = -1;
   result->peakBytesFused = -1;
-  RematGraph graph = rematGraphCreate(func, options);
+  RematGraph graph = measureInput(func, options, result);
   if (rematGraphIsNull(graph))
     return mlirLogicalResultFailure();
-  RematMemoryTracker tracker = rematMemoryTrackerCreate(graph);
-  if (rematMemoryTrackerIsNull(tracker)) {
-    rematGraphDestroy(graph);
-    return mlirLogicalResultFailure();
-  }
-  result->peakBytesBefore = result->peakBytesAfter = rematMemoryTrackerGetPeakBytes(tracker);
-  result->copyBytesBefore = rematGraphGetCopyBytes(graph);
-  rematMemoryTrackerDestroy(tracker);
   RematSimContext ctx;
   Planner P;
   if (!rematSimContextInit(&ctx, rematGraphImpl(graph), profile)) {
