@@ -625,6 +625,21 @@ static bool improves(const RematSimulation *trial, const RematSimulation *sim) {
          (trial->peakBytes == sim->peakBytes && countAtPeak(trial) < countAtPeak(sim));
 }
 
+/// Makes `trial` the plan's simulation when it is valid and improves on
+/// `sim` (and completes it: `*ok` turns false when that fails); frees it
+/// otherwise. Returns whether it was adopted.
+static bool adoptIfImproves(Planner *P, RematSimulation *sim, RematSimulation *trial, bool valid, bool *ok) {
+  if (!valid || !improves(trial, sim)) {
+    rematSimulationFree(trial);
+    return false;
+  }
+  rematSimulationFree(sim);
+  *sim = *trial;
+  rematPlannerMemoClear(P);
+  *ok = rematSimulationComplete(P->ctx, sim);
+  return true;
+}
+
 /// Rounds: pick candidates at the stage profile's peak, each time the one
 /// with the least recompute time per byte freed there, until the estimated
 /// profile fits; then simulate exactly. A round that does not improve the
@@ -706,15 +721,11 @@ bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
       ok = false;
       break;
     }
-    if (valid && improves(&trial, sim)) {
-      rematSimulationFree(sim);
-      *sim = trial;
-      rematPlannerMemoClear(P);
-      if (!(ok = rematSimulationComplete(P->ctx, sim)))
+    if (adoptIfImproves(P, sim, &trial, valid, &ok)) {
+      if (!ok)
         break;
       continue;
     }
-    rematSimulationFree(&trial);
     // Retry the round's first pick alone (unless it was alone: the same
     // schedule would be simulated again).
     bool batched = P->numDecisions > roundStart + 1;
@@ -722,15 +733,11 @@ bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
       popDecision(P);
     if (batched) {
       valid = rematPlannerSimulate(P, false, &trial);
-      if (valid && improves(&trial, sim)) {
-        rematSimulationFree(sim);
-        *sim = trial;
-        rematPlannerMemoClear(P);
-        if (!(ok = rematSimulationComplete(P->ctx, sim)))
+      if (adoptIfImproves(P, sim, &trial, valid, &ok)) {
+        if (!ok)
           break;
         continue;
       }
-      rematSimulationFree(&trial);
     }
     popDecision(P);
     ok = rematPlannerReject(P, first.target.value, first.target.anchor, first.mode, first.joint);
