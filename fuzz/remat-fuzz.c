@@ -40,6 +40,7 @@
 #include "remat/Memory.h"
 #include "remat/Parse.h"
 #include "remat/Plan.h"
+#include "remat/Report.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -843,7 +844,7 @@ enum { kNumModes = 6 };
 static struct {
   long cases, ops, modes[kNumModes], layers[kNumLayerKinds];
   long met[kNumPlanners], unmet[kNumPlanners], decisions[kNumPlanners];
-  long findings[kNumFindings], greedyMissesDefault, analysisFallback;
+  long findings[kNumFindings], greedyMissesDefault, analysisFallback, ownInPlace;
   long fusedMet, fusedUnmet, fusedRefused, fusedKept, fusedOpsRemoved;
   long gpuLowered, gpuRefused;
 } stats;
@@ -862,8 +863,10 @@ static void printStats(void) {
   fprintf(stderr, "remat-fuzz: findings:");
   for (int f = 0; f < kNumFindings; ++f)
     fprintf(stderr, " %s %ld", kFindingNames[f], stats.findings[f]);
-  fprintf(stderr, "; greedy misses a budget default meets %ld; steps without bufferization analysis %ld\n",
-          stats.greedyMissesDefault, stats.analysisFallback);
+  fprintf(stderr,
+          "; greedy misses a budget default meets %ld; steps without bufferization analysis %ld; in-place decided "
+          "by remat (and equal to MLIR's) %ld\n",
+          stats.greedyMissesDefault, stats.analysisFallback, stats.ownInPlace);
   fprintf(stderr,
           "remat-fuzz: default with fusion: met %ld, not met %ld, refused %ld; fused plan kept %ld, %ld ops fused "
           "away\n",
@@ -1318,6 +1321,23 @@ static bool stepLoad(Step *s, Case *c) {
   c->lowerBound = rematGraphGetLowerBoundBytes(graph, &forcing);
   stats.ops += rematGraphGetNumOps(graph);
   stats.analysisFallback += !rematGraphHasBufferizationAnalysis(graph);
+  if (rematGraphHasOwnInPlaceAnalysis(graph)) {
+    // remat's own in-place analysis must decide as MLIR's One-Shot analysis:
+    // the same buffers, sizes, allocation and last-use points.
+    RematGraphOptions mlirOptions = {.alwaysRunBufferizationAnalysis = true};
+    RematGraph reference = rematGraphCreate(s->func, &mlirOptions);
+    if (rematGraphIsNull(reference))
+      violation(c, "the graph could not be built with MLIR's in-place analysis");
+    Str own = {0}, mlir = {0};
+    rematGraphPrintPlanningJSON(graph, rematCostProfileGetDefault(), putRef, &own);
+    rematGraphPrintPlanningJSON(reference, rematCostProfileGetDefault(), putRef, &mlir);
+    if (own.len != mlir.len || memcmp(strGet(&own), strGet(&mlir), own.len) != 0)
+      violation(c, "remat's in-place decisions differ from MLIR's One-Shot analysis");
+    strFree(&own);
+    strFree(&mlir);
+    rematGraphDestroy(reference);
+    ++stats.ownInPlace;
+  }
   rematMemoryTrackerDestroy(tracker);
   rematGraphDestroy(graph);
   if (c->lowerBound > c->peak)

@@ -2,14 +2,16 @@
 //
 // Requires: a func.func on tensors in a context from rematContextCreate.
 // Produces: dense op/value/buffer tables (GraphInternal.h). Does not modify
-// the function: the bufferization analysis runs on a private clone of the
-// parent module, whose top-level ops correspond one to one, by position, to
-// the original's (checked). Flops come from the LinalgOp interface on the
-// original ops.
+// the function. In-place decisions come from lib/InPlace.c when it covers
+// every op; otherwise MLIR's bufferization analysis runs on a private clone
+// of the parent module, whose top-level ops correspond one to one, by
+// position, to the original's (checked). Flops come from the LinalgOp
+// interface on the original ops.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphInternal.h"
 #include "IRBuild.h"
+#include "InPlace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -440,66 +442,10 @@ static bool addBuffer(RematGraphImpl *g, intptr_t *cap, RematBufferInfo info) {
   return true;
 }
 
-static bool hasOneUse(MlirValue v) {
-  MlirOpOperand use = mlirValueGetFirstUse(v);
-  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
-}
-
-/// A destination is fresh when nothing but its writer can observe its
-/// buffer: it has that one use, and it comes from tensor.empty or from a
-/// linalg op (whose own destination is then fresh too, as the whole body is
-/// checked). Writing it in place cannot clobber a value read later.
-static bool isFreshDestination(MlirValue v, MlirBlock body) {
-  if (!mlirValueIsAOpResult(v) || !hasOneUse(v) || !mlirTypeIsARankedTensor(mlirValueGetType(v)))
-    return false;
-  MlirOperation def = mlirOpResultGetOwner(v);
-  if (!mlirBlockEqual(mlirOperationGetBlock(def), body))
-    return false;
-  MlirStringRef name = rematOpName(def);
-  return rematNameIs(name, "tensor.empty") || rematNameStartsWith(name, "linalg.");
-}
-
-/// True when the body holds only ops whose bufferization is decided by
-/// construction: linalg ops on tensors whose destinations are all fresh,
-/// tensor.empty, reshapes and slices (always views), scalar arith/math ops,
-/// constants (globals) and the return. One-shot bufferization's analysis then
-/// finds no conflict and writes every destination in place, so it need not
-/// run (test/unit/analysis-shortcut-test.c compares both on every example and
-/// model). Anything else, e.g. a destination read again later, a function
-/// argument or a constant as destination, tensor.insert_slice, scf ops,
-/// takes MLIR's analysis.
-static bool destinationsAreFresh(MlirBlock body) {
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op)) {
-    MlirStringRef name = rematOpName(op);
-    intptr_t numOperands = mlirOperationGetNumOperands(op), numResults = mlirOperationGetNumResults(op);
-    if (rematNameStartsWith(name, "linalg.")) {
-      if (numResults == 0 || numResults > numOperands)
-        return false;
-      for (intptr_t r = 0; r < numResults; ++r)
-        if (!mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, r))) ||
-            !isFreshDestination(mlirOperationGetOperand(op, rematAliasingOperand(op, r)), body))
-          return false;
-      continue;
-    }
-    if (rematNameIs(name, "tensor.empty") || rematNameIs(name, "tensor.expand_shape") ||
-        rematNameIs(name, "tensor.collapse_shape") || rematNameIs(name, "tensor.extract_slice") ||
-        rematNameIs(name, "arith.constant") || rematNameIs(name, "func.return"))
-      continue;
-    if ((rematNameStartsWith(name, "arith.") || rematNameStartsWith(name, "math.")) &&
-        mlirOperationGetNumRegions(op) == 0) {
-      for (intptr_t r = 0; r < numResults; ++r)
-        if (mlirTypeIsAShaped(mlirValueGetType(mlirOperationGetResult(op, r))))
-          return false;
-      continue;
-    }
-    return false;
-  }
-  return true;
-}
-
 /// Groups values into buffers and computes allocation and last-use points.
-static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
+/// In-place decisions come from `ownInPlace` (lib/InPlace.c) when given,
+/// else from MLIR's annotations on `cloneBody`.
+static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, const int8_t *ownInPlace) {
   intptr_t *parent = malloc((size_t)g->numValues * sizeof(*parent));
   bool *global = calloc((size_t)g->numValues, sizeof(*global));
   intptr_t *bufferOfRoot = malloc((size_t)g->numValues * sizeof(*bufferOfRoot));
@@ -536,8 +482,8 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
         src = -1;
       int decision = 0;
       if (src >= 0) {
-        if (g->inPlaceByConstruction)
-          decision = 1;
+        if (ownInPlace)
+          decision = ownInPlace[v];
         else if (g->bufferizationAnalysis && !mlirOperationIsNull(cloneOp))
           decision = inplaceDecision(cloneOp, operand);
         else
@@ -562,7 +508,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody) {
     }
     // A call operand the callee writes in place, while the caller still
     // reads the value afterwards, is copied before the call.
-    if (rematNameIs(rematOpName(op), "func.call") && g->bufferizationAnalysis && !g->inPlaceByConstruction &&
+    if (rematNameIs(rematOpName(op), "func.call") && g->bufferizationAnalysis && !ownInPlace &&
         !mlirOperationIsNull(cloneOp)) {
       for (intptr_t i = 0, e = mlirOperationGetNumOperands(op); i < e; ++i) {
         intptr_t src = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op, i).ptr);
@@ -774,15 +720,28 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     info->bytesMoved = info->cls == RematOpClassView || info->cls == RematOpClassTerminator ? 0 : bytes;
   }
 
-  // In-place decisions: by construction when every destination is fresh,
-  // else from MLIR's analysis on a clone of the parent module.
+  // In-place decisions: remat's own analysis when it covers every op, else
+  // MLIR's One-Shot analysis on a clone of the parent module.
   MlirOperation module = mlirOperationGetParentOperation(func);
   MlirContext ctx = mlirOperationGetContext(func);
   MlirBlock cloneBody = {NULL};
   MlirOperation clone = {NULL};
   intptr_t funcPos = positionInBlock(func);
-  g->inPlaceByConstruction = !(options && options->alwaysRunBufferizationAnalysis) && destinationsAreFresh(body);
-  if (g->inPlaceByConstruction) {
+  int8_t *ownInPlace = NULL;
+  if (!(options && options->alwaysRunBufferizationAnalysis)) {
+    ownInPlace = malloc((size_t)(numValues ? numValues : 1));
+    RematInPlaceStatus status = ownInPlace ? rematDecideInPlace(g, ownInPlace) : RematInPlaceOutOfMemory;
+    if (status == RematInPlaceOutOfMemory) {
+      free(ownInPlace);
+      goto fail;
+    }
+    if (status == RematInPlaceUncovered) {
+      free(ownInPlace);
+      ownInPlace = NULL;
+    }
+  }
+  g->ownInPlaceAnalysis = ownInPlace != NULL;
+  if (g->ownInPlaceAnalysis) {
     g->bufferizationAnalysis = true;
   } else if (!mlirOperationIsNull(module) && rematNameIs(rematOpName(module), "builtin.module") && funcPos >= 0) {
     clone = mlirOperationClone(module);
@@ -795,7 +754,9 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     if (g->bufferizationAnalysis)
       g->bufferizationAnalysis = sameOpSequence(body, cloneBody);
   }
-  if (!assignBuffers(g, g->bufferizationAnalysis ? cloneBody : (MlirBlock){NULL}))
+  bool assigned = assignBuffers(g, g->bufferizationAnalysis ? cloneBody : (MlirBlock){NULL}, ownInPlace);
+  free(ownInPlace);
+  if (!assigned)
     goto failClone;
 
   computeFlops(g, dimBound);
@@ -872,7 +833,7 @@ double rematGraphGetTotalFlops(RematGraph graph) { return rematGraphImpl(graph)-
 int64_t rematGraphGetCopyBytes(RematGraph graph) { return rematGraphImpl(graph)->copyBytes; }
 bool rematGraphHasBufferizationAnalysis(RematGraph graph) { return rematGraphImpl(graph)->bufferizationAnalysis; }
 
-bool rematGraphInPlaceByConstruction(RematGraph graph) { return rematGraphImpl(graph)->inPlaceByConstruction; }
+bool rematGraphHasOwnInPlaceAnalysis(RematGraph graph) { return rematGraphImpl(graph)->ownInPlaceAnalysis; }
 
 //===----------------------------------------------------------------------===//
 // Printing names and locations

@@ -58,7 +58,7 @@ typedef struct RematGraphImpl {
   double totalFlops;
   int64_t copyBytes; // destinations One-Shot Bufferize copies (written out of place, contents read)
   bool bufferizationAnalysis;
-  bool inPlaceByConstruction; // every destination fresh: MLIR's analysis skipped
+  bool ownInPlaceAnalysis; // lib/InPlace.c decided: MLIR's analysis skipped
   // Alignment of the deallocation pipeline's copies of returned values: 16
   // bytes as the CPU lowering allocates them, 64 as runtime/gpu accounts
   // device allocations (RematGraphOptions.deviceAccounting).

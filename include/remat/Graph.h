@@ -35,9 +35,9 @@ typedef struct RematGraphOptions {
   /// one bufferization analysis; for callers that analyse the output anyway
   /// (remat-opt checks the two agree on every run).
   bool reusePlannedPeak;
-  /// Run MLIR's bufferization analysis even when the in-place decisions
-  /// follow by construction (every destination fresh: docs/memory-model.md).
-  /// For tests that compare the two.
+  /// Run MLIR's One-Shot bufferization analysis even where remat's own
+  /// in-place analysis covers the function (docs/memory-model.md). For tests
+  /// that compare the two.
   bool alwaysRunBufferizationAnalysis;
   /// rematPlanAndRewrite only: leave RematDecision.value empty. Naming values
   /// as the printer does builds an AsmState over the whole function, which on
@@ -132,9 +132,9 @@ double rematGraphGetTotalFlops(RematGraph graph);
 /// the graph then assumes every written tensor gets a fresh buffer (an upper
 /// bound) and the report says so.
 bool rematGraphHasBufferizationAnalysis(RematGraph graph);
-/// True when the in-place decisions followed by construction (every
-/// destination fresh) and MLIR's analysis did not need to run.
-bool rematGraphInPlaceByConstruction(RematGraph graph);
+/// True when remat's own in-place analysis decided every write (the
+/// function holds only ops it covers) and MLIR's did not run.
+bool rematGraphHasOwnInPlaceAnalysis(RematGraph graph);
 
 /// Writes a short printable description of the op's location into `buf`
 /// (e.g. `"layer3.fc1"` or `file.mlir:12:7`), truncated to `size` bytes.

@@ -1,16 +1,17 @@
-//===- analysis-shortcut-test.c - In-place decisions by construction ------===//
+//===- inplace-analysis-test.c - remat's in-place decisions against MLIR's ===//
 //
-// rematGraphCreate skips MLIR's one-shot bufferization analysis when every
-// destination in a function is fresh (docs/memory-model.md). This test builds
-// each function of each file twice, with the shortcut allowed and with the
-// analysis forced, and compares the planning graphs (ops, values with their
+// rematGraphCreate decides in-place writes with its own analysis
+// (lib/InPlace.c) when it covers every op of a function, and runs MLIR's
+// One-Shot bufferization analysis otherwise (docs/memory-model.md). This test
+// builds each function of each file twice, remat's analysis allowed and
+// MLIR's forced, and compares the planning graphs (ops, values with their
 // buffers and in-place sources, buffers with their sizes, allocation and last
 // use) byte for byte. One line per function:
-//   ok: FILE @NAME: shortcut|analysis, N ops, same graph
+//   ok: FILE @NAME: remat|mlir, same graph   (who decided in the first build)
 //   FAIL: FILE @NAME: graphs differ (first difference at byte B)
 // With --skip-unbuildable, files that do not parse and functions without a
 // graph (dynamic shapes, say) print "skip:" instead of failing: for the
-// upstream corpus. Exits 1 on any failure. test/remat/analysis-shortcut.test
+// upstream corpus. Exits 1 on any failure. test/remat/inplace-analysis.test
 // runs it.
 //
 //===----------------------------------------------------------------------===//
@@ -69,15 +70,15 @@ static char *readFile(const char *path, size_t *size) {
   return buf;
 }
 
-/// Planning JSON of `func`, with the shortcut allowed or the analysis forced.
+/// Planning JSON of `func`, with remat's analysis allowed or MLIR's forced.
 /// Returns false when the graph cannot be built.
-static bool graphText(MlirOperation func, bool forceAnalysis, Text *out, bool *shortcutTaken) {
+static bool graphText(MlirOperation func, bool forceAnalysis, Text *out, bool *ownAnalysis) {
   RematGraphOptions options = {.dynamicDimBound = 0, .alwaysRunBufferizationAnalysis = forceAnalysis};
   RematGraph g = rematGraphCreate(func, &options);
   if (rematGraphIsNull(g))
     return false;
-  if (shortcutTaken)
-    *shortcutTaken = rematGraphInPlaceByConstruction(g);
+  if (ownAnalysis)
+    *ownAnalysis = rematGraphHasOwnInPlaceAnalysis(g);
   rematGraphPrintPlanningJSON(g, rematCostProfileGetDefault(), appendText, out);
   rematGraphDestroy(g);
   return true;
@@ -113,8 +114,8 @@ static int checkFile(const char *path, MlirContext validation, MlirContext worki
     MlirStringRef sym =
         mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name")));
     Text fast = {0}, full = {0};
-    bool shortcut = false;
-    bool built = graphText(op, false, &fast, &shortcut) && graphText(op, true, &full, NULL);
+    bool own = false;
+    bool built = graphText(op, false, &fast, &own) && graphText(op, true, &full, NULL);
     if (!built) {
       printf("%s: %s @%.*s: no graph\n", skipUnbuildable ? "skip" : "FAIL", base, (int)sym.length, sym.data);
       failures += !skipUnbuildable;
@@ -125,7 +126,7 @@ static int checkFile(const char *path, MlirContext validation, MlirContext worki
       printf("FAIL: %s @%.*s: graphs differ (first difference at byte %zu)\n", base, (int)sym.length, sym.data, at);
       ++failures;
     } else {
-      printf("ok: %s @%.*s: %s, same graph\n", base, (int)sym.length, sym.data, shortcut ? "shortcut" : "analysis");
+      printf("ok: %s @%.*s: %s, same graph\n", base, (int)sym.length, sym.data, own ? "remat" : "mlir");
     }
     free(fast.data);
     free(full.data);
@@ -141,7 +142,7 @@ int main(int argc, char **argv) {
     first = 2;
   }
   if (argc <= first) {
-    fprintf(stderr, "usage: analysis-shortcut-test [--skip-unbuildable] FILE.mlir...\n");
+    fprintf(stderr, "usage: inplace-analysis-test [--skip-unbuildable] FILE.mlir...\n");
     return 2;
   }
   MlirContext validation = rematContextCreateForValidation();
