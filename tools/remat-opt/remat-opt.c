@@ -174,7 +174,10 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       opts->maxOps = v;
     } else if (startsWith(a, "--budget=")) {
       const char *size = a + strlen("--budget=");
-      if (!rematParseSize(size, &opts->budgetBytes, &opts->budgetPercent))
+      RematSizeStatus parsed = rematParseSizeWithStatus(size, &opts->budgetBytes, &opts->budgetPercent);
+      if (parsed == RematSizeTooLarge)
+        return usageError("--budget '%s' is over the largest size, 2^63 - 1 bytes", size);
+      if (parsed != RematSizeOk)
         return usageError("--budget needs bytes, KiB/MiB/GiB, KB/MB/GB or N%%, got '%s'", size);
       opts->hasBudget = true;
     } else if (startsWith(a, "--planner=") && rematPlannerKindParse(a + strlen("--planner="), &opts->planner)) {
@@ -202,7 +205,11 @@ static int parseFlags(int argc, char **argv, Options *opts) {
                             list);
         memcpy(item, p, n);
         item[n] = '\0';
-        if (!rematParseSize(item, &opts->budgetsBytes[opts->numBudgets], &opts->budgetsPercent[opts->numBudgets]))
+        RematSizeStatus parsed = rematParseSizeWithStatus(item, &opts->budgetsBytes[opts->numBudgets],
+                                                          &opts->budgetsPercent[opts->numBudgets]);
+        if (parsed == RematSizeTooLarge)
+          return usageError("--budgets: '%s' is over the largest size, 2^63 - 1 bytes", item);
+        if (parsed != RematSizeOk)
           return usageError("--budgets needs sizes (bytes, KiB/MiB/GiB, KB/MB/GB or N%%), got '%s'", item);
         ++opts->numBudgets;
         p += n + (comma ? 1 : 0);
