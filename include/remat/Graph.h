@@ -61,11 +61,11 @@ typedef struct RematGraphOptions {
   int64_t maxOps;
 } RematGraphOptions;
 
-/// The default of RematGraphOptions.maxOps: ten times the largest steps remat
-/// is measured on (bench/scale.py, 10^5 ops). Parts of the analysis and of
-/// the search grow faster than linearly; a step far beyond what was measured
-/// is refused at once, naming its size and the limit, rather than left to run
-/// for hours. Raising the limit is the user's explicit choice.
+/// The default of RematGraphOptions.maxOps: ten times the largest steps
+/// remat is meant to plan in seconds (issue 21: 10^5 ops). Parts of the
+/// analysis and of the search grow faster than linearly; a step far beyond
+/// that is refused at once, naming its size and the limit, rather than left
+/// to run for hours. Raising the limit is the user's explicit choice.
 #define REMAT_DEFAULT_MAX_OPS 1000000
 
 /// The largest tensor remat accepts: 2^50 bytes (1 PiB), a thousand times the
