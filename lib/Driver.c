@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "Clock.h"
+#include "GraphInternal.h"
 #include "IRBuild.h"
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Diagnostics.h"
 #include "remat/Lower.h"
 #include "remat/Parse.h"
@@ -86,10 +89,15 @@ static MlirLogicalResult replaySchedule(MlirOperation func, intptr_t index, cons
 /// allowed (the caller may say so), more would be a bug.
 static MlirLogicalResult analyseOutput(MlirOperation func, const RematDriverOptions *options, RematDriverFunction *out,
                                        bool *internalError) {
+  // Without a plan this is the function's only analysis: its graph build.
+  double start = rematNowSeconds();
+  double *phase = out->planned ? &out->phases.reanalysis : &out->phases.graphBuild;
   out->graph = rematGraphCreate(func, &options->graph);
   if (rematGraphIsNull(out->graph))
     return mlirLogicalResultFailure(); // rematGraphCreate has emitted why
+  out->phases.inPlaceAnalysis += rematGraphImpl(out->graph)->inPlaceSeconds;
   out->timeline = rematMemoryTrackerCreate(out->graph);
+  *phase += rematNowSeconds() - start;
   if (rematMemoryTrackerIsNull(out->timeline)) {
     mlirEmitError(mlirOperationGetLocation(func), "remat: internal error: cannot build the memory timeline");
     *internalError = true;
@@ -109,36 +117,58 @@ static MlirLogicalResult analyseOutput(MlirOperation func, const RematDriverOpti
   return mlirLogicalResultSuccess();
 }
 
-MlirLogicalResult rematDriverRunFunction(MlirOperation func, intptr_t index, const RematDriverOptions *options,
-                                         RematDriverFunction *out, bool *internalError) {
-  *out = (RematDriverFunction){.func = func, .budgetBytes = -1, .peakBytes = -1};
-  *internalError = false;
+/// rematDriverRunFunction but for its total time.
+static MlirLogicalResult runFunction(MlirOperation func, intptr_t index, const RematDriverOptions *options,
+                                     RematDriverFunction *out, bool *internalError) {
   if (options->exportGraph) {
+    double start = rematNowSeconds();
     RematGraph graph = rematGraphCreate(func, &options->graph);
     if (rematGraphIsNull(graph))
       return mlirLogicalResultFailure();
     options->exportGraph(graph, profileOf(options), options->exportGraphUserData);
     rematGraphDestroy(graph);
+    out->phases.exportGraph += rematNowSeconds() - start;
   }
   if (options->hasBudget) {
     out->planned = true;
     MlirLogicalResult planned = rematPlanAndRewrite(func, &options->graph, options->budgetBytes, options->budgetPercent,
                                                     options->planner, profileOf(options), &out->plan);
+    rematPhaseTimesAdd(&out->phases, &out->plan.phases);
     out->budgetBytes = out->plan.resolvedBudgetBytes;
     if (mlirLogicalResultIsFailure(planned))
       return planned;
   } else if (options->schedule) {
     out->planned = true;
-    if (mlirLogicalResultIsFailure(replaySchedule(func, index, options, &out->plan)))
+    MlirLogicalResult replayed = replaySchedule(func, index, options, &out->plan);
+    rematPhaseTimesAdd(&out->phases, &out->plan.phases);
+    if (mlirLogicalResultIsFailure(replayed))
       return mlirLogicalResultFailure();
   }
   return options->analyse ? analyseOutput(func, options, out, internalError) : mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult rematDriverRunFunction(MlirOperation func, intptr_t index, const RematDriverOptions *options,
+                                         RematDriverFunction *out, bool *internalError) {
+  *out = (RematDriverFunction){.func = func, .budgetBytes = -1, .peakBytes = -1};
+  *internalError = false;
+  double start = rematNowSeconds();
+  MlirLogicalResult status = runFunction(func, index, options, out, internalError);
+  out->seconds = rematNowSeconds() - start;
+  return status;
 }
 
 RematFunctionReport rematDriverFunctionGetReport(const RematDriverFunction *f, const RematDriverOptions *options,
                                                  double parseSeconds) {
   const RematPlanResult *p = &f->plan;
   bool fuse = options->graph.fuseElementwise;
+  // The report gives the output's lower bound: computed here (the graph keeps
+  // it), so that its time is the lower bound's, not the report's.
+  double boundStart = rematNowSeconds();
+  if (!rematGraphIsNull(f->graph))
+    (void)rematGraphGetLowerBound(f->graph);
+  double boundSeconds = rematNowSeconds() - boundStart;
+  RematPhaseTimes phases = f->phases;
+  phases.lowerBound += boundSeconds;
   return (RematFunctionReport){.graph = f->graph,
                                .before = f->timeline,
                                .peakBytesBefore = f->planned ? p->peakBytesBefore : f->peakBytes,
@@ -146,9 +176,12 @@ RematFunctionReport rematDriverFunctionGetReport(const RematDriverFunction *f, c
                                .budgetBytes = f->budgetBytes,
                                .planner = options->schedule ? "file" : rematPlannerKindGetName(options->planner),
                                .planSeconds = p->planSeconds,
-                               .passSeconds = p->passSeconds,
+                               .passSeconds = f->planned ? p->passSeconds : phases.graphBuild + phases.lowerBound,
                                .namingSeconds = p->namingSeconds,
                                .parseSeconds = parseSeconds,
+                               .phases = phases,
+                               .totalSeconds = f->seconds + f->phases.variants + boundSeconds,
+                               .maxRssBytes = -1,
                                .peakBytesPlanned = p->peakBytesPlanned,
                                .profile = profileOf(options),
                                .recomputeFlops = p->recomputeFlops,
@@ -185,33 +218,59 @@ static bool lowersForGPU(RematLowering lowering) {
 }
 
 /// Every public step becomes a dispatcher over one variant per budget.
-static MlirLogicalResult buildVariants(MlirModule module, const RematDriverOptions *options,
-                                       RematDriverResult *result) {
+/// `stepSeconds` (caller frees) receives the time of each step's variants, in
+/// the order of result->variants.
+static MlirLogicalResult buildVariants(MlirModule module, const RematDriverOptions *options, RematDriverResult *result,
+                                       double **stepSeconds) {
   intptr_t numFuncs = 0;
   MlirOperation *funcs = collectFunctions(module, &numFuncs);
   intptr_t perStep = options->numVariantBudgets;
   result->variants =
       funcs ? calloc((size_t)(numFuncs ? numFuncs : 1) * (size_t)perStep, sizeof(RematVariantInfo)) : NULL;
-  if (!result->variants) {
+  *stepSeconds = calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(**stepSeconds));
+  if (!result->variants || !*stepSeconds) {
     free(funcs);
     result->internalError = true;
     return mlirLogicalResultFailure();
   }
   // Variants are planned alone (no output analysis follows them).
   RematGraphOptions graphOptions = {.dynamicDimBound = options->graph.dynamicDimBound,
-                                    .deviceAccounting = options->graph.deviceAccounting};
+                                    .deviceAccounting = options->graph.deviceAccounting,
+                                    .maxOps = options->graph.maxOps};
   MlirLogicalResult status = mlirLogicalResultSuccess();
   for (intptr_t i = 0; mlirLogicalResultIsSuccess(status) && i < numFuncs; ++i) {
     if (!isPublic(funcs[i]))
       continue; // private helpers are not steps
+    double start = rematNowSeconds();
     status =
         rematBuildVariants(funcs[i], &graphOptions, options->variantBudgetBytes, options->variantBudgetPercent, perStep,
                            options->planner, profileOf(options), result->variants + result->numVariantSteps * perStep);
+    (*stepSeconds)[result->numVariantSteps] = rematNowSeconds() - start;
     if (mlirLogicalResultIsSuccess(status))
       ++result->numVariantSteps;
   }
   free(funcs);
   return status;
+}
+
+/// The time of the variants `func` dispatches to (0 if it is no dispatcher):
+/// the step's name is the variants' up to "__remat_v" (Variants.c).
+static double variantSecondsOf(MlirOperation func, const RematDriverResult *result, intptr_t perStep,
+                               const double *stepSeconds) {
+  if (!stepSeconds ||
+      mlirAttributeIsNull(mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("remat.variants"))))
+    return 0;
+  MlirAttribute name = mlirOperationGetAttributeByName(func, mlirSymbolTableGetSymbolAttributeName());
+  if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name))
+    return 0;
+  MlirStringRef s = mlirStringAttrGetValue(name);
+  for (intptr_t step = 0; step < result->numVariantSteps; ++step) {
+    const char *variant = result->variants[step * perStep].name;
+    if (strlen(variant) > s.length && strncmp(variant, s.data, s.length) == 0 &&
+        strncmp(variant + s.length, "__remat_v", 9) == 0)
+      return stepSeconds[step];
+  }
+  return 0;
 }
 
 MlirLogicalResult rematDriverRunModule(MlirModule module, const RematDriverOptions *options,
@@ -223,13 +282,18 @@ MlirLogicalResult rematDriverRunModule(MlirModule module, const RematDriverOptio
   // plan the form the device will run, so the estimate counts its buffers.
   if (lowersForGPU(options->lowering) && mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
     return mlirLogicalResultFailure();
-  if (options->numVariantBudgets > 0 && mlirLogicalResultIsFailure(buildVariants(module, options, result)))
+  double *stepSeconds = NULL;
+  if (options->numVariantBudgets > 0 &&
+      mlirLogicalResultIsFailure(buildVariants(module, options, result, &stepSeconds))) {
+    free(stepSeconds);
     return mlirLogicalResultFailure();
+  }
   intptr_t numFuncs = 0;
   MlirOperation *funcs = collectFunctions(module, &numFuncs);
   result->functions = funcs ? calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(RematDriverFunction)) : NULL;
   if (!result->functions) {
     free(funcs);
+    free(stepSeconds);
     result->internalError = true;
     return mlirLogicalResultFailure();
   }
@@ -240,9 +304,11 @@ MlirLogicalResult rematDriverRunModule(MlirModule module, const RematDriverOptio
       rematDriverFunctionFree(&result->functions[i]);
       break;
     }
+    result->functions[i].phases.variants = variantSecondsOf(funcs[i], result, options->numVariantBudgets, stepSeconds);
     result->numFunctions = i + 1;
   }
   free(funcs);
+  free(stepSeconds);
   return status;
 }
 

@@ -9,6 +9,7 @@
 // interface on the original ops.
 //
 //===----------------------------------------------------------------------===//
+#include "Clock.h"
 #include "GraphInternal.h"
 #include "IRBuild.h"
 #include "InPlace.h"
@@ -351,8 +352,53 @@ static MlirWalkResult collectUses(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
+/// A fixed buffer that a printer callback fills, truncating.
+typedef struct TextBuffer {
+  char *data;
+  size_t size, len;
+} TextBuffer;
+
+static void appendToBuffer(MlirStringRef s, void *userData) {
+  TextBuffer *t = userData;
+  size_t n = s.length < t->size - 1 - t->len ? s.length : t->size - 1 - t->len;
+  memcpy(t->data + t->len, s.data, n);
+  t->len += n;
+  t->data[t->len] = '\0';
+}
+
+/// The error for a value over REMAT_MAX_VALUE_BYTES, naming it and its type;
+/// `bytes` < 0: the product does not even fit in 64 bits.
+static void emitValueTooLarge(RematGraphImpl *g, intptr_t v, MlirLocation loc, int64_t bytes) {
+  char name[64], type[160], size[64], msg[512];
+  rematGraphPrintValueName((RematGraph){g}, v, name, sizeof(name));
+  TextBuffer t = {type, sizeof(type), 0};
+  type[0] = '\0';
+  mlirTypePrint(mlirValueGetType(g->values[v].value), appendToBuffer, &t);
+  if (bytes < 0)
+    snprintf(size, sizeof(size), "more than 2^63 bytes");
+  else
+    snprintf(size, sizeof(size), "%lld bytes", (long long)bytes);
+  snprintf(msg, sizeof(msg), "remat: value %s of type %s takes %s, over remat's limit of 2^%d bytes (1 PiB) per value",
+           name, type, size, REMAT_MAX_VALUE_BYTES_LOG2);
+  mlirEmitError(loc, msg);
+}
+
+/// The error for a function whose values together exceed
+/// REMAT_MAX_FUNCTION_BYTES, naming the value that crosses the limit.
+static void emitFunctionTooLarge(RematGraphImpl *g, intptr_t v, MlirLocation loc, int64_t totalBytes) {
+  char name[64], msg[384];
+  rematGraphPrintValueName((RematGraph){g}, v, name, sizeof(name));
+  snprintf(msg, sizeof(msg),
+           "remat: the function's values take %lld bytes together up to value %s, over remat's limit of 2^%d "
+           "bytes (64 PiB) per function",
+           (long long)totalBytes, name, REMAT_MAX_FUNCTION_BYTES_LOG2);
+  mlirEmitError(loc, msg);
+}
+
 /// Computes the byte size of value `v`; emits an error and returns false for
-/// dynamic shapes without a bound and for unranked shaped values.
+/// dynamic shapes without a bound, for unranked shaped values and for values
+/// over REMAT_MAX_VALUE_BYTES (the product is checked as it is formed: a
+/// shape such as 100000000000x100000000xf32 wraps around 64 bits).
 static bool sizeValue(RematGraphImpl *g, intptr_t v, MlirLocation loc, int64_t dimBound) {
   MlirType type = mlirValueGetType(g->values[v].value);
   g->values[v].bytes = 0;
@@ -363,6 +409,7 @@ static bool sizeValue(RematGraphImpl *g, intptr_t v, MlirLocation loc, int64_t d
     return false;
   }
   int64_t bytes = elementBytes(mlirShapedTypeGetElementType(type));
+  bool overflow = false, empty = false; // an empty tensor takes 0 bytes, whatever its other dimensions
   for (intptr_t d = 0, r = mlirShapedTypeGetRank(type); d < r; ++d) {
     int64_t dim = mlirShapedTypeGetDimSize(type, d);
     if (mlirShapedTypeIsDynamicDim(type, d)) {
@@ -379,7 +426,14 @@ static bool sizeValue(RematGraphImpl *g, intptr_t v, MlirLocation loc, int64_t d
       }
       dim = dimBound;
     }
-    bytes *= dim;
+    empty |= dim == 0;
+    overflow |= __builtin_mul_overflow(bytes, dim, &bytes);
+  }
+  if (empty)
+    bytes = 0;
+  if (!empty && (overflow || bytes > REMAT_MAX_VALUE_BYTES)) {
+    emitValueTooLarge(g, v, loc, overflow ? -1 : bytes);
+    return false;
   }
   g->values[v].bytes = bytes;
   return true;
@@ -615,6 +669,20 @@ static void computeFlops(RematGraphImpl *g, int64_t dimBound) {
   }
 }
 
+/// The error for a function over RematGraphOptions.maxOps: refused before
+/// any analysis, whose cost grows faster than the number of ops.
+static void emitTooManyOps(MlirOperation func, intptr_t numOps, int64_t maxOps) {
+  char msg[384];
+  MlirAttribute name = mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("sym_name"));
+  MlirStringRef s = !mlirAttributeIsNull(name) && mlirAttributeIsAString(name) ? mlirStringAttrGetValue(name)
+                                                                               : mlirStringRefCreateFromCString("?");
+  snprintf(msg, sizeof(msg),
+           "remat: function @%.*s has %ld top-level ops, over the limit of %lld ops; raise it with --max-ops=N "
+           "(docs/cli.md)",
+           (int)(s.length < 200 ? s.length : 200), s.data, (long)numOps, (long long)maxOps);
+  mlirEmitError(mlirOperationGetLocation(func), msg);
+}
+
 RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options) {
   RematGraph none = {NULL};
   if (mlirOperationGetNumRegions(func) < 1 || mlirRegionIsNull(mlirOperationGetRegion(func, 0)) ||
@@ -641,6 +709,12 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
        op = mlirOperationGetNextInBlock(op)) {
     ++numOps;
     numValues += mlirOperationGetNumResults(op);
+  }
+  int64_t maxOps = options && options->maxOps > 0 ? options->maxOps : REMAT_DEFAULT_MAX_OPS;
+  if (numOps > maxOps) {
+    emitTooManyOps(func, numOps, maxOps);
+    rematGraphDestroy((RematGraph){g});
+    return none;
   }
   g->numOps = numOps;
   g->numValues = numValues;
@@ -670,12 +744,20 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     }
   }
 
-  // Sizes.
+  // Sizes. Their sum is bounded too: every sum of sizes remat forms (live
+  // bytes, peaks, the lower bound, copies) then fits in 64 bits
+  // (REMAT_MAX_FUNCTION_BYTES).
+  int64_t totalBytes = 0;
   for (intptr_t i = 0; i < g->numValues; ++i) {
     if (!sizeValue(g, i, valueLocation(g, i), dimBound))
       goto fail;
     if (i < g->numArgs)
       g->argumentBytes += g->values[i].bytes;
+    totalBytes += alignTo64(g->values[i].bytes); // each at most 2^50 + 63: cannot wrap before the check
+    if (totalBytes > REMAT_MAX_FUNCTION_BYTES) {
+      emitFunctionTooLarge(g, i, valueLocation(g, i), totalBytes);
+      goto fail;
+    }
   }
 
   // Uses, nested ones included, attributed to the top-level op.
@@ -720,6 +802,7 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     info->bytesMoved = info->cls == RematOpClassView || info->cls == RematOpClassTerminator ? 0 : bytes;
   }
 
+  double inPlaceStart = rematNowSeconds();
   // In-place decisions: remat's own analysis when it covers every op, else
   // MLIR's One-Shot analysis on a clone of the parent module.
   MlirOperation module = mlirOperationGetParentOperation(func);
@@ -758,6 +841,7 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
   free(ownInPlace);
   if (!assigned)
     goto failClone;
+  g->inPlaceSeconds = rematNowSeconds() - inPlaceStart;
 
   computeFlops(g, dimBound);
   if (!mlirOperationIsNull(clone))

@@ -59,6 +59,7 @@ typedef struct RematGraphImpl {
   int64_t copyBytes; // destinations One-Shot Bufferize copies (written out of place, contents read)
   bool bufferizationAnalysis;
   bool ownInPlaceAnalysis; // lib/InPlace.c decided: MLIR's analysis skipped
+  double inPlaceSeconds;   // deciding the in-place writes and buffers (the report's in_place_analysis)
   // Alignment of the deallocation pipeline's copies of returned values: 16
   // bytes as the CPU lowering allocates them, 64 as runtime/gpu accounts
   // device allocations (RematGraphOptions.deviceAccounting).

@@ -3,12 +3,12 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "mlir-c/Diagnostics.h"
 
 #include "mlir-c/Pass.h"
 
+#include "Clock.h"
 #include "Pipeline.h"
 
 /// Parses in one context. Several top-level ops get an implicit module, as
@@ -86,12 +86,6 @@ static bool rejectCrashingLinalgTypes(MlirContext ctx, MlirStringRef source, Mli
   return true;
 }
 
-static double nowSeconds(void) {
-  struct timespec ts;
-  timespec_get(&ts, TIME_UTC);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStringRef source, MlirStringRef fileName,
                             double *parseSeconds) {
   if (!rejectCrashingLinalgTypes(validation, source, fileName))
@@ -100,10 +94,10 @@ MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStr
   if (mlirModuleIsNull(checked))
     return checked;
   mlirModuleDestroy(checked);
-  double t0 = nowSeconds();
+  double t0 = rematNowSeconds();
   MlirModule module = parseIn(working, source, fileName);
   if (parseSeconds)
-    *parseSeconds = nowSeconds() - t0;
+    *parseSeconds = rematNowSeconds() - t0;
   return module;
 }
 

@@ -34,16 +34,44 @@ const char *rematPlannerKindGetName(RematPlannerKind kind) {
   return (unsigned)kind < sizeof(kPlannerNames) / sizeof(kPlannerNames[0]) ? kPlannerNames[kind] : "?";
 }
 
+void rematPhaseTimesAdd(RematPhaseTimes *a, const RematPhaseTimes *b) {
+  a->graphBuild += b->graphBuild;
+  a->inPlaceAnalysis += b->inPlaceAnalysis;
+  a->lowerBound += b->lowerBound;
+  a->fuse += b->fuse;
+  a->plan += b->plan;
+  a->rewrite += b->rewrite;
+  a->naming += b->naming;
+  a->reanalysis += b->reanalysis;
+  a->variants += b->variants;
+  a->exportGraph += b->exportGraph;
+  a->report += b->report;
+}
+
+/// rematGraphCreate, timed into `phases`: the whole build into `*build`, its
+/// in-place decisions into phases->inPlaceAnalysis.
+static RematGraph createGraphTimed(MlirOperation func, const RematGraphOptions *options, RematPhaseTimes *phases,
+                                   double *build) {
+  double t0 = nowSeconds();
+  RematGraph graph = rematGraphCreate(func, options);
+  *build += nowSeconds() - t0;
+  if (!rematGraphIsNull(graph))
+    phases->inPlaceAnalysis += rematGraphImpl(graph)->inPlaceSeconds;
+  return graph;
+}
+
 /// `inputBoundBytes`: with options->fuseElementwise, receives the input's
 /// lower bound when fusion was tried (NULL otherwise).
 /// The input's graph (owned by the caller; null on failure, with a
 /// diagnostic where the graph builder emits one), its peak as the result's
 /// before and after figures, and its bufferization copies.
 static RematGraph measureInput(MlirOperation func, const RematGraphOptions *options, RematPlanResult *result) {
-  RematGraph graph = rematGraphCreate(func, options);
+  RematGraph graph = createGraphTimed(func, options, &result->phases, &result->phases.graphBuild);
   if (rematGraphIsNull(graph))
     return graph;
+  double t0 = nowSeconds();
   RematMemoryTracker tracker = rematMemoryTrackerCreate(graph);
+  result->phases.graphBuild += nowSeconds() - t0;
   if (rematMemoryTrackerIsNull(tracker)) {
     rematGraphDestroy(graph);
     return (RematGraph){NULL};
@@ -96,6 +124,10 @@ static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const Rema
       unfused.budgetMet;
   if (unfusedMet)
     result->stepTimeUnfusedSeconds = unfused.stepTimeSeconds;
+  // The pass made both plans: its phases are the two plans' together.
+  RematPhaseTimes bothPlans = result->phases;
+  rematPhaseTimesAdd(&bothPlans, &unfused.phases);
+  result->phases = bothPlans;
   if (unfusedMet && (!result->budgetMet || unfused.stepTimeSeconds < result->stepTimeSeconds)) {
     double fusedTime = result->stepTimeFusedSeconds, unfusedTime = result->stepTimeUnfusedSeconds;
     rematPlanResultFree(result);
@@ -103,6 +135,7 @@ static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const Rema
     result->stepTimeFusedSeconds = fusedTime;
     result->stepTimeUnfusedSeconds = unfusedTime;
     result->peakBytesFused = -1;
+    result->phases = bothPlans;
     mlirOperationDestroy(fused);
     return mlirLogicalResultSuccess();
   }
@@ -121,8 +154,8 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
           ? planWithAndWithoutFusion(func, options, budgetBytes, budgetPercent, kind, profile, result)
           : planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result, NULL);
   // Naming is the report's work, done here only because the values may be
-  // erased by the rewrite.
-  result->passSeconds = nowSeconds() - start - result->namingSeconds;
+  // erased by the rewrite (phases.naming: of both plans with fusion).
+  result->passSeconds = nowSeconds() - start - result->phases.naming;
   return status;
 }
 
@@ -139,10 +172,12 @@ static MlirLogicalResult splitEmptiesBeforePlanning(MlirOperation func, const Re
   if (result->numSplitEmpties == 0)
     return mlirLogicalResultSuccess();
   rematGraphDestroy(*graph);
-  *graph = rematGraphCreate(func, options);
+  *graph = createGraphTimed(func, options, &result->phases, &result->phases.graphBuild);
   if (rematGraphIsNull(*graph))
     return mlirLogicalResultFailure();
+  double t0 = nowSeconds();
   RematMemoryTracker split = rematMemoryTrackerCreate(*graph);
+  result->phases.graphBuild += nowSeconds() - t0;
   if (rematMemoryTrackerIsNull(split)) {
     rematGraphDestroy(*graph);
     return mlirLogicalResultFailure();
@@ -213,8 +248,10 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   result->peakBytesFused = -1;
   bool fuse = options->fuseElementwise && kind != RematPlannerNone && result->peakBytesBefore > budgetBytes;
   if (fuse) {
-    if (mlirLogicalResultIsFailure(
-            rematFuseBeforePlanning(func, options, budgetBytes, &graph, result, inputBoundBytes))) {
+    double fuseStart = nowSeconds();
+    MlirLogicalResult fused = rematFuseBeforePlanning(func, options, budgetBytes, &graph, result, inputBoundBytes);
+    result->phases.fuse += nowSeconds() - fuseStart;
+    if (mlirLogicalResultIsFailure(fused)) {
       if (!rematGraphIsNull(graph))
         rematGraphDestroy(graph);
       return mlirLogicalResultFailure();
@@ -227,7 +264,9 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
       return mlirLogicalResultSuccess();
     }
   }
+  double boundStart = nowSeconds();
   RematLowerBound lowerBound = rematGraphGetLowerBound(graph);
+  result->phases.lowerBound += nowSeconds() - boundStart;
   if (budgetBytes < lowerBound.bytes) {
     rematEmitLowerBoundError(graph, func, budgetBytes, lowerBound, false);
     rematGraphDestroy(graph);
@@ -259,11 +298,14 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   ok = ok && simulateUnchanged(&P, graph, func, result, &sim) && runPlanner(&P, &sim, &ctx, kind, budgetBytes);
   rematSimulationFree(&sim);
   result->planSeconds = nowSeconds() - t0;
+  result->phases.plan += result->planSeconds;
   MlirLogicalResult status = mlirLogicalResultFailure();
   if (ok)
     status = rematPlanFinish(&P, graph, func, options, result);
   else
     rematGraphDestroy(graph);
+  result->phases.rewrite += result->rewriteSeconds;
+  result->phases.naming += result->namingSeconds;
   result->budgetMet = mlirLogicalResultIsSuccess(status) && result->peakBytesAfter <= budgetBytes;
   result->stepTimeSeconds = baseTimeSeconds + result->recomputeTimeSeconds;
   rematPlannerFree(&P);
@@ -271,9 +313,10 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   return status;
 }
 
-MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
-                                     const intptr_t *anchors, intptr_t count, const RematCostProfile *profile,
-                                     RematPlanResult *result) {
+/// rematApplySchedule but for its pass time.
+static MlirLogicalResult applySchedule(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
+                                       const intptr_t *anchors, intptr_t count, const RematCostProfile *profile,
+                                       RematPlanResult *result) {
   memset(result, 0, sizeof(*result));
   result->resolvedBudgetBytes = -1;
   result->peakBytesFused = -1;
@@ -307,8 +350,20 @@ MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions
     status = rematPlanFinish(&P, graph, func, options, result);
   else
     rematGraphDestroy(graph);
+  result->phases.rewrite += result->rewriteSeconds;
+  result->phases.naming += result->namingSeconds;
   result->budgetMet = mlirLogicalResultIsSuccess(status);
   rematPlannerFree(&P);
   rematSimContextFree(&ctx);
+  return status;
+}
+
+MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
+                                     const intptr_t *anchors, intptr_t count, const RematCostProfile *profile,
+                                     RematPlanResult *result) {
+  double start = nowSeconds();
+  MlirLogicalResult status = applySchedule(func, options, ops, anchors, count, profile, result);
+  // As rematPlanAndRewrite's: the naming is the report's work.
+  result->passSeconds = nowSeconds() - start - result->phases.naming;
   return status;
 }

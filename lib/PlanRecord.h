@@ -7,17 +7,12 @@
 #ifndef REMAT_LIB_PLANRECORD_H
 #define REMAT_LIB_PLANRECORD_H
 
-#include <time.h>
-
+#include "Clock.h"
 #include "PlanSearch.h"
 #include "remat/Plan.h"
 
-/// Wall-clock seconds, for the report's timings.
-static inline double nowSeconds(void) {
-  struct timespec ts;
-  timespec_get(&ts, TIME_UTC);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+/// Wall-clock seconds, for the report's timings (Clock.h).
+static inline double nowSeconds(void) { return rematNowSeconds(); }
 
 /// Emits the error for a budget under the function's lower bound, naming the
 /// op that forces it. `fused`: the bound is of the function after

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "remat/Report.h"
 
+#include "Clock.h"
 #include "GraphInternal.h"
 
 #include <inttypes.h>
@@ -276,7 +277,20 @@ void rematReportPrintText(const RematFunctionReport *reports, intptr_t count, Ml
 // JSON
 //===----------------------------------------------------------------------===//
 
+/// The phase times: every phase, 0 for those that did not run, so that
+/// readers need not guess at missing keys. `reportSeconds`: this report's.
+static void printJSONPhases(Writer *w, const RematPhaseTimes *p, double reportSeconds) {
+  emit(w,
+       ", \"phase_times_s\": {\"graph_build\": %.6g, \"in_place_analysis\": %.6g, \"lower_bound\": %.6g, "
+       "\"fuse\": %.6g, \"plan\": %.6g, \"rewrite\": %.6g, \"naming\": %.6g, \"reanalysis\": %.6g, "
+       "\"variants\": %.6g, \"export_graph\": %.6g, \"report\": %.6g}",
+       p->graphBuild, p->inPlaceAnalysis, p->lowerBound, p->fuse, p->plan, p->rewrite, p->naming, p->reanalysis,
+       p->variants, p->exportGraph, reportSeconds);
+}
+
 static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
+  // The report's own time runs until the times are written, last.
+  double start = rematNowSeconds();
   RematGraph g = r->graph;
   char name[kNameSize], loc[kNameSize], op[kNameSize];
   intptr_t numOps = rematGraphGetNumOps(g);
@@ -330,9 +344,8 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
       emit(w, ", \"step_time_unfused_s\": null");
   }
   if (r->budgetBytes >= 0 || strcmp(r->planner, "none") != 0)
-    emit(w,
-         ", \"peak_bytes_planned\": %" PRId64 ", \"plan_time_s\": %.6g, \"pass_time_s\": %.6g, \"naming_time_s\": %.6g",
-         r->peakBytesPlanned, r->planSeconds, r->passSeconds, r->namingSeconds);
+    emit(w, ", \"peak_bytes_planned\": %" PRId64 ", \"plan_time_s\": %.6g, \"naming_time_s\": %.6g",
+         r->peakBytesPlanned, r->planSeconds, r->namingSeconds);
   emit(w, ", \"profile\": ");
   emitJSONString(w, r->profile->name);
   emit(w, ", \"planner\": ");
@@ -396,7 +409,14 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
     emitJSONString(w, d->insertedBeforeLoc);
     emit(w, "}");
   }
-  emit(w, "], \"parse_time_s\": %.6g}", r->parseSeconds);
+  double reportSeconds = r->phases.report + (rematNowSeconds() - start);
+  emit(w, "], \"parse_time_s\": %.6g, \"pass_time_s\": %.6g, \"total_time_s\": %.6g", r->parseSeconds, r->passSeconds,
+       r->totalSeconds + reportSeconds);
+  printJSONPhases(w, &r->phases, reportSeconds);
+  if (r->maxRssBytes >= 0)
+    emit(w, ", \"max_rss_bytes\": %" PRId64 "}", r->maxRssBytes);
+  else
+    emit(w, ", \"max_rss_bytes\": null}");
 }
 
 void rematReportPrintJSON(const RematFunctionReport *reports, intptr_t count, MlirStringCallback callback,

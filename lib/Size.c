@@ -12,21 +12,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+/// Plain integer bytes ("123", "123B"), exactly: a double holds integers
+/// exactly only up to 2^53.
+static RematSizeStatus parseIntegerBytes(const char *text, int64_t *bytes, bool *isInteger) {
+  const char *p = text;
+  int64_t v = 0;
+  bool overflow = false;
+  for (; isdigit((unsigned char)*p); ++p)
+    overflow |= __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p - '0', &v);
+  *isInteger = strcmp(p, "") == 0 || strcmp(p, "B") == 0;
+  if (!*isInteger)
+    return RematSizeMalformed;
+  if (overflow)
+    return RematSizeTooLarge;
+  *bytes = v;
+  return RematSizeOk;
+}
+
 bool rematParseSize(const char *text, int64_t *bytes, double *percent) {
+  return rematParseSizeWithStatus(text, bytes, percent) == RematSizeOk;
+}
+
+RematSizeStatus rematParseSizeWithStatus(const char *text, int64_t *bytes, double *percent) {
   *bytes = 0;
   *percent = -1;
   if (!text || !isdigit((unsigned char)text[0]))
-    return false;
+    return RematSizeMalformed;
+  bool isInteger = false;
+  RematSizeStatus integer = parseIntegerBytes(text, bytes, &isInteger);
+  if (isInteger)
+    return integer;
   errno = 0;
   char *end = NULL;
   double v = strtod(text, &end);
-  if (errno || end == text || v < 0 || !isfinite(v))
-    return false;
+  if (end == text || v < 0)
+    return RematSizeMalformed;
+  if (errno == ERANGE && v > 1) // overflow: a well-formed number too large for a double
+    v = INFINITY;
+  else if (errno || !(v <= INFINITY)) // underflow, NaN
+    return RematSizeMalformed;
   if (strcmp(end, "%") == 0) {
     if (v <= 0 || v > 1000)
-      return false;
+      return RematSizeMalformed;
     *percent = v;
-    return true;
+    return RematSizeOk;
   }
   static const struct {
     const char *suffix;
@@ -37,13 +66,14 @@ bool rematParseSize(const char *text, int64_t *bytes, double *percent) {
     if (strcmp(end, kUnits[i].suffix) != 0)
       continue;
     double b = v * kUnits[i].scale;
-    if (b > 9.2e18)
-      return false;
     // Plain byte counts must be integers.
-    if (kUnits[i].scale == 1 && v != floor(v))
-      return false;
+    if (kUnits[i].scale == 1 && isfinite(v) && v != floor(v))
+      return RematSizeMalformed;
+    // 2^63 is the first double that does not convert to int64_t.
+    if (b >= 9223372036854775808.0)
+      return RematSizeTooLarge;
     *bytes = (int64_t)b;
-    return true;
+    return RematSizeOk;
   }
-  return false;
+  return RematSizeMalformed;
 }

@@ -81,7 +81,7 @@ struct EstimatePass : RematPassBase<EstimatePass> {
                                  << static_cast<int64_t>(dimBound.getValue());
       return signalPassFailure();
     }
-    RematGraphOptions options = {dimBound.getValue(), false, false, false, false, false};
+    RematGraphOptions options = {dimBound.getValue(), false, false, false, false, false, 0};
     if (!mayRun(getOperation()) ||
         mlirLogicalResultIsFailure(rematAnnotateEstimateWithOptions(wrap(getOperation()), &options)))
       signalPassFailure();

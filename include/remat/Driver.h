@@ -91,6 +91,11 @@ typedef struct RematDriverFunction {
   RematGraph graph;
   RematMemoryTracker timeline;
   int64_t peakBytes;
+  /// Wall seconds per phase (the plan's included; variants: of the step
+  /// this function dispatches for), and of the whole rematDriverRunFunction
+  /// call (variants not included: they are built before).
+  RematPhaseTimes phases;
+  double seconds;
 } RematDriverFunction;
 
 typedef struct RematDriverResult {
@@ -120,7 +125,9 @@ MlirLogicalResult rematDriverRunFunction(MlirOperation func, intptr_t index, con
                                          RematDriverFunction *out, bool *internalError);
 
 /// The report of one function (borrows from `function`); `parseSeconds` is
-/// the caller's.
+/// the caller's, and so is `maxRssBytes` (-1 here: the library does not
+/// measure the process). Computes the output's lower bound if the report is
+/// the first to need it, timed as its own phase.
 RematFunctionReport rematDriverFunctionGetReport(const RematDriverFunction *function, const RematDriverOptions *options,
                                                  double parseSeconds);
 

@@ -55,7 +55,34 @@ typedef struct RematGraphOptions {
   /// values included (the CPU lowering aligns those to 16). remat-opt sets it
   /// with --lower=gpu.
   bool deviceAccounting;
+  /// The most top-level ops a function may have; 0: REMAT_DEFAULT_MAX_OPS.
+  /// A function with more is refused with an error giving both counts
+  /// (remat-opt --max-ops=N).
+  int64_t maxOps;
 } RematGraphOptions;
+
+/// The default of RematGraphOptions.maxOps: ten times the largest steps
+/// remat is meant to plan in seconds (issue 21: 10^5 ops). Parts of the
+/// analysis and of the search grow faster than linearly; a step far beyond
+/// that is refused at once, naming its size and the limit, rather than left
+/// to run for hours. Raising the limit is the user's explicit choice.
+#define REMAT_DEFAULT_MAX_OPS 1000000
+
+/// The largest tensor remat accepts: 2^50 bytes (1 PiB), a thousand times the
+/// memory of any accelerator. A larger value (or one whose size does not fit
+/// in 64 bits at all, e.g. tensor<100000000000x100000000xf32>) is refused by
+/// name instead of being counted with a wrapped-around size.
+#define REMAT_MAX_VALUE_BYTES_LOG2 50
+#define REMAT_MAX_VALUE_BYTES ((int64_t)1 << REMAT_MAX_VALUE_BYTES_LOG2)
+/// The most bytes the values of one function may take together (each
+/// rounded up to 64): 2^56 (64 PiB). Every sum of sizes remat forms (live
+/// bytes at an op, peaks, argument bytes, the lower bound, copies, and the
+/// planner's simulated timelines, where a value can be live as its original
+/// and as clones) is a sum over at most a few instances of these values:
+/// with the total under 2^56, even 127 live instances of every value stay
+/// under 2^63, so no sum wraps around.
+#define REMAT_MAX_FUNCTION_BYTES_LOG2 56
+#define REMAT_MAX_FUNCTION_BYTES ((int64_t)1 << REMAT_MAX_FUNCTION_BYTES_LOG2)
 
 /// Why an op can or cannot be recomputed.
 typedef enum RematOpClass {

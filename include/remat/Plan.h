@@ -44,6 +44,28 @@ typedef enum RematPlannerKind {
 bool rematPlannerKindParse(const char *name, RematPlannerKind *kind);
 const char *rematPlannerKindGetName(RematPlannerKind kind);
 
+/// Wall seconds (monotonic clock) spent per phase on one function, summed
+/// over every time the phase ran (both plans of --fuse-elementwise, say); 0
+/// for a phase that did not run. The report's `phase_times_s`
+/// (docs/contracts.md): every phase but inPlaceAnalysis is disjoint from the
+/// others.
+typedef struct RematPhaseTimes {
+  double graphBuild;      ///< the input's graph and timeline (the only analysis without a plan)
+  double inPlaceAnalysis; ///< within graphBuild and reanalysis: the in-place (aliasing) decisions
+  double lowerBound;      ///< the lower bound (the input's with a plan, the output's for the report)
+  double fuse;            ///< --fuse-elementwise: fusing and analysing the fused function
+  double plan;            ///< the planner's search
+  double rewrite;         ///< the plan written to the IR (and measured, unless the peak is reused)
+  double naming;          ///< naming the decisions' values for the report
+  double reanalysis;      ///< with a plan: the output's graph and timeline, checked against it
+  double variants;        ///< --budgets: the step's variants and dispatcher
+  double exportGraph;     ///< --export-graph: building and writing the planning graph
+  double report;          ///< writing the function's report
+} RematPhaseTimes;
+
+/// Adds `b`'s times to `a`'s.
+void rematPhaseTimesAdd(RematPhaseTimes *a, const RematPhaseTimes *b);
+
 /// One recomputation: the value, the op producing it, where its clone goes.
 typedef struct RematDecision {
   char value[64];
@@ -96,6 +118,9 @@ typedef struct RematPlanResult {
   double stepTimeUnfusedSeconds;
   /// fuseElementwise: why fusion was not tried (empty when it was).
   char fusionSkipped[384];
+  /// Per phase; with fusion, of both plans (planSeconds and namingSeconds
+  /// are the kept plan's).
+  RematPhaseTimes phases;
 } RematPlanResult;
 
 /// Rewrites `func` so that its peak fits `budgetBytes`, using `kind`.

@@ -26,10 +26,15 @@ typedef struct RematFunctionReport {
   int64_t budgetBytes;       ///< -1: no budget given
   const char *planner;       ///< "none" without a plan
   double planSeconds;        ///< planner search time
-  double passSeconds;        ///< analysis + search + rewrite
+  double passSeconds;        ///< analysis + search + rewrite; without a plan, the analysis (graph, lower bound)
   double namingSeconds;      ///< naming the decisions' values (not in passSeconds)
   double parseSeconds;       ///< parsing the module (same run)
-  int64_t peakBytesPlanned;  ///< the planner's simulated peak
+  /// Per phase, and everything remat did for the function (every phase; the
+  /// JSON writer adds its own time to both).
+  RematPhaseTimes phases;
+  double totalSeconds;
+  int64_t maxRssBytes;      ///< the process's peak resident set when the report was made; -1: not measured
+  int64_t peakBytesPlanned; ///< the planner's simulated peak
   const RematCostProfile *profile;
   double recomputeFlops;
   double recomputeTimeSeconds;

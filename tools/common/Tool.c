@@ -3,12 +3,23 @@
 // See Tool.h.
 //
 //===----------------------------------------------------------------------===//
+#define _POSIX_C_SOURCE 200809L // getrusage
 #include "Tool.h"
+
+#include <sys/resource.h>
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int64_t rematToolMaxRssBytes(void) {
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0)
+    return -1;
+  // Linux gives kilobytes (1024 bytes); macOS would give bytes.
+  return (int64_t)usage.ru_maxrss * 1024;
+}
 
 char *rematToolReadFile(const char *path, size_t *length) {
   FILE *f = (!path || strcmp(path, "-") == 0) ? stdin : fopen(path, "rb");

@@ -10,6 +10,7 @@
 #define REMAT_TOOL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/Support.h"
@@ -39,6 +40,10 @@ typedef struct RematToolDiagnostics {
 /// An MLIR diagnostic handler (userData: RematToolDiagnostics) printing each
 /// diagnostic and its notes to stderr as "LOCATION: SEVERITY: MESSAGE".
 MlirLogicalResult rematToolHandleDiagnostic(MlirDiagnostic diagnostic, void *userData);
+
+/// The peak resident set of this process so far, in bytes (getrusage); -1
+/// where it cannot be measured.
+int64_t rematToolMaxRssBytes(void);
 
 /// Writes a string reference to the FILE* `userData` (an MlirStringCallback).
 void rematToolWriteToFile(MlirStringRef text, void *userData);

@@ -50,6 +50,7 @@ typedef struct Options {
   const char *planFile; // replay a schedule: lines "FUNC OP ANCHOR" (top-level op indices)
   const char *exportGraph;
   bool fuseElementwise; // --fuse-elementwise
+  int64_t maxOps;       // --max-ops, 0: the library's default (REMAT_DEFAULT_MAX_OPS)
   intptr_t numBudgets;  // --budgets: one variant per entry
   int64_t budgetsBytes[16];
   double budgetsPercent[16];
@@ -76,6 +77,8 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "                        (reductions reordered and split), still tensor IR\n"
                             "                        that remat-run can check on the CPU\n"
                             "  --dim-bound=N         upper bound for dynamic dimensions\n"
+                            "  --max-ops=N           refuse functions with more than N top-level ops\n"
+                            "                        (default 1000000)\n"
                             "  --split-input-file    treat '// -----' lines as boundaries of separate\n"
                             "                        inputs\n"
                             "  --budget=SIZE         fit each function's peak under SIZE: bytes,\n"
@@ -161,9 +164,20 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       if (!*n || *end || errno || v <= 0)
         return usageError("--dim-bound needs a positive integer, got '%s'", n);
       opts->dimBound = v;
+    } else if (startsWith(a, "--max-ops=")) {
+      const char *n = a + strlen("--max-ops=");
+      char *end = NULL;
+      errno = 0;
+      long long v = strtoll(n, &end, 10);
+      if (!*n || *end || errno || v <= 0)
+        return usageError("--max-ops needs a positive integer, got '%s'", n);
+      opts->maxOps = v;
     } else if (startsWith(a, "--budget=")) {
       const char *size = a + strlen("--budget=");
-      if (!rematParseSize(size, &opts->budgetBytes, &opts->budgetPercent))
+      RematSizeStatus parsed = rematParseSizeWithStatus(size, &opts->budgetBytes, &opts->budgetPercent);
+      if (parsed == RematSizeTooLarge)
+        return usageError("--budget '%s' is over the largest size, 2^63 - 1 bytes", size);
+      if (parsed != RematSizeOk)
         return usageError("--budget needs bytes, KiB/MiB/GiB, KB/MB/GB or N%%, got '%s'", size);
       opts->hasBudget = true;
     } else if (startsWith(a, "--planner=") && rematPlannerKindParse(a + strlen("--planner="), &opts->planner)) {
@@ -191,7 +205,11 @@ static int parseFlags(int argc, char **argv, Options *opts) {
                             list);
         memcpy(item, p, n);
         item[n] = '\0';
-        if (!rematParseSize(item, &opts->budgetsBytes[opts->numBudgets], &opts->budgetsPercent[opts->numBudgets]))
+        RematSizeStatus parsed = rematParseSizeWithStatus(item, &opts->budgetsBytes[opts->numBudgets],
+                                                          &opts->budgetsPercent[opts->numBudgets]);
+        if (parsed == RematSizeTooLarge)
+          return usageError("--budgets: '%s' is over the largest size, 2^63 - 1 bytes", item);
+        if (parsed != RematSizeOk)
           return usageError("--budgets needs sizes (bytes, KiB/MiB/GiB, KB/MB/GB or N%%), got '%s'", item);
         ++opts->numBudgets;
         p += n + (comma ? 1 : 0);
@@ -452,7 +470,8 @@ static int processModule(MlirModule module, const Options *opts, const RematDriv
                                           .reusePlannedPeak = true,
                                           .skipDecisionNames = opts->report == ReportNone,
                                           .fuseElementwise = opts->fuseElementwise,
-                                          .deviceAccounting = lowering == RematLoweringGPU},
+                                          .deviceAccounting = lowering == RematLoweringGPU,
+                                          .maxOps = opts->maxOps},
                                 .profile = opts->profile ? rematCostProfileGet(opts->profile) : NULL,
                                 .hasBudget = opts->hasBudget,
                                 .budgetBytes = opts->budgetBytes,
@@ -476,8 +495,11 @@ static int processModule(MlirModule module, const Options *opts, const RematDriv
       rematDriverResultFree(&result);
       return RematExitInternal;
     }
-    for (intptr_t i = 0; i < result.numFunctions; ++i)
+    int64_t maxRss = rematToolMaxRssBytes();
+    for (intptr_t i = 0; i < result.numFunctions; ++i) {
       reports[i] = rematDriverFunctionGetReport(&result.functions[i], &options, out->parseSeconds);
+      reports[i].maxRssBytes = maxRss;
+    }
     (opts->report == ReportJSON ? rematReportPrintJSON : rematReportPrintText)(reports, result.numFunctions,
                                                                                rematToolWriteToFile, out->report);
     free(reports);
