@@ -20,7 +20,8 @@ Sizes (--sizes, comma-separated; default all):
                     takes too long here; the generator writes the exporter's style).
   llama:L, gen:L    any depth L of either.
 Exports are cached under bench/scale/ (llama-L<L>.mlir, gitignored; .mlir.xz next to it when
-under 2 MB, committed, used when the .mlir is missing). Exporting needs torch (the venv of
+under 2 MB, committed, used when the .mlir is missing; generated steps are made again when
+missing, in seconds). Exporting needs torch (the venv of
 bench/models/export.sh); measuring needs only the tools (and matplotlib for the plot).
 
 Per size, in one run (--steps selects; each command under --timeout, a run past it is
@@ -244,10 +245,11 @@ def step_file(name, log):
                 bytes=len(text))
     with open(path, "w") as f:
         f.write(text)
-    packed = lzma.compress(text.encode(), preset=9 | lzma.PRESET_EXTREME)
-    if len(packed) < XZ_LIMIT:
-        with open(xz, "wb") as f:
-            f.write(packed)
+    if kind == "llama":  # the generator is deterministic and fast: its steps are not kept
+        packed = lzma.compress(text.encode(), preset=6)
+        if len(packed) < XZ_LIMIT:
+            with open(xz, "wb") as f:
+                f.write(packed)
     with open(meta_path, "w") as f:
         json.dump(info, f, indent=1, sort_keys=True)
         f.write("\n")
