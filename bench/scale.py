@@ -15,9 +15,9 @@ Sizes (--sizes, comma-separated; default all):
                     cross entropy as bench/models/ does for GPT-2 (one-hot matmul and one-hot
                     comparison): torch-mlir lowers nn.Embedding's and F.cross_entropy's
                     backward to tm_tensor.scatter, which MLIR 22 does not have (docs/models.md).
-  100k              bench/scale_gen.py's generated step of the same model (no rotary), 833
-                    layers, 100,036 top-level ops, 27.6 MB (exporting with torch at that depth
-                    takes too long here; the generator writes the exporter's style).
+  100k              bench/scale_gen.py's generated step of the same model (no rotary), 980
+                    layers, about 100k top-level ops (exporting with torch at that depth takes
+                    too long here; the generator writes the exporter's style).
   llama:L, gen:L    any depth L of either.
 Exports are cached under bench/scale/ (llama-L<L>.mlir, gitignored; .mlir.xz next to it when
 under 2 MB, committed, used when the .mlir is missing; generated steps are made again when
@@ -85,7 +85,7 @@ SIZES = {
     "4k": ("llama", 17),
     "15k": ("llama", 64),
     "60k": ("llama", 257),
-    "100k": ("gen", 833),
+    "100k": ("gen", 980),
 }
 STEPS = ["parse", "estimate", "plan", "cpu", "pipeline", "run", "gpu"]
 
@@ -289,12 +289,13 @@ def run(cmd, timeout, stdout=None):
         if not stdout:
             out.seek(0)
             o = out.read().decode(errors="replace")
-    return dict(wall_s=round(wall, 4), rc=p.returncode, timed_out=bool(killed), max_rss_bytes=ru.ru_maxrss * 1024,
+    return dict(wall_s=round(wall, 4), cpu_s=round(ru.ru_utime + ru.ru_stime, 4), rc=p.returncode,
+                timed_out=bool(killed), max_rss_bytes=ru.ru_maxrss * 1024,
                 stdout=o, stderr=e[-4000:], cmd=" ".join(shlex.quote(c) for c in cmd))
 
 
 def brief(r, keep_stdout=False):
-    d = {k: r[k] for k in ("cmd", "wall_s", "rc", "max_rss_bytes")}
+    d = {k: r[k] for k in ("cmd", "wall_s", "cpu_s", "rc", "max_rss_bytes")}
     if r["timed_out"]:
         d["status"] = "timeout"
     elif r["rc"] != 0:
@@ -357,7 +358,8 @@ def measure(name, a, log, work):
         ok = [r for r in runs if r["rc"] == 0 and not r["timed_out"]]
         res["parse"] = brief(min(ok, key=lambda r: r["wall_s"]) if ok else runs[0])
         res["parse"]["runs_s"] = [r["wall_s"] for r in runs]
-        say(f"mlir-opt parse+print: {res['parse']['wall_s']:.3f} s (min of {a.repeat})")
+        res["parse"]["cpu_s"] = min(r["cpu_s"] for r in runs)  # the min of each, separately
+        say(f"mlir-opt parse+print: {res['parse']['wall_s']:.3f} s (cpu {res['parse']['cpu_s']:.3f} s; min of {a.repeat})")
     parse_s = res.get("parse", {}).get("wall_s") if res.get("parse", {}).get("status") == "ok" else None
     est_failed = None
     if "estimate" in steps:
@@ -369,8 +371,9 @@ def measure(name, a, log, work):
             res["num_ops"] = fn["num_ops"]
         else:
             est_failed = res["estimate"]["status"]
-        say(f"remat-opt --estimate: {res['estimate']['status']}, {r['wall_s']:.2f} s, "
-            f"RSS {r['max_rss_bytes'] / 1e6:.0f} MB" + (f", {r['wall_s'] / parse_s:.1f}x parse" if parse_s else ""))
+        say(f"remat-opt --estimate: {res['estimate']['status']}, {r['wall_s']:.2f} s (cpu {r['cpu_s']:.2f} s), "
+            f"RSS {r['max_rss_bytes'] / 1e6:.0f} MB" + (f", {'>' if r['timed_out'] else ''}"
+                                                         f"{r['wall_s'] / parse_s:.1f}x parse" if parse_s else ""))
 
     def skipped():
         if est_failed and not a.keep_going:
@@ -402,8 +405,8 @@ def measure(name, a, log, work):
                          f"of flops, plan_time_s {d.get('plan_time_s')}")
             elif "error" in d:
                 extra = ": " + d["error"][:160]
-            say(f"--budget={b}: {d['status']}, {r['wall_s']:.2f} s, RSS {r['max_rss_bytes'] / 1e6:.0f} MB"
-                + (f", {r['wall_s'] / parse_s:.1f}x parse" if parse_s else "") + extra)
+            say(f"--budget={b}: {d['status']}, {r['wall_s']:.2f} s (cpu {r['cpu_s']:.2f} s), RSS {r['max_rss_bytes'] / 1e6:.0f} MB"
+                + (f", {'>' if r['timed_out'] else ''}{r['wall_s'] / parse_s:.1f}x parse" if parse_s else "") + extra)
     norm = os.path.join(work, "norm.mlir")
     if "cpu" in steps or "pipeline" in steps:
         s = skipped()
@@ -487,6 +490,16 @@ def measure(name, a, log, work):
             if res.get(k, {}).get("status") == "ok":
                 ratios[k] = res[k]["wall_s"] / parse_s
         res["ratio_to_parse"] = {k: round(v, 2) for k, v in ratios.items()}
+        # the same in CPU time (user + sys of the child): steadier on a shared machine
+        pc = res["parse"].get("cpu_s")
+        if pc:
+            cr = {}
+            for k in ratios:
+                d = (res["estimate"] if k == "estimate" else res["plan"][k.split("=", 1)[1]] if k.startswith("budget=")
+                     else res[k])
+                if d.get("cpu_s") is not None:
+                    cr[k] = round(d["cpu_s"] / pc, 2)
+            res["cpu_ratio_to_parse"] = cr
         t = {}
         if "estimate" in ratios:
             t["estimate<=3x"] = ratios["estimate"] <= 3
