@@ -217,8 +217,8 @@ def step_file(name, log):
     if not os.path.exists(path) and os.path.exists(xz):
         with open(xz, "rb") as f, open(path, "w") as g:
             g.write(lzma.decompress(f.read()).decode())
-    if os.path.exists(path) and os.path.exists(meta_path):
-        return path, json.load(open(meta_path))
+    if kind == "llama" and os.path.exists(path) and os.path.exists(meta_path):
+        return path, json.load(open(meta_path))  # generated steps are made again every time (seconds)
     if kind == "llama":
         try:
             import torch  # noqa: F401
