@@ -458,10 +458,20 @@ def measure(name, a, log, work):
                 est = res.get("estimate", {}).get("peak_bytes_before")
                 if est is not None:
                     d["measured_equals_estimate"] = j["peak_bytes"] == est
+                # Where remat-run's wall time goes, roughly: MLIR's CPU pipeline as mlir-opt
+                # timed it (same pipeline, same input), the step itself, and the rest (parse,
+                # remat's driver, LLVM's JIT codegen at -O0, inputs and checksums).
+                pt = res.get("pipeline", {}).get("total_s")
+                if pt:
+                    d["approx_mlir_pipeline_s"] = pt
+                    d["approx_rest_s"] = round(r["wall_s"] - pt - j["step_time_s"], 3)
+                    d["approx_mlir_pipeline_share"] = round(pt / r["wall_s"], 3)
             res["run"] = d
             say(f"remat-run: {d['status']}, {r['wall_s']:.2f} s, RSS {r['max_rss_bytes'] / 1e6:.0f} MB"
                 + (f", step {d['step_time_s']:.3f} s, measured peak == estimate: {d.get('measured_equals_estimate')}"
-                   if d["status"] == "ok" else ""))
+                   if d["status"] == "ok" else "")
+                + (f", MLIR's CPU pipeline ~{100 * d['approx_mlir_pipeline_share']:.0f}% (rest: parse, driver, "
+                   f"JIT {d['approx_rest_s']:.1f} s)" if "approx_mlir_pipeline_share" in d else ""))
     if "gpu" in steps:
         s = skipped()
         if s:
@@ -592,6 +602,12 @@ def plot(doc, path):
         lab = label + (f"  (~ops^{fitd[label]['exponent']:.2f})" if label in fitd else "")
         if ok:
             ax.plot([p[0] for p in ok], [p[1] for p in ok], "o-", color=color, label=lab)
+        if i == 0:  # name the sizes under the parse points
+            for name, r in results.items():
+                d = get(r)
+                if d and "wall_s" in d and r.get("ops"):
+                    ax.annotate(name, (r["ops"], d["wall_s"]), textcoords="offset points", xytext=(0, -14),
+                                ha="center", fontsize=8, color=color)
         if to:
             ax.plot([p[0] for p in to], [p[1] for p in to], "x", color=color, markersize=10,
                     label=None if ok else lab + " (timeout)")
