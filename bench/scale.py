@@ -38,11 +38,13 @@ killed and recorded as "timeout"):
   pipeline  MLIR 22's mlir-opt running the CPU pipeline of lib/LowerCPU.c on norm.mlir with
             --mlir-timing: MLIR's own time, pass by pass (one-shot-bufferize's share)
   run       remat-run --json FILE: wall time (parse, lowering, JIT, run), step time, measured
-            peak against the estimate
+            peak against the estimate, and roughly how the wall time splits: MLIR's CPU
+            pipeline (the pipeline step's total), the step, the rest (parse, driver, JIT)
   gpu       remat-opt --lower=gpu FILE -o /dev/null and --lower=gpu-tensors (the tensor-level
             part only): the difference is MLIR's pipeline (bufferization, GPU outlining,
             NVVM, PTX)
-Every remat-opt / remat-run run records its wall time and peak RSS (wait4's ru_maxrss).
+Every remat-opt / remat-run run records its wall time, CPU time (user + sys: steadier on a
+shared machine) and peak RSS (wait4's ru_maxrss).
 Targets (issue 21): estimate <= 3x and --budget=50% <= 10x the parse time of the same file,
 remat-opt's RSS under 2 GB at 100k ops.
 
