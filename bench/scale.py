@@ -613,13 +613,22 @@ def plot(doc, path):
         if to:
             ax.plot([p[0] for p in to], [p[1] for p in to], "x", color=color, markersize=10,
                     label=None if ok else lab + " (timeout)")
+    par = sorted((r["ops"], r["parse"]["wall_s"]) for r in results.values()
+                 if r.get("ops") and r.get("parse", {}).get("status") == "ok")
+    if par:  # the targets of issue 21, against the parse time of the same file
+        ax.plot([p[0] for p in par], [3 * p[1] for p in par], "--", color="gray", lw=1,
+                label="target of --estimate: 3x parse+print")
+        ax.plot([p[0] for p in par], [10 * p[1] for p in par], ":", color="gray", lw=1.5,
+                label="target of --budget=50%: 10x parse+print")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("top-level ops in the step")
     ax.set_ylabel("wall time (s)")
     m = doc.get("machine", {})
+    commits = sorted({r.get("machine", {}).get("commit", "?") for r in results.values()})
     ax.set_title(f"remat at scale (issue 21): Llama-style steps; x = timed out\n{m.get('cpu', '')}, "
-                 f"{m.get('nproc', '?')} cores, commit {m.get('commit', '?')}", fontsize=9)
+                 f"{m.get('nproc', '?')} cores, commit{'s' if len(commits) > 1 else ''} {', '.join(commits)}",
+                 fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
