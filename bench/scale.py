@@ -48,8 +48,9 @@ shared machine) and peak RSS (wait4's ru_maxrss).
 Targets (issue 21): estimate <= 3x and --budget=50% <= 10x the parse time of the same file,
 remat-opt's RSS under 2 GB at 100k ops.
 
-Writes bench/results/scale.json (merged: sizes not run keep their previous entry, each
-entry with its own machine, commit and command) and bench/results/scale.png (log-log time
+Writes bench/results/scale.json (merged: sizes not run keep their entry, and a size's steps not
+run keep their records, so `--steps run,gpu` can add to an earlier `--steps parse,estimate,plan`;
+each step record carries its commit, `runs` lists the runs; --fresh replaces the entry) and bench/results/scale.png (log-log time
 against ops, fitted exponents from numpy.polyfit over the sizes that finished).
 """
 import argparse
@@ -490,7 +491,17 @@ def measure(name, a, log, work):
             say(f"remat-opt --lower=gpu: {d['status']}, {r['wall_s']:.2f} s, RSS {r['max_rss_bytes'] / 1e6:.0f} MB "
                 f"(gpu-tensors {rt['wall_s']:.2f} s, {d['gpu_tensors']['status']})"
                 + (f", MLIR pipeline ~{100 * d['mlir_pipeline_share']:.0f}%" if "mlir_pipeline_share" in d else ""))
-    # ratios against parse+print
+    return res
+
+
+STEP_KEYS = ("parse", "estimate", "normalize", "lower_cpu", "pipeline", "run", "lower_gpu")
+
+
+def add_ratios(res):
+    """ratio_to_parse, cpu_ratio_to_parse and targets_met from the entry's step records."""
+    for k in ("ratio_to_parse", "cpu_ratio_to_parse", "targets_met"):
+        res.pop(k, None)
+    parse_s = res.get("parse", {}).get("wall_s") if res.get("parse", {}).get("status") == "ok" else None
     if parse_s:
         ratios = {}
         if res.get("estimate", {}).get("status") == "ok":
@@ -521,7 +532,27 @@ def measure(name, a, log, work):
         if rss:
             t["rss<2GB"] = max(rss) < 2e9
         res["targets_met"] = t
-    return res
+
+
+def merge(old, new, fresh):
+    """The size's entry after this run: the new step records over the old entry's (same
+    file and op count; plans merged per budget), unless `fresh`. `runs` lists every run
+    that wrote into it, and each step record carries the commit it was measured at."""
+    if fresh or not old or old.get("ops") != new.get("ops") or old.get("file") != new.get("file"):
+        out = dict(new)
+        out["runs"] = []
+    else:
+        out = dict(old)
+        out.update({k: v for k, v in new.items() if k != "plan"})
+        out["plan"] = dict(old.get("plan", {}), **new.get("plan", {}))
+        if "runs" not in out:  # an entry written before `runs` existed
+            out["runs"] = [{k: old.get(k) for k in ("date", "command") if k in old}
+                           | {"commit": old.get("machine", {}).get("commit")}]
+    out["runs"] = out["runs"] + [dict(date=new["date"], command=new.get("command"),
+                                      commit=new.get("machine", {}).get("commit"), loadavg=new.get("loadavg_start"),
+                                      steps=new.get("steps"))]
+    add_ratios(out)
+    return out
 
 
 # --------------------------------------------------------------------------- output
@@ -562,7 +593,11 @@ SERIES = [  # (label, getter of wall seconds or None, status getter)
 def fits(results):
     """{series: {"exponent", "points"}} from numpy.polyfit on log(time) ~ log(ops) over
     the sizes where the run finished (a plan refused for its budget counts: it ran)."""
-    import numpy as np
+    import math
+    try:
+        import numpy as np
+    except ImportError:  # the same least-squares line by hand
+        np = None
     out = {}
     for label, get in SERIES:
         pts = []
@@ -571,10 +606,15 @@ def fits(results):
             if d and "wall_s" in d and d.get("status") in ("ok",) and r.get("ops"):
                 pts.append((r["ops"], d["wall_s"]))
         if len(pts) >= 2 and len({p[0] for p in pts}) >= 2:
-            x = np.log([p[0] for p in pts])
-            y = np.log([max(p[1], 1e-4) for p in pts])
-            k, c = np.polyfit(x, y, 1)
-            out[label] = dict(exponent=round(float(k), 3), coefficient=float(np.exp(c)), points=len(pts))
+            x = [math.log(p[0]) for p in pts]
+            y = [math.log(max(p[1], 1e-4)) for p in pts]
+            if np is not None:
+                k, c = np.polyfit(x, y, 1)
+            else:
+                mx, my = sum(x) / len(x), sum(y) / len(y)
+                k = sum((a - mx) * (b - my) for a, b in zip(x, y)) / sum((a - mx) ** 2 for a in x)
+                c = my - k * mx
+            out[label] = dict(exponent=round(float(k), 3), coefficient=math.exp(float(c)), points=len(pts))
     return out
 
 
@@ -675,6 +715,8 @@ def main():
     ap.add_argument("--plot-only", action="store_true", help="redraw the plot from results/scale.json")
     ap.add_argument("--results", default=RESULTS_JSON)
     ap.add_argument("--no-write", action="store_true", help="print only; results/ untouched")
+    ap.add_argument("--fresh", action="store_true",
+                    help="replace each size's entry (default: merge this run's steps into it)")
     a = ap.parse_args()
     a.budgets = [b.strip() for b in a.budgets.split(",") if b.strip()]
     a.steps = [s.strip() for s in a.steps.split(",") if s.strip()]
@@ -728,8 +770,16 @@ def main():
             log(f"== {n}")
             r = measure(n, a, log, work)
             r.update(machine=m, command=cmd, build=os.path.relpath(build, ROOT), build_type=btype,
-                     timeout_s=a.timeout)
-            doc["sizes"][n] = r
+                     timeout_s=a.timeout, steps=a.steps)
+            for k in STEP_KEYS:
+                if isinstance(r.get(k), dict):
+                    r[k]["commit"] = m["commit"]
+            for d in r.get("plan", {}).values():
+                d["commit"] = m["commit"]
+            add_ratios(r)
+            r = doc["sizes"][n] = merge(doc["sizes"].get(n), r, a.fresh)
+            if not a.fresh and r.get("runs") and len(r["runs"]) > 1:
+                log(f"   merged into the size's entry of {r['runs'][-2].get('date')} (--fresh replaces it)")
             doc["machine"] = m
             doc["fits"] = fits(doc["sizes"])
             if not a.no_write:  # after every size: an interrupted run keeps what it measured
