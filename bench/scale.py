@@ -314,7 +314,7 @@ def report_fields(fn):
     keep = ("num_ops", "peak_bytes_before", "peak_bytes_after", "peak_bytes_planned", "budget_bytes", "budget_met",
             "lower_bound_bytes", "argument_bytes", "baseline_flops", "recompute_flops", "baseline_time_s",
             "recompute_time_s", "copy_bytes_before", "copy_bytes_after", "bufferization_analysis", "parse_time_s",
-            "plan_time_s", "pass_time_s", "naming_time_s", "pass_phases", "max_rss_bytes")
+            "plan_time_s", "pass_time_s", "naming_time_s", "total_time_s", "phase_times_s", "max_rss_bytes")
     d = {k: fn[k] for k in keep if k in fn}
     # later fields of issue 21 item 5 (phase times, effort) are kept as they come
     for k, v in fn.items():
