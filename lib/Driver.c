@@ -176,6 +176,7 @@ RematFunctionReport rematDriverFunctionGetReport(const RematDriverFunction *f, c
                                .budgetBytes = f->budgetBytes,
                                .planner = options->schedule ? "file" : rematPlannerKindGetName(options->planner),
                                .planSeconds = p->planSeconds,
+                               .searchEffort = f->planned && !options->schedule ? p->searchEffort : NULL,
                                .passSeconds = f->planned ? p->passSeconds : phases.graphBuild + phases.lowerBound,
                                .namingSeconds = p->namingSeconds,
                                .parseSeconds = parseSeconds,

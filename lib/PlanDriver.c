@@ -297,6 +297,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   memset(&sim, 0, sizeof(sim));
   ok = ok && simulateUnchanged(&P, graph, func, result, &sim) && runPlanner(&P, &sim, &ctx, kind, budgetBytes);
   rematSimulationFree(&sim);
+  result->searchEffort = kind == RematPlannerDefault && P.g->numOps > kExactPruneOps ? "reduced" : "full";
   result->planSeconds = nowSeconds() - t0;
   result->phases.plan += result->planSeconds;
   MlirLogicalResult status = mlirLogicalResultFailure();

@@ -25,6 +25,7 @@ typedef struct RematFunctionReport {
   int64_t peakBytesAfter;    ///< equals the peak before without a plan
   int64_t budgetBytes;       ///< -1: no budget given
   const char *planner;       ///< "none" without a plan
+  const char *searchEffort;  ///< RematPlanResult.searchEffort; NULL without a search
   double planSeconds;        ///< planner search time
   double passSeconds;        ///< analysis + search + rewrite; without a plan, the analysis (graph, lower bound)
   double namingSeconds;      ///< naming the decisions' values (not in passSeconds)

@@ -51,7 +51,7 @@ func.func @step(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> (tensor<f32>, te
 
 // JSON: {"functions": [{"name": "step", "peak_bytes_before": 1088, "peak_bytes_after": 1088, "budget_bytes": null, "lower_bound_bytes": 1024, "lower_bound_returned_bytes": 0,
 // JSON-SAME: "argument_bytes": 1536, "baseline_flops": 4480, "recompute_flops": 0,
-// JSON-SAME: "recompute_time_s": 0, "copy_bytes_before": 0, "copy_bytes_after": 0, "step_time_change_s": 0, "profile": "h200", "planner": "none", "bufferization_analysis": true, "num_ops": 11
+// JSON-SAME: "recompute_time_s": 0, "copy_bytes_before": 0, "copy_bytes_after": 0, "step_time_change_s": 0, "profile": "h200", "planner": "none", "bufferization_analysis": true, "in_place_analysis": "remat", "num_ops": 11
 // JSON-SAME: "unsupported_ops": [], "decisions": [], "parse_time_s": {{[0-9.e+-]+}}, "pass_time_s": {{[0-9.e+-]+}}, "total_time_s": {{[0-9.e+-]+}}, "phase_times_s": {"graph_build": {{[0-9.e+-]+}}, {{.*}}, "report": {{[0-9.e+-]+}}}, "max_rss_bytes": {{[0-9]+}}}]}
 
 // COM: The cpu profile is slower: 4480 flops / 100 GFLOP/s vs bytes moved / 20 GB/s.
