@@ -90,8 +90,40 @@ MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module) {
 // The GPU lowering
 //===----------------------------------------------------------------------===//
 
+static bool isAssertInBody(MlirOperation op) {
+  if (!rematIsOp(op, "cf.assert"))
+    return false;
+  for (MlirOperation p = mlirOperationGetParentOperation(op); !mlirOperationIsNull(p);
+       p = mlirOperationGetParentOperation(p))
+    if (rematOpNameStartsWith(p, "linalg."))
+      return true;
+  return false;
+}
+
+/// torch-mlir guards some payloads with `cf.assert` (e.g. "unimplemented:
+/// tensor with zero element" before a division). convert-parallel-loops-to-gpu
+/// leaves a loop holding one on the host, so the GPU lowering drops them: on
+/// the device such a check cannot stop the step (a division by zero gives
+/// inf, as unchecked). The count goes to the module as
+/// `remat.gpu_dropped_asserts` for the tool to say so (docs/gpu.md).
+static void dropAssertsInBodies(MlirModule module) {
+  RematOpList asserts = rematCollectOps(module, isAssertInBody);
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  if (asserts.size > 0) {
+    MlirAttribute previous = mlirOperationGetAttributeByName(moduleOp, rematStr("remat.gpu_dropped_asserts"));
+    int64_t total = (mlirAttributeIsNull(previous) ? 0 : mlirIntegerAttrGetValueInt(previous)) + asserts.size;
+    MlirContext ctx = mlirOperationGetContext(moduleOp);
+    mlirOperationSetAttributeByName(moduleOp, rematStr("remat.gpu_dropped_asserts"),
+                                    mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), total));
+  }
+  for (intptr_t i = 0; i < asserts.size; ++i)
+    mlirOperationDestroy(asserts.ops[i]);
+  free(asserts.ops);
+}
+
 MlirLogicalResult rematPrepareForGPU(MlirModule module) {
   MlirOperation moduleOp = mlirModuleGetOperation(module);
+  dropAssertsInBodies(module);
   // Ops are created by name below: their dialects must be loaded first.
   static const char *const kDialects[] = {"arith", "gpu", "linalg", "memref", "scf", "tensor"};
   for (size_t i = 0; i < sizeof(kDialects) / sizeof(kDialects[0]); ++i)

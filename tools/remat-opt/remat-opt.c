@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "remat/Context.h"
@@ -512,6 +513,16 @@ static int processModule(MlirModule module, const Options *opts, const RematDriv
     return rc;
   if (mlirLogicalResultIsFailure(rematDriverLowerModule(module, &options)))
     return failureCode(diags, false);
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirAttribute dropped =
+      mlirOperationGetAttributeByName(moduleOp, mlirStringRefCreateFromCString("remat.gpu_dropped_asserts"));
+  if (!mlirAttributeIsNull(dropped)) {
+    fprintf(stderr,
+            "remat-opt: note: %lld cf.assert check(s) inside computations were dropped for the GPU, which cannot "
+            "stop a step from a kernel (the CPU lowering keeps them; docs/gpu.md)\n",
+            (long long)mlirIntegerAttrGetValueInt(dropped));
+    mlirOperationRemoveAttributeByName(moduleOp, mlirStringRefCreateFromCString("remat.gpu_dropped_asserts"));
+  }
   if (!out->firstIR)
     fputs("// -----\n", out->ir);
   out->firstIR = false;
