@@ -60,6 +60,9 @@ import tempfile
 import time
 import warnings
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from machine import cpu_model  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "models"))
@@ -407,14 +410,7 @@ def ident(v):
 
 
 def machine():
-    cpu = platform.processor()
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model(platform.processor())
     return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
 
 

@@ -26,6 +26,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from machine import cpu_model  # noqa: E402
+
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
 KNOWN_PLANS = os.path.join(BENCH, "results", "known-plans")  # schedules known from elsewhere, per graph and budget
@@ -131,14 +134,7 @@ class Runner:
 
 
 def machine():
-    cpu = "unknown"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     mem = ""
     try:
         for line in open("/proc/meminfo"):

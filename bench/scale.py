@@ -73,6 +73,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import scale_gen  # noqa: E402
+from machine import cpu_model  # noqa: E402
 
 MLIR_OPT = "/usr/lib/llvm-22/bin/mlir-opt"
 CACHE = os.path.join(HERE, "scale")
@@ -559,14 +560,7 @@ def merge(old, new, fresh):
 
 
 def machine():
-    cpu = "?"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model("?")
 
     def sh(c):
         try:

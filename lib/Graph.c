@@ -352,28 +352,14 @@ static MlirWalkResult collectUses(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-/// A fixed buffer that a printer callback fills, truncating.
-typedef struct TextBuffer {
-  char *data;
-  size_t size, len;
-} TextBuffer;
-
-static void appendToBuffer(MlirStringRef s, void *userData) {
-  TextBuffer *t = userData;
-  size_t n = s.length < t->size - 1 - t->len ? s.length : t->size - 1 - t->len;
-  memcpy(t->data + t->len, s.data, n);
-  t->len += n;
-  t->data[t->len] = '\0';
-}
-
 /// The error for a value over REMAT_MAX_VALUE_BYTES, naming it and its type;
 /// `bytes` < 0: the product does not even fit in 64 bits.
 static void emitValueTooLarge(RematGraphImpl *g, intptr_t v, MlirLocation loc, int64_t bytes) {
   char name[64], type[160], size[64], msg[512];
   rematGraphPrintValueName((RematGraph){g}, v, name, sizeof(name));
-  TextBuffer t = {type, sizeof(type), 0};
+  RematFixedText t = {type, sizeof(type), 0};
   type[0] = '\0';
-  mlirTypePrint(mlirValueGetType(g->values[v].value), appendToBuffer, &t);
+  mlirTypePrint(mlirValueGetType(g->values[v].value), rematAppendToFixedText, &t);
   if (bytes < 0)
     snprintf(size, sizeof(size), "more than 2^63 bytes");
   else
@@ -923,25 +909,12 @@ bool rematGraphHasOwnInPlaceAnalysis(RematGraph graph) { return rematGraphImpl(g
 // Printing names and locations
 //===----------------------------------------------------------------------===//
 
-typedef struct StrBuf {
-  char *buf;
-  size_t size;
-  size_t len;
-} StrBuf;
-
-static void appendToBuf(MlirStringRef s, void *userData) {
-  StrBuf *sb = userData;
-  for (size_t i = 0; i < s.length && sb->len + 1 < sb->size; ++i)
-    sb->buf[sb->len++] = s.data[i];
-  sb->buf[sb->len] = '\0';
-}
-
 void rematGraphPrintOpLocation(RematGraph graph, intptr_t pos, char *buf, size_t size) {
   if (!size)
     return;
   buf[0] = '\0';
-  StrBuf sb = {buf, size, 0};
-  mlirLocationPrint(mlirOperationGetLocation(rematGraphImpl(graph)->ops[pos].op), appendToBuf, &sb);
+  RematFixedText sb = {buf, size, 0};
+  mlirLocationPrint(mlirOperationGetLocation(rematGraphImpl(graph)->ops[pos].op), rematAppendToFixedText, &sb);
   // Strip the `loc(...)` wrapper for readability, and the empty file name
   // of IR parsed from memory.
   if (sb.len > 5 && strncmp(buf, "loc(", 4) == 0 && buf[sb.len - 1] == ')') {
@@ -968,6 +941,6 @@ void rematGraphPrintValueName(RematGraph graph, intptr_t pos, char *buf, size_t 
     g->asmState = mlirAsmStateCreateForOperation(g->func, flags);
     mlirOpPrintingFlagsDestroy(flags);
   }
-  StrBuf sb = {buf, size, 0};
-  mlirValuePrintAsOperand(g->values[pos].value, g->asmState, appendToBuf, &sb);
+  RematFixedText sb = {buf, size, 0};
+  mlirValuePrintAsOperand(g->values[pos].value, g->asmState, rematAppendToFixedText, &sb);
 }

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "IRBuild.h"
 
+#include <string.h>
+
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
@@ -131,6 +133,14 @@ static MlirWalkResult collectMatching(MlirOperation op, void *userData) {
   if (list->pred(op))
     rematOpListPush(list, op);
   return MlirWalkResultAdvance;
+}
+
+void rematAppendToFixedText(MlirStringRef s, void *userData) {
+  RematFixedText *t = userData;
+  size_t n = s.length < t->size - 1 - t->len ? s.length : t->size - 1 - t->len;
+  memcpy(t->data + t->len, s.data, n);
+  t->len += n;
+  t->data[t->len] = '\0';
 }
 
 RematOpList rematCollectOps(MlirModule module, bool (*pred)(MlirOperation)) {

@@ -111,6 +111,20 @@ void rematInsertSynchronousGpuOp(MlirOperation anchor, const char *name, intptr_
                                  const MlirValue *operands);
 
 //===----------------------------------------------------------------------===//
+// Printing into a fixed buffer
+//===----------------------------------------------------------------------===//
+
+/// A caller's buffer that an MLIR printer callback fills, truncating and
+/// keeping it NUL-terminated (size > 0).
+typedef struct RematFixedText {
+  char *data;
+  size_t size, len;
+} RematFixedText;
+
+/// The MlirStringCallback for a RematFixedText.
+void rematAppendToFixedText(MlirStringRef s, void *userData);
+
+//===----------------------------------------------------------------------===//
 // Collecting ops
 //===----------------------------------------------------------------------===//
 

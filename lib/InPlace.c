@@ -620,18 +620,6 @@ static bool inEither(Analysis *a, intptr_t v, intptr_t x, intptr_t y) {
   return root == x || root == y;
 }
 
-typedef struct FixedText {
-  char buf[64];
-  size_t len;
-} FixedText;
-
-static void appendFixedText(MlirStringRef s, void *userData) {
-  FixedText *t = userData;
-  for (size_t i = 0; i < s.length && t->len + 1 < sizeof(t->buf); ++i)
-    t->buf[t->len++] = s.data[i];
-  t->buf[t->len] = '\0';
-}
-
 /// Whether op k's loops are all parallel, for its element-wise exemption: a
 /// generic says so in iterator_types (printing is the C API's only view of
 /// the enum); a named op whose destination map is the identity indexes every
@@ -644,9 +632,11 @@ static bool allLoopsParallel(MlirOperation op) {
   if (mlirAttributeIsNull(iterators) || !mlirAttributeIsAArray(iterators))
     return false;
   for (intptr_t i = 0, e = mlirArrayAttrGetNumElements(iterators); i < e; ++i) {
-    FixedText text = {{0}, 0};
-    mlirAttributePrint(mlirArrayAttrGetElement(iterators, i), appendFixedText, &text);
-    if (strstr(text.buf, "reduction") || !strstr(text.buf, "parallel"))
+    char buf[64];
+    RematFixedText text = {buf, sizeof(buf), 0};
+    buf[0] = '\0';
+    mlirAttributePrint(mlirArrayAttrGetElement(iterators, i), rematAppendToFixedText, &text);
+    if (strstr(buf, "reduction") || !strstr(buf, "parallel"))
       return false;
   }
   return true;
