@@ -790,11 +790,11 @@ def write_markdown(path, meta, graphs, scaling, searched):
           "`pass` = the whole pass (graph and in-place analysis, search, rewrite; `pass_time_s`; the rewritten "
           "function's peak is the plan's exact simulation, checked against a fresh analysis by remat-opt after the "
           "pass; naming the decisions' values for the report is `naming_time_s`, not included), `parse` = parsing "
-          "the same file in the same run (`parse_time_s`). This step takes the in-place shortcut (every "
-          "destination fresh: docs/memory-model.md), so MLIR's bufferization analysis does not run (forced, it "
-          "took 0.083 s here, about the parse time, in an instrumented run). The target holds on this step, not "
-          "on every step: on the torch-mlir exports, which need MLIR's analysis and are denser in planning work "
-          "per op, `--budget=70%%` took pass 0.081 s / parse 0.016 s on gpt2.bench (1,367 ops), 0.068 / 0.030 on "
+          "the same file in the same run (`parse_time_s`). remat's own in-place analysis "
+          "decides this step (docs/memory-model.md; before 2026-12-01 only such generated steps escaped MLIR's "
+          "One-Shot analysis, which took 0.083 s here, about the parse time, in an instrumented run). The target "
+          "holds on this step, not on every step: on the torch-mlir exports, denser in planning work per op "
+          "(figures of 2026-11-30, with MLIR's analysis then), `--budget=70%%` took pass 0.081 s / parse 0.016 s on gpt2.bench (1,367 ops), 0.068 / 0.030 on "
           "resnet18.ci, 0.045 / 0.017 on vit.ci (same machine, 2026-11-30)." % scaling["spec"])
         w("")
         w("| budget | run | plan s | pass s | parse s | plan / parse | pass / parse | remat-opt wall s | budget met |")
