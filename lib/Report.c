@@ -358,7 +358,9 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
   // Who decided the in-place writes: remat's own analysis, MLIR's One-Shot
   // analysis (ops remat does not cover), or nobody (the upper bound).
   emit(w, ", \"in_place_analysis\": \"%s\"",
-       rematGraphHasOwnInPlaceAnalysis(g) ? "remat" : rematGraphHasBufferizationAnalysis(g) ? "mlir" : "none");
+       rematGraphHasOwnInPlaceAnalysis(g)      ? "remat"
+       : rematGraphHasBufferizationAnalysis(g) ? "mlir"
+                                               : "none");
   emit(w, ", \"num_ops\": %ld", (long)numOps);
   if (numOps > 0) {
     intptr_t peakOp = rematMemoryTrackerGetPeakOp(r->before);

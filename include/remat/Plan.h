@@ -93,9 +93,9 @@ typedef struct RematPlanResult {
   /// graphs over 4,000 ops (no local search, repairs, group picks or shifted
   /// anchors: docs/planner.md); NULL without a search.
   const char *searchEffort;
-  double rewriteSeconds;    ///< IR rewrite + rebuilding the graph
-  double passSeconds;       ///< the whole call (analysis, search, rewrite) but naming
-  double namingSeconds;     ///< naming the decisions' values for the report
+  double rewriteSeconds; ///< IR rewrite + rebuilding the graph
+  double passSeconds;    ///< the whole call (analysis, search, rewrite) but naming
+  double namingSeconds;  ///< naming the decisions' values for the report
   double recomputeFlops;
   double recomputeTimeSeconds;
   /// Bytes One-Shot Bufferize copies in the input function
