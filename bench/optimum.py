@@ -150,33 +150,42 @@ class Model:
         self.T, self.E, self.B, self.dom = {}, {}, {}, {}
         intervals, demands = [], []
         obj = []
+        offset = 0
         self.cost_int = [int(round(n.cost / unit)) for n in nodes]
         for i, n in enumerate(nodes):
             if n.pinned:
                 stages = [(i, i)]
             else:
                 hi = max(i, lu[i])
-                first = (i, i) if mode == "checkmate" else (i, hi)
-                stages = [first] + [(i + 1, hi)] * (copies[i] - 1) if hi > i else [first]
+                stages = [(i, i)] + [(i + 1, hi)] * (copies[i] - 1) if hi > i else [(i, i)]
+            # exact: the original (copy 0, at its own stage) is optional when a
+            # later copy may replace it (a move); the first computation is free.
+            optional0 = mode == "exact" and len(stages) > 1
             for c, (lo, hi) in enumerate(stages):
                 t = m.NewIntVar(lo, hi, "T%d_%d" % (i, c))
                 e = m.NewIntVar(lo * N + i, maxpos, "E%d_%d" % (i, c))
                 start = t * N + i
                 sz = m.NewIntVar(1, maxpos + 1, "L%d_%d" % (i, c))
-                if c == 0:
+                if c == 0 and not optional0:
                     b = 1
                     iv = m.NewIntervalVar(start, sz, e + 1, "I%d_%d" % (i, c))
                 else:
                     b = m.NewBoolVar("B%d_%d" % (i, c))
                     iv = m.NewOptionalIntervalVar(start, sz, e + 1, b, "I%d_%d" % (i, c))
-                    m.AddImplication(b, self.B[(i, c - 1)]) if c > 1 else None
-                    # Ordered, disjoint versions.
-                    m.Add(t * N + i > self.E[(i, c - 1)]).OnlyEnforceIf(b)
-                    m.Add(t == lo).OnlyEnforceIf(b.Not())
                     m.Add(e == lo * N + i).OnlyEnforceIf(b.Not())
                     m.Add(sz == 1).OnlyEnforceIf(b.Not())
                     if self.cost_int[i]:
                         obj.append(self.cost_int[i] * b)
+                    if c == 0:
+                        offset -= self.cost_int[i]
+                if c >= 1:
+                    if c > 1:
+                        m.AddImplication(b, self.B[(i, c - 1)])
+                    elif optional0:
+                        m.AddBoolOr([self.B[(i, 0)], b])
+                    # Ordered, disjoint versions.
+                    m.Add(t * N + i > self.E[(i, c - 1)]).OnlyEnforceIf(b)
+                    m.Add(t == lo).OnlyEnforceIf(b.Not())
                 self.T[(i, c)], self.E[(i, c)], self.B[(i, c)] = t, e, b
                 self.dom[(i, c)] = (lo, hi)
                 if n.bytes:
@@ -197,7 +206,7 @@ class Model:
                             continue
                         z = m.NewBoolVar("z%d_%d_%d_%d" % (j, c, d, cd))
                         nsel += 1
-                        if cd > 0:
+                        if not isinstance(self.B[(d, cd)], int):
                             m.AddImplication(z, self.B[(d, cd)])
                         m.Add(self.T[(d, cd)] <= tj).OnlyEnforceIf(z)
                         m.Add(self.E[(d, cd)] >= startj).OnlyEnforceIf(z)
@@ -211,7 +220,7 @@ class Model:
             intervals.append(m.NewIntervalVar(p, 1, p + 1, "return_extra"))
             demands.append(extra)
         m.AddCumulative(intervals, demands, budget)
-        m.Minimize(sum(obj) if obj else 0)
+        m.Minimize(sum(obj) + offset if obj else 0)
         self.m = m
         self.size = {"nodes": N, "intervals": sum(self.num_copies), "selectors": nsel,
                      "copy_limit": max(copies) if copies else 0}
@@ -236,16 +245,21 @@ class Model:
                 ends.setdefault((i, t), t * N + i)
         for i in range(N):
             ts = per[i]
-            if len(ts) > self.num_copies[i]:
+            slots = [None] * self.num_copies[i]
+            k = 0 if ts and ts[0] == i else 1  # exact model: a moved original leaves copy 0 empty
+            if len(ts) + k > len(slots):
                 return False
-            for c in range(self.num_copies[i]):
-                if c < len(ts):
-                    self.m.AddHint(self.T[(i, c)], ts[c])
-                    self.m.AddHint(self.E[(i, c)], ends[(i, ts[c])])
-                    if c > 0:
-                        self.m.AddHint(self.B[(i, c)], 1)
-                elif c > 0:
-                    self.m.AddHint(self.B[(i, c)], 0)
+            for n_, t in enumerate(ts):
+                slots[k + n_] = t
+            for c, t in enumerate(slots):
+                b = self.B[(i, c)]
+                if t is not None:
+                    self.m.AddHint(self.T[(i, c)], t)
+                    self.m.AddHint(self.E[(i, c)], ends[(i, t)])
+                    if not isinstance(b, int):
+                        self.m.AddHint(b, 1)
+                elif not isinstance(b, int):
+                    self.m.AddHint(b, 0)
         return True
 
     def runs(self, solver):
