@@ -195,32 +195,79 @@ class Model:
         self.max_copies = [1 if n.pinned else (max(i, lu[i]) - i + 1) for i, n in enumerate(nodes)]
         # Reads: each copy of j is covered by a copy of each dep d.
         nsel = 0
+        readers = {}
         for j, n in enumerate(nodes):
             for c in range(self.num_copies[j]):
                 bj, tj = self.B[(j, c)], self.T[(j, c)]
                 startj = tj * N + j
                 for d in sorted(n.deps):
-                    sels = []
+                    # Copy cd of d is read by this copy of j iff it is the
+                    # latest present copy of d at or before j's stage (the
+                    # simulator's rule); the selectors are functions of T, B.
+                    les = []
                     for cd in range(self.num_copies[d]):
                         if self.dom[(d, cd)][0] > self.dom[(j, c)][1]:
+                            les.append(0)
                             continue
+                        if self.dom[(d, cd)][1] <= self.dom[(j, c)][0]:
+                            le = 1
+                        else:
+                            le = m.NewBoolVar("le%d_%d_%d_%d" % (j, c, d, cd))
+                            m.Add(self.T[(d, cd)] <= tj).OnlyEnforceIf(le)
+                            m.Add(self.T[(d, cd)] > tj).OnlyEnforceIf(le.Not())
+                        bd = self.B[(d, cd)]
+                        if isinstance(le, int) and isinstance(bd, int):
+                            les.append(1)
+                        elif isinstance(le, int):
+                            les.append(bd)
+                        elif isinstance(bd, int):
+                            les.append(le)
+                        else:
+                            x = m.NewBoolVar("pre%d_%d_%d_%d" % (j, c, d, cd))
+                            m.AddBoolAnd([le, bd]).OnlyEnforceIf(x)
+                            m.AddBoolOr([le.Not(), bd.Not()]).OnlyEnforceIf(x.Not())
+                            les.append(x)
+                    sels = []
+                    for cd, pre in enumerate(les):
+                        if isinstance(pre, int) and pre == 0:
+                            continue
+                        nxt = [q for q in les[cd + 1:] if not (isinstance(q, int) and q == 0)]
+                        if any(isinstance(q, int) for q in nxt):
+                            continue  # a later copy certainly precedes j
+                        # read = bj and pre and no later copy precedes (copies are
+                        # ordered, so the next one decides).
+                        lits = ([] if isinstance(bj, int) else [bj]) + ([] if isinstance(pre, int) else [pre])
+                        negs = [q.Not() for q in nxt[:1]]
                         z = m.NewBoolVar("z%d_%d_%d_%d" % (j, c, d, cd))
                         nsel += 1
-                        if not isinstance(self.B[(d, cd)], int):
-                            m.AddImplication(z, self.B[(d, cd)])
-                        m.Add(self.T[(d, cd)] <= tj).OnlyEnforceIf(z)
-                        m.Add(self.E[(d, cd)] >= startj).OnlyEnforceIf(z)
+                        if lits + negs:
+                            m.AddBoolAnd(lits + negs).OnlyEnforceIf(z)
+                            m.AddBoolOr([q.Not() for q in lits] + [q.Not() for q in negs]).OnlyEnforceIf(z.Not())
+                        else:
+                            m.Add(z == 1)
+                        r = m.NewIntVar(0, maxpos, "r%d_%d_%d_%d" % (j, c, d, cd))
+                        m.Add(r == startj).OnlyEnforceIf(z)
+                        m.Add(r == 0).OnlyEnforceIf(z.Not())
+                        readers.setdefault((d, cd), []).append(r)
                         sels.append(z)
                     if isinstance(bj, int):
                         m.AddBoolOr(sels)
                     else:
                         m.AddBoolOr(sels + [bj.Not()])
+        # A version is held exactly through its last read.
+        for (i, c), e in self.E.items():
+            m.AddMaxEquality(e, [self.T[(i, c)] * N + i] + readers.get((i, c), []))
         if extra:
             p = (N - 1) * N + (N - 1)
             intervals.append(m.NewIntervalVar(p, 1, p + 1, "return_extra"))
             demands.append(extra)
-        m.AddCumulative(intervals, demands, budget)
-        m.Minimize(sum(obj) + offset if obj else 0)
+        if isinstance(budget, tuple):  # min-peak: the capacity is the objective
+            self.cap = m.NewIntVar(budget[0], budget[1], "peak")
+            m.AddCumulative(intervals, demands, self.cap)
+            m.Minimize(self.cap)
+        else:
+            m.AddCumulative(intervals, demands, budget)
+            m.Minimize(sum(obj) + offset if obj else 0)
         self.m = m
         self.size = {"nodes": N, "intervals": sum(self.num_copies), "selectors": nsel,
                      "copy_limit": max(copies) if copies else 0}
@@ -273,7 +320,47 @@ class Model:
         return runs
 
 
-def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0, verbose=False, max_rounds=4):
+def solve_min_peak(fn, time_limit, mode="exact", copies=3, workers=2, func=0, verbose=False):
+    """The least peak of a schedule (recompute cost ignored), milp.py --min-peak's
+    question. A found plan is an upper bound on the least feasible budget; the
+    bound is remat's lower bound, or CP-SAT's when no copy limit binds."""
+    from ortools.sat.python import cp_model
+    t0 = time.perf_counter()
+    nodes, extra, info = milp.coarsen(fn)
+    lu = last_uses(nodes)
+    C = [1 if n.pinned else min(copies, max(i, lu[i]) - i + 1) for i, n in enumerate(nodes)]
+    model = Model(nodes, extra, (fn["lower_bound_bytes"], fn["peak_bytes"]), mode, C, cost_unit(nodes))
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = time_limit
+    solver.parameters.num_workers = workers
+    solver.parameters.random_seed = 0
+    solver.parameters.log_search_progress = verbose
+    st = solver.Solve(model.m)
+    limited = sum(1 for i in range(len(nodes)) if C[i] < model.max_copies[i])
+    out = {"status": "unknown", "objective": None, "bound": fn["lower_bound_bytes"], "plan_file": None,
+           "objective_unit": "bytes (peak)", "model": mode, "min_peak": True, "peak_bytes": fn["peak_bytes"],
+           "lower_bound_bytes": fn["lower_bound_bytes"], "graph": info, "cp_status": solver.StatusName(st),
+           "limited_nodes": limited, "copies": copies}
+    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        cp_bound = int(math.ceil(solver.BestObjectiveBound() - 1e-9))
+        out["cp_bound_bytes"] = cp_bound
+        if not limited:
+            out["bound"] = max(out["bound"], cp_bound)
+        runs = model.runs(solver)
+        peak, cost, alive, _ = milp.simulate(nodes, runs, extra)
+        out["objective"] = peak
+        out["plan_recompute_s"] = cost
+        out["status"] = "optimal" if (st == cp_model.OPTIMAL and not limited) else "feasible"
+        lines = milp.plan_lines(nodes, runs, alive, func)
+    else:
+        lines = None
+        out["status"] = "infeasible" if st == cp_model.INFEASIBLE and not limited else "unknown"
+    out["total_time_s"] = time.perf_counter() - t0
+    return lines, out
+
+
+def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0, verbose=False, max_rounds=4,
+          feasibility_share=0.5):
     t0 = time.perf_counter()
     nodes, extra, info = milp.coarsen(fn)
     N = len(nodes)
@@ -287,13 +374,37 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
     best_runs, best_cost = None, None
     proven_bound = 0.0
     status = "unknown"
+    # Phase 1 (a first schedule): minimise the peak down to the budget, at most
+    # half the time; CP-SAT finds schedules far more easily this way than under
+    # the budget as a hard constraint (transformer at 50%: none in 120 s).
+    first_runs = None
+    if fn["peak_bytes"] > budget:
+        model = Model(nodes, extra, (budget, max(budget, fn["peak_bytes"])), mode, C, unit)
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = feasibility_share * time_limit
+        solver.parameters.num_workers = workers
+        solver.parameters.random_seed = 0
+        solver.parameters.log_search_progress = verbose
+        ts = time.perf_counter()
+        st = solver.Solve(model.m)
+        ph = {"phase": "first schedule (min peak down to the budget)", "cp_status": solver.StatusName(st),
+              "solve_time_s": time.perf_counter() - ts}
+        if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            runs = model.runs(solver)
+            peak = milp.simulate(nodes, runs, extra)[0]
+            ph["best_peak_bytes"] = peak
+            if peak <= budget:
+                first_runs = runs
+        out["rounds"].append(ph)
+        if st == cp_model.INFEASIBLE:
+            out["rounds"][-1]["note"] = "no schedule within the copy limits"
     for rnd in range(max_rounds):
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0.05:
             break
         model = Model(nodes, extra, budget, mode, C, unit)
-        if best_runs is not None:
-            model.hint(best_runs)
+        if best_runs is not None or first_runs is not None:
+            model.hint(best_runs if best_runs is not None else first_runs)
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = left
         solver.parameters.num_workers = workers
@@ -373,7 +484,7 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--graph", required=True, help="graph JSON from remat-opt --export-graph")
-    ap.add_argument("--budget", required=True, help="bytes, N%% of the function's peak, or XxLB (X times the "
+    ap.add_argument("--budget", help="bytes, N%% of the function's peak, or XxLB (X times the "
                     "lower bound, rounded up)")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds in all (default 60)")
     ap.add_argument("--json", action="store_true", help="print the result as one JSON object")
@@ -384,11 +495,15 @@ def main():
     ap.add_argument("--workers", type=int, default=2, help="CP-SAT workers (default 2)")
     ap.add_argument("--func", type=int, default=0)
     ap.add_argument("--verbose", action="store_true", help="CP-SAT log on stderr")
+    ap.add_argument("--min-peak", action="store_true", help="instead: the least peak of any schedule (objective "
+                    "in bytes; --budget ignored; bound = remat's lower bound unless no copy limit binds)")
     a = ap.parse_args()
     prog = "optimum.py"
     try:
         fn = load_function(a.graph, a.func)
-        budget = parse_budget(a.budget, fn)
+        if a.budget is None and not a.min_peak:
+            raise BadInput("--budget is required (or --min-peak)")
+        budget = parse_budget(a.budget, fn) if a.budget is not None else fn["peak_bytes"]
         if budget < fn["lower_bound_bytes"]:
             raise BadInput("budget %d bytes is under the graph's lower bound %d bytes" % (budget,
                                                                                         fn["lower_bound_bytes"]))
@@ -403,15 +518,22 @@ def main():
         print("%s: OR-Tools is not installed (pip install -r bench/requirements.txt)" % prog, file=sys.stderr)
         return 3
     try:
-        lines, out = solve(fn, budget, a.time_limit, a.model, a.copies, a.workers, a.func, a.verbose)
+        if a.min_peak:
+            lines, out = solve_min_peak(fn, a.time_limit, a.model, a.copies, a.workers, a.func, a.verbose)
+        else:
+            lines, out = solve(fn, budget, a.time_limit, a.model, a.copies, a.workers, a.func, a.verbose)
     except milp.Unsupported as e:
         print("%s: unsupported graph: %s" % (prog, e), file=sys.stderr)
         return 2
     if lines is not None:
         path = a.plan_out or os.path.splitext(a.graph)[0] + ".optimum.plan"
         with open(path, "w") as f:
-            f.write("# optimum.py (CP-SAT, model %s): %s, budget %d bytes, status %s, objective %r s, bound %r s\n"
-                    % (a.model, a.graph, budget, out["status"], out["objective"], out["bound"]))
+            if a.min_peak:
+                f.write("# optimum.py --min-peak (CP-SAT, model %s): %s, status %s, peak %r bytes, bound %r bytes\n"
+                        % (a.model, a.graph, out["status"], out["objective"], out["bound"]))
+            else:
+                f.write("# optimum.py (CP-SAT, model %s): %s, budget %d bytes, status %s, objective %r s, bound %r s\n"
+                        % (a.model, a.graph, budget, out["status"], out["objective"], out["bound"]))
             for l in lines:
                 f.write("%d %d %d\n" % l)
         out["plan_file"] = path
