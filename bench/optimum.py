@@ -267,8 +267,7 @@ class Model:
             m.Minimize(self.cap)
         else:
             m.AddCumulative(intervals, demands, budget)
-            self.obj_expr = sum(obj) + offset if obj else 0
-            m.Minimize(self.obj_expr)
+            m.Minimize(sum(obj) + offset if obj else 0)
         self.m = m
         self.size = {"nodes": N, "intervals": sum(self.num_copies), "selectors": nsel,
                      "copy_limit": max(copies) if copies else 0}
@@ -399,7 +398,6 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
         out["rounds"].append(ph)
         if st == cp_model.INFEASIBLE:
             out["rounds"][-1]["note"] = "no schedule within the copy limits"
-    certify = None  # (limits, objective) of a proven restricted optimum, to certify
     for rnd in range(max_rounds):
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0.05:
@@ -407,13 +405,6 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
         model = Model(nodes, extra, budget, mode, C, unit)
         if best_runs is not None or first_runs is not None:
             model.hint(best_runs if best_runs is not None else first_runs)
-        if certify is not None:
-            # Only a schedule cheaper than the restricted optimum that uses a
-            # copy beyond the old limits can beat it: none = optimal.
-            old_C, old_obj = certify
-            m = model.m
-            m.Add(model.obj_expr <= old_obj - 1)
-            m.AddBoolOr([model.B[(i, old_C[i])] for i in range(N) if C[i] > old_C[i]])
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = left
         solver.parameters.num_workers = workers
@@ -425,8 +416,6 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
                  "selectors": model.size["selectors"], "cp_status": solver.StatusName(st),
                  "solve_time_s": time.perf_counter() - ts}
         out["rounds"].append(rinfo)
-        if certify is not None:
-            rinfo["certifying"] = True
         limited = [i for i in range(N) if C[i] < model.max_copies[i]]
         rinfo["limited_nodes"] = len(limited)
         # Bound of the unrestricted problem (see the module doc).
@@ -447,15 +436,10 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
             cp_bound = solver.BestObjectiveBound() * unit
             rinfo["cp_bound_s"] = cp_bound
             proven_bound = max(proven_bound, min(cp_bound, lim_bound))
-            if certify is not None:
-                certify = None  # improved: optimise again from this schedule
-                status = "feasible"
-                continue
             if st == cp_model.OPTIMAL:
                 if best_cost <= lim_bound * (1 + 1e-9) + 1e-21:
                     status = "optimal"
                     break
-                certify = (list(C), int(round(solver.ObjectiveValue())))
                 # Raise the limits of nodes that could still pay off.
                 for i in limited:
                     if C[i] * nodes[i].cost < best_cost:
@@ -464,13 +448,6 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
                 status = "feasible"
                 continue
             status = "feasible"
-            break
-        elif st == cp_model.INFEASIBLE and certify is not None:
-            if best_cost <= lim_bound * (1 + 1e-9) + 1e-21:
-                status = "optimal"
-                proven_bound = best_cost
-                break
-            status = "feasible"  # not reached: the raised limits cover the objective
             break
         elif st == cp_model.INFEASIBLE:
             if not limited:
@@ -481,10 +458,6 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
                 C[i] = min(model.max_copies[i], C[i] * 2)
             continue
         else:
-            if certify is not None and math.isfinite(solver.BestObjectiveBound()):
-                proven_bound = max(proven_bound, min(certify[1] * unit, solver.BestObjectiveBound() * unit,
-                                                     lim_bound))
-                rinfo["cp_bound_s"] = solver.BestObjectiveBound() * unit
             status = "feasible" if best_runs is not None else "unknown"
             break
     out["status"] = status
