@@ -360,7 +360,7 @@ def solve_min_peak(fn, time_limit, mode="exact", copies=3, workers=2, func=0, ve
 
 
 def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0, verbose=False, max_rounds=4,
-          feasibility_share=0.5):
+          feasibility_share=0.4):
     t0 = time.perf_counter()
     nodes, extra, info = milp.coarsen(fn)
     N = len(nodes)
@@ -374,14 +374,13 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
     best_runs, best_cost = None, None
     proven_bound = 0.0
     status = "unknown"
-    # Phase 1 (a first schedule): minimise the peak down to the budget, at most
-    # half the time; CP-SAT finds schedules far more easily this way than under
-    # the budget as a hard constraint (transformer at 50%: none in 120 s).
-    first_runs = None
-    if fn["peak_bytes"] > budget:
+    def first_schedule(seconds):
+        """Phase 1: minimise the peak down to the budget; a schedule at the
+        budget, or None. CP-SAT finds schedules far more easily this way than
+        under the budget as a hard constraint (transformer at 50%: none in 120 s)."""
         model = Model(nodes, extra, (budget, max(budget, fn["peak_bytes"])), mode, C, unit)
         solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = feasibility_share * time_limit
+        solver.parameters.max_time_in_seconds = seconds
         solver.parameters.num_workers = workers
         solver.parameters.random_seed = 0
         solver.parameters.log_search_progress = verbose
@@ -389,15 +388,18 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
         st = solver.Solve(model.m)
         ph = {"phase": "first schedule (min peak down to the budget)", "cp_status": solver.StatusName(st),
               "solve_time_s": time.perf_counter() - ts}
+        out["rounds"].append(ph)
         if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             runs = model.runs(solver)
-            peak = milp.simulate(nodes, runs, extra)[0]
-            ph["best_peak_bytes"] = peak
-            if peak <= budget:
-                first_runs = runs
-        out["rounds"].append(ph)
-        if st == cp_model.INFEASIBLE:
-            out["rounds"][-1]["note"] = "no schedule within the copy limits"
+            ph["best_peak_bytes"] = milp.simulate(nodes, runs, extra)[0]
+            if ph["best_peak_bytes"] <= budget:
+                return runs
+        return None
+
+    # The cost model first, for part of the time; phase 1 only when it finds
+    # no schedule (then the cost model again from phase 1's schedule).
+    first_runs = None
+    phase1_done = False
     for rnd in range(max_rounds):
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0.05:
@@ -406,7 +408,8 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
         if best_runs is not None or first_runs is not None:
             model.hint(best_runs if best_runs is not None else first_runs)
         solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = left
+        first_try = best_runs is None and not phase1_done and fn["peak_bytes"] > budget
+        solver.parameters.max_time_in_seconds = left * feasibility_share if first_try else left
         solver.parameters.num_workers = workers
         solver.parameters.random_seed = 0
         solver.parameters.log_search_progress = verbose
@@ -458,6 +461,12 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
                 C[i] = min(model.max_copies[i], C[i] * 2)
             continue
         else:
+            if first_try:
+                phase1_done = True
+                left = time_limit - (time.perf_counter() - t0)
+                first_runs = first_schedule(left * 0.75)
+                if first_runs is not None:
+                    continue
             status = "feasible" if best_runs is not None else "unknown"
             break
     out["status"] = status
