@@ -19,23 +19,29 @@ t*N + i. Node i has at most C_i computations ("copies"), copy c an optional inte
 variable), its buffer held through end (its last reader). Per node: copies ordered
 and disjoint (a newer version is computed only after the older one's last read: the
 simulator reads the latest version, so two versions of one node are never live at
-once in an optimal schedule). Per edge d -> j and copy c of j: some copy c' of d
-covers the read, T[d,c'] <= T[j,c] <= ... <= end[d,c'] (boolean selector per
-(c, c')). Memory: one cumulative constraint over all intervals (demand = the node's
-bytes), capacity = the budget; the return's extra bytes (returned buffers not rooted
-at a value) as a fixed interval at the last position. Pinned nodes: one copy at their
-own stage. O(sum C_i) integer variables plus O(E C^2) booleans.
+once in an optimal schedule). Per edge d -> j and copy c of j: copy c' of d is read
+(selector z) iff it is the latest present copy of d at or before j's stage, the
+simulator's rule, and some copy must be; a version is held exactly through its last
+read (end = max of its start and its readers' positions). Selectors and ends are
+functions of the stages T and presences B, so the search branches on those. Memory:
+one cumulative constraint over all intervals (demand = the node's bytes), capacity =
+the budget; the return's extra bytes (returned buffers not rooted at a value) as a
+fixed interval at the last position. Pinned nodes: one copy at their own stage.
+O(sum C_i) integer variables plus O(E C^2) booleans.
 
---model exact: the first copy may run at any stage >= its own (an original
-whose uses all move to a clone is erased by the rewrite, so a move costs nothing);
-objective = sum over copies after the first of the node's cost = the simulator's
-recompute_time_s. --model checkmate: the first copy stays at its own stage, like
-milp.py's default model (originals fixed, clones extra): its optimum equals milp.py's
-objective; its plan may replay cheaper (moves), and its bound is only a bound of that
-restricted model. checkmate is the default: it is what milp.py solves by default and
-what bench/results/planners.md's optima are; CP-SAT proves its optima quickly, while
-the exact model's bound stays weak (moves make the relaxation loose; on mlp depth 3
-at 90% the best plan is found at once but the bound stays 0 after 30 s).
+--model checkmate (default): copy 0 is the original, at its own stage, always
+present, like milp.py's default model (originals fixed, clones extra): its optimum
+equals milp.py's objective; its plan may replay cheaper (a clone that takes all of
+its original's uses is a free move in remat), and its bound is a bound of that
+restricted model only. --model exact: the original is optional when a later copy
+may replace it; objective = cost x (computations - 1) = the simulator's
+recompute_time_s, the plan replays at it. Its bound stays weak (mlp depth 3 at 90%:
+the best plan is found at once, the bound stays below 0 after 30 s).
+
+A first schedule. When the cost model finds no schedule in 40% of the time, a phase
+minimises the peak (the cumulative's capacity a variable) down to the budget, for 75%
+of what is left, and the cost model restarts from that schedule (hinted).
+--min-peak: that peak minimisation alone (objective in bytes).
 
 Optimality. The copy limit C_i = min(--copies, the stages node i can run in) makes the
 model a restriction; a schedule outside it runs some node i more than C_i times and so
