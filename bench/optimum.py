@@ -457,6 +457,8 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
                 status = "feasible"
                 continue
             status = "feasible"
+            if first_try:
+                continue  # the first try's share of the time ran out: go on from its schedule
             break
         elif st == cp_model.INFEASIBLE:
             if not limited:
