@@ -145,7 +145,7 @@ def cost_unit(nodes):
 
 
 class Model:
-    def __init__(self, nodes, extra, budget, mode, copies, unit):
+    def __init__(self, nodes, extra, budget, mode, copies, unit, reads="cover"):
         from ortools.sat.python import cp_model
         self.cp_model = cp_model
         N = len(nodes)
@@ -206,7 +206,25 @@ class Model:
             for c in range(self.num_copies[j]):
                 bj, tj = self.B[(j, c)], self.T[(j, c)]
                 startj = tj * N + j
-                for d in sorted(n.deps):
+                for d in sorted(n.deps) if reads == "cover" else []:
+                    # Some present copy of d computed at or before j's stage and
+                    # held through j's position covers the read (ends free).
+                    sels = []
+                    for cd in range(self.num_copies[d]):
+                        if self.dom[(d, cd)][0] > self.dom[(j, c)][1]:
+                            continue
+                        z = m.NewBoolVar("z%d_%d_%d_%d" % (j, c, d, cd))
+                        nsel += 1
+                        if not isinstance(self.B[(d, cd)], int):
+                            m.AddImplication(z, self.B[(d, cd)])
+                        m.Add(self.T[(d, cd)] <= tj).OnlyEnforceIf(z)
+                        m.Add(self.E[(d, cd)] >= startj).OnlyEnforceIf(z)
+                        sels.append(z)
+                    if isinstance(bj, int):
+                        m.AddBoolOr(sels)
+                    else:
+                        m.AddBoolOr(sels + [bj.Not()])
+                for d in sorted(n.deps) if reads == "latest" else []:
                     # Copy cd of d is read by this copy of j iff it is the
                     # latest present copy of d at or before j's stage (the
                     # simulator's rule); the selectors are functions of T, B.
@@ -261,7 +279,7 @@ class Model:
                     else:
                         m.AddBoolOr(sels + [bj.Not()])
         # A version is held exactly through its last read.
-        for (i, c), e in self.E.items():
+        for (i, c), e in self.E.items() if reads == "latest" else []:
             m.AddMaxEquality(e, [self.T[(i, c)] * N + i] + readers.get((i, c), []))
         if extra:
             p = (N - 1) * N + (N - 1)
@@ -326,7 +344,7 @@ class Model:
         return runs
 
 
-def solve_min_peak(fn, time_limit, mode="exact", copies=3, workers=2, func=0, verbose=False):
+def solve_min_peak(fn, time_limit, mode="exact", copies=3, workers=2, func=0, verbose=False, reads="latest"):
     """The least peak of a schedule (recompute cost ignored), milp.py --min-peak's
     question. A found plan is an upper bound on the least feasible budget; the
     bound is remat's lower bound, or CP-SAT's when no copy limit binds."""
@@ -335,7 +353,7 @@ def solve_min_peak(fn, time_limit, mode="exact", copies=3, workers=2, func=0, ve
     nodes, extra, info = milp.coarsen(fn)
     lu = last_uses(nodes)
     C = [1 if n.pinned else min(copies, max(i, lu[i]) - i + 1) for i, n in enumerate(nodes)]
-    model = Model(nodes, extra, (fn["lower_bound_bytes"], fn["peak_bytes"]), mode, C, cost_unit(nodes))
+    model = Model(nodes, extra, (fn["lower_bound_bytes"], fn["peak_bytes"]), mode, C, cost_unit(nodes), reads)
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = time_limit
     solver.parameters.num_workers = workers
@@ -366,14 +384,14 @@ def solve_min_peak(fn, time_limit, mode="exact", copies=3, workers=2, func=0, ve
 
 
 def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0, verbose=False, max_rounds=4,
-          feasibility_share=0.4):
+          feasibility_share=0.4, reads="cover"):
     t0 = time.perf_counter()
     nodes, extra, info = milp.coarsen(fn)
     N = len(nodes)
     unit = cost_unit(nodes)
     lu = last_uses(nodes)
     C = [1 if n.pinned else min(copies, max(i, lu[i]) - i + 1) for i, n in enumerate(nodes)]
-    out = {"status": "unknown", "objective": None, "bound": None, "plan_file": None, "model": mode,
+    out = {"status": "unknown", "objective": None, "bound": None, "plan_file": None, "model": mode, "reads": reads,
            "budget_bytes": budget, "peak_bytes": fn["peak_bytes"], "lower_bound_bytes": fn["lower_bound_bytes"],
            "graph": info, "cost_unit_s": unit, "rounds": []}
     from ortools.sat.python import cp_model
@@ -383,8 +401,9 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
     def first_schedule(seconds):
         """Phase 1: minimise the peak down to the budget; a schedule at the
         budget, or None. CP-SAT finds schedules far more easily this way than
-        under the budget as a hard constraint (transformer at 50%: none in 120 s)."""
-        model = Model(nodes, extra, (budget, max(budget, fn["peak_bytes"])), mode, C, unit)
+        under the budget as a hard constraint (transformer at 50%: none in 120 s). Reads
+        "latest" here whatever --reads says (it found schedules faster)."""
+        model = Model(nodes, extra, (budget, max(budget, fn["peak_bytes"])), mode, C, unit, "latest")
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = seconds
         solver.parameters.num_workers = workers
@@ -410,7 +429,7 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0.05:
             break
-        model = Model(nodes, extra, budget, mode, C, unit)
+        model = Model(nodes, extra, budget, mode, C, unit, reads)
         if best_runs is not None or first_runs is not None:
             model.hint(best_runs if best_runs is not None else first_runs)
         solver = cp_model.CpSolver()
@@ -512,6 +531,10 @@ def main():
     ap.add_argument("--workers", type=int, default=2, help="CP-SAT workers (default 2)")
     ap.add_argument("--func", type=int, default=0)
     ap.add_argument("--verbose", action="store_true", help="CP-SAT log on stderr")
+    ap.add_argument("--reads", choices=("cover", "latest"),
+                    help="read constraints: cover (default with --budget: some copy of each dependency covers the "
+                         "read, ends free; proves faster on the bench graphs) or latest (default with --min-peak: "
+                         "the simulator's rule, selectors and ends functions of the stages)")
     ap.add_argument("--min-peak", action="store_true", help="instead: the least peak of any schedule (objective "
                     "in bytes; --budget ignored; bound = remat's lower bound unless no copy limit binds)")
     a = ap.parse_args()
@@ -536,9 +559,11 @@ def main():
         return 3
     try:
         if a.min_peak:
-            lines, out = solve_min_peak(fn, a.time_limit, a.model, a.copies, a.workers, a.func, a.verbose)
+            lines, out = solve_min_peak(fn, a.time_limit, a.model, a.copies, a.workers, a.func, a.verbose,
+                                        reads=a.reads or "latest")
         else:
-            lines, out = solve(fn, budget, a.time_limit, a.model, a.copies, a.workers, a.func, a.verbose)
+            lines, out = solve(fn, budget, a.time_limit, a.model, a.copies, a.workers, a.func, a.verbose,
+                               reads=a.reads or "cover")
     except milp.Unsupported as e:
         print("%s: unsupported graph: %s" % (prog, e), file=sys.stderr)
         return 2
