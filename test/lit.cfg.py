@@ -49,3 +49,11 @@ if os.path.exists("/usr/local/cuda/bin/ptxas") and os.path.exists("/usr/local/cu
 # GPU tests need a device: nvidia-smi answering means the driver sees one.
 if shutil.which("nvidia-smi") and os.system("nvidia-smi -L >/dev/null 2>&1") == 0:
     config.available_features.add("cuda")
+
+# bench/.venv (bench/requirements.txt) when it exists: the bench scripts' tests
+# run there. `ortools` = OR-Tools' CP-SAT imports (bench/optimum.py solves).
+_bench_py = os.path.join(config.remat_src_root, "bench", ".venv", "bin", "python")
+_bench_py = _bench_py if os.path.exists(_bench_py) else (shutil.which("python3") or "python3")
+config.substitutions.append(("%bench_python", _bench_py))
+if os.system("'%s' -c 'import ortools.sat.python.cp_model' >/dev/null 2>&1" % _bench_py) == 0:
+    config.available_features.add("ortools")
