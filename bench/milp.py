@@ -319,6 +319,18 @@ def new_highs(verbose):
     return h
 
 
+def last_uses(nodes):
+    """Last stage at which a user of node i can still run (pinned users run
+    only at their own stage)."""
+    last_use = [-1] * len(nodes)
+    for i in reversed(range(len(nodes))):
+        lu = -1
+        for j in nodes[i].users:
+            lu = max(lu, j if nodes[j].pinned else max(last_use[j], j))
+        last_use[i] = lu
+    return last_use
+
+
 def build_and_solve(nodes, extra_return, budget, time_limit, threads=1, verbose=False, moves=False,
                     start_runs=None, objective_floor=None, min_peak=False):
     """Checkmate's MILP on the coarse graph. moves=False: R[t,t] = 1 (every
@@ -345,14 +357,7 @@ def build_and_solve(nodes, extra_return, budget, time_limit, threads=1, verbose=
         col_int.append(integer)
         return len(col_lo) - 1
 
-    # Last stage at which a user of node i can still run (pinned users run
-    # only at their own stage).
-    last_use = [-1] * N
-    for i in reversed(range(N)):
-        lu = -1
-        for j in nodes[i].users:
-            lu = max(lu, j if nodes[j].pinned else max(last_use[j], j))
-        last_use[i] = lu
+    last_use = last_uses(nodes)
     # R[t,i]: a column, or a constant 0/1.
     R = {}
     for t in range(N):

@@ -121,19 +121,6 @@ def parse_budget(text, fn):
         raise BadInput("bad --budget %r (bytes, N%%, or XxLB)" % text)
 
 
-def last_uses(nodes):
-    """Last stage at which a user of node i can still run (milp.py's rule:
-    pinned users run only at their own stage)."""
-    N = len(nodes)
-    last_use = [-1] * N
-    for i in reversed(range(N)):
-        lu = -1
-        for j in nodes[i].users:
-            lu = max(lu, j if nodes[j].pinned else max(last_use[j], j))
-        last_use[i] = lu
-    return last_use
-
-
 def cost_unit(nodes):
     """Seconds per objective unit: attoseconds, coarser only if the sums could
     overflow what CP-SAT handles comfortably (2^53)."""
@@ -150,7 +137,7 @@ class Model:
         self.cp_model = cp_model
         N = len(nodes)
         self.nodes, self.N, self.copies, self.unit = nodes, N, copies, unit
-        lu = last_uses(nodes)
+        lu = milp.last_uses(nodes)
         m = cp_model.CpModel()
         maxpos = N * N - 1
         self.T, self.E, self.B, self.dom = {}, {}, {}, {}
@@ -351,7 +338,7 @@ def solve_min_peak(fn, time_limit, mode="exact", copies=3, workers=2, func=0, ve
     from ortools.sat.python import cp_model
     t0 = time.perf_counter()
     nodes, extra, info = milp.coarsen(fn)
-    lu = last_uses(nodes)
+    lu = milp.last_uses(nodes)
     C = [1 if n.pinned else min(copies, max(i, lu[i]) - i + 1) for i, n in enumerate(nodes)]
     model = Model(nodes, extra, (fn["lower_bound_bytes"], fn["peak_bytes"]), mode, C, cost_unit(nodes), reads)
     solver = cp_model.CpSolver()
@@ -389,7 +376,7 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
     nodes, extra, info = milp.coarsen(fn)
     N = len(nodes)
     unit = cost_unit(nodes)
-    lu = last_uses(nodes)
+    lu = milp.last_uses(nodes)
     C = [1 if n.pinned else min(copies, max(i, lu[i]) - i + 1) for i, n in enumerate(nodes)]
     out = {"status": "unknown", "objective": None, "bound": None, "plan_file": None, "model": mode, "reads": reads,
            "budget_bytes": budget, "peak_bytes": fn["peak_bytes"], "lower_bound_bytes": fn["lower_bound_bytes"],
