@@ -542,6 +542,13 @@ static bool isInit(const Analysis *a, intptr_t k, intptr_t i) {
   return false;
 }
 
+/// Whether operand i of op k counts as a read of its value
+/// (getAliasingReads): it reads memory, or it is a view's source and the
+/// view is read. The view's flag is final once the ops after k are done.
+static bool useReads(const Analysis *a, intptr_t k, intptr_t i) {
+  return operandIsRead(a, k, i) || (a->kind[k] == KindView && i == 0 && a->valueRead[a->g->ops[k].firstResult]);
+}
+
 /// Value ids of definitions and the value-read flags: one forward pass for
 /// definitions (a view's are its source's), one backward pass for reads
 /// (a view's source is read when the view is).
@@ -564,9 +571,7 @@ static void computeDefinitionsAndReads(Analysis *a) {
   for (intptr_t k = g->numOps - 1; k >= 0; --k) {
     for (intptr_t i = 0, e = mlirOperationGetNumOperands(g->ops[k].op); i < e; ++i) {
       intptr_t v = operandId(a, k, i);
-      if (v < 0)
-        continue;
-      if (operandIsRead(a, k, i) || (a->kind[k] == KindView && i == 0 && a->valueRead[g->ops[k].firstResult]))
+      if (v >= 0 && useReads(a, k, i))
         a->valueRead[v] = true;
     }
     for (intptr_t n = a->nestedBegin[k]; n < a->nestedBegin[k + 1]; ++n)
@@ -574,10 +579,10 @@ static void computeDefinitionsAndReads(Analysis *a) {
   }
 }
 
-static bool addRead(Analysis *a, intptr_t value, intptr_t pos, int64_t *element) {
+static void addRead(Analysis *a, intptr_t value, intptr_t pos, int64_t *element) {
   intptr_t def = a->defValue[value];
   if (def < 0)
-    return true; // undefined contents: no write can change what it reads
+    return; // undefined contents: no write can change what it reads
   int64_t id = (*element)++;
   AliasSet *s = &a->sets[value];
   int32_t byDef = newNode(a, ((int64_t)def << 32) | id, pos);
@@ -585,7 +590,6 @@ static bool addRead(Analysis *a, intptr_t value, intptr_t pos, int64_t *element)
   s->readsByDef = insertTreap(a->nodes, s->readsByDef, byDef);
   s->readsByPos = insertTreap(a->nodes, s->readsByPos, byPos);
   ++s->numElements;
-  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -901,12 +905,16 @@ RematInPlaceStatus rematDecideInPlace(const RematGraphImpl *g, int8_t *inPlaceOf
   for (intptr_t k = 0; k < g->numOps; ++k)
     numReads += mlirOperationGetNumOperands(g->ops[k].op);
   int64_t capacity = 2 * numReads + (int64_t)numValues;
+  if (capacity >= INT32_MAX) { // treap nodes are int32_t indices
+    freeAnalysis(&a);
+    return RematInPlaceUncovered;
+  }
   a.nodes = malloc((size_t)capacity * sizeof(*a.nodes));
   NodeStack stack = {malloc((size_t)capacity * sizeof(int32_t)), 0};
-  if (!a.nodes || !stack.items || capacity >= INT32_MAX) {
+  if (!a.nodes || !stack.items) {
     free(stack.items);
     freeAnalysis(&a);
-    return a.nodes && stack.items ? RematInPlaceUncovered : RematInPlaceOutOfMemory;
+    return RematInPlaceOutOfMemory;
   }
   int64_t element = 0;
   for (intptr_t k = 0; k < g->numOps; ++k) {
@@ -915,7 +923,7 @@ RematInPlaceStatus rematDecideInPlace(const RematGraphImpl *g, int8_t *inPlaceOf
       intptr_t v = operandId(&a, k, i);
       if (v < 0 || !isTensorType(mlirValueGetType(g->values[v].value)))
         continue;
-      if (operandIsRead(&a, k, i) || (a.kind[k] == KindView && i == 0 && a.valueRead[g->ops[k].firstResult]))
+      if (useReads(&a, k, i))
         addRead(&a, v, k, &element);
     }
     for (intptr_t n = a.nestedBegin[k]; n < a.nestedBegin[k + 1]; ++n)
