@@ -36,6 +36,7 @@
 #include "GpuLowerInternal.h"
 #include "IRBuild.h"
 #include "Pipeline.h"
+#include "Scatter.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -75,9 +76,11 @@ static void alignAllocsLikeDevice(MlirModule module) {
 MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module) {
   rematMarkCInterfaces(module);
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)) ||
+      mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)) ||
       mlirLogicalResultIsFailure(rematRunPipeline(module, kBufferizePipeline)) ||
       mlirLogicalResultIsFailure(rematGpuMoveBuffersToDevice(module, false)))
     return mlirLogicalResultFailure();
+  rematGpuScatterLoopsToParallel(module);
   alignAllocsLikeDevice(module);
   if (mlirLogicalResultIsFailure(rematRunPipeline(module, kParallelLoopsPipeline)) ||
       mlirLogicalResultIsFailure(rematGpuBuildKernels(module, false)))
@@ -253,10 +256,13 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   rematMarkCInterfaces(module);
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
     return mlirLogicalResultFailure();
+  if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)))
+    return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(rematRunPipeline(module, kBufferizePipeline)))
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(rematGpuMoveBuffersToDevice(module, true)))
     return mlirLogicalResultFailure();
+  rematGpuScatterLoopsToParallel(module);
   if (mlirLogicalResultIsFailure(rematRunPipeline(module, kParallelLoopsPipeline)))
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(rematGpuBuildKernels(module, true)))

@@ -14,6 +14,7 @@
 #include "remat/Lower.h"
 
 #include "Pipeline.h"
+#include "Scatter.h"
 
 #include "mlir-c/Diagnostics.h"
 
@@ -33,5 +34,7 @@ MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
     return mlirLogicalResultFailure();
   }
   rematMarkCInterfaces(module);
+  if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormLoops)))
+    return mlirLogicalResultFailure();
   return rematRunPipeline(module, kCpuPipeline);
 }
