@@ -103,20 +103,33 @@ static bool readScatter(MlirOperation op, ScatterInfo *s) {
   MlirAttribute map = attrOf(op, "dimension_map");
   if (mlirAttributeIsNull(map) || !mlirAttributeIsADenseI64Array(map) || mlirDenseArrayGetNumElements(map) != s->depth)
     return refuse(op, "expected a dimension_map (array<i64>) with one entry per index column");
+  char problem[256];
   for (intptr_t k = 0; k < s->depth; ++k) {
     int64_t d = mlirDenseI64ArrayGetElement(map, k);
-    if (d < 0 || d >= s->originalRank || s->indexOfDim[d] >= 0)
-      return refuse(op, "dimension_map must name distinct dimensions of the original");
+    if (d < 0 || d >= s->originalRank || s->indexOfDim[d] >= 0) {
+      snprintf(problem, sizeof(problem),
+               "dimension_map entry %lld is not a dimension of the original (rank %ld) or repeats one", (long long)d,
+               (long)s->originalRank);
+      return refuse(op, problem);
+    }
     s->indexOfDim[d] = k;
   }
   for (intptr_t d = 0; d < s->originalRank; ++d) {
-    if (d < s->offset && s->indexOfDim[d] < 0)
-      return refuse(op, "a dimension of the original has neither an index (dimension_map) nor an update slice "
-                        "dimension");
+    if (d < s->offset && s->indexOfDim[d] < 0) {
+      snprintf(problem, sizeof(problem),
+               "dimension %ld of the original has neither an index (dimension_map) nor an update slice dimension",
+               (long)d);
+      return refuse(op, problem);
+    }
     // A slice dimension no index moves must fit: its positions are not
     // checked at run time.
-    if (d >= s->offset && s->indexOfDim[d] < 0 && s->updateShape[d - s->offset + 1] > s->originalShape[d])
-      return refuse(op, "an update slice dimension is larger than the original's");
+    if (d >= s->offset && s->indexOfDim[d] < 0 && s->updateShape[d - s->offset + 1] > s->originalShape[d]) {
+      snprintf(problem, sizeof(problem),
+               "update dimension %ld (%lld) is larger than dimension %ld of the original (%lld)",
+               (long)(d - s->offset + 1), (long long)s->updateShape[d - s->offset + 1], (long)d,
+               (long long)s->originalShape[d]);
+      return refuse(op, problem);
+    }
   }
   MlirType element = mlirShapedTypeGetElementType(ot);
   if (!mlirTypeEqual(mlirShapedTypeGetElementType(ut), element) || !isScalarElement(element))

@@ -14,13 +14,16 @@ extern "C" {
 /// non-empty `fileName` the file is read (locations name it; `source` must
 /// hold the same text, for a pre-check); otherwise `source` is parsed and locations carry an empty file
 /// name. Several top-level ops get an implicit module, as in mlir-opt.
+/// torch-mlir's TMTensor ops in their custom form (no MLIR 22 dialect parses
+/// it) are refused by name, asking for the generic form.
 /// Returns a null module on failure. The caller owns the module.
 /// `parseSeconds` (nullable) receives the time of the working parse alone.
 MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStringRef source, MlirStringRef fileName,
                             double *parseSeconds);
 
 /// Runs the normalization remat expects before analysis and lowering
-/// (elementwise arith/math on tensors become linalg.generic). Diagnostics go
+/// (elementwise arith/math on tensors become linalg.generic) and checks the
+/// ops remat knows without their dialect (tm_tensor.scatter). Diagnostics go
 /// to the module's context.
 MlirLogicalResult rematModuleNormalize(MlirModule module);
 
