@@ -4,7 +4,8 @@
 // Step 2 (after bufferization and the deallocation pipeline): every buffer
 // lives on the device, memref.alloc/dealloc becoming gpu.alloc/gpu.dealloc
 // (mgpuMemAlloc/mgpuMemFree in runtime/), and memref.copy becomes
-// linalg.copy so that copies run in kernels too.
+// linalg.copy so that copies run in kernels too. Step 2b: the loops of a
+// tm_tensor.scatter marked parallel (Scatter.h) become one scf.parallel.
 // Steps 3 and 4 (after convert-linalg-to-parallel-loops): whatever
 // computation remains on the host is wrapped in a one-iteration scf.parallel
 // (a one-thread kernel), host reads move into the kernels that use them

@@ -13,8 +13,10 @@
 //     GpuReductions.c.
 //  2. Every buffer lives on the device: memref.alloc/dealloc become
 //     gpu.alloc/gpu.dealloc (mgpuMemAlloc/mgpuMemFree in runtime/), and
-//     memref.copy becomes linalg.copy so that copies run in kernels too.
-//     GpuKernels.c.
+//     memref.copy becomes linalg.copy so that copies run in kernels too;
+//     a tm_tensor.scatter, expanded into loops before bufferization
+//     (Scatter.c), gets its loops over the slice dims no index moves as one
+//     scf.parallel (2b). GpuKernels.c.
 //  3. Whatever computation remains on the host after linalg-to-parallel-loops
 //     (a store into a rank-0 buffer, the combine loop of a scalar reduction) is
 //     wrapped in a one-iteration parallel loop, i.e. a one-thread kernel
