@@ -1,14 +1,16 @@
 //===- remat-run.c - Lower, JIT and measure one training step -------------===//
 //
 // remat-run [--target=cpu|gpu] [--steps=N] [--seed=S] [--entry=NAME]
-//           [--mem-cap=SIZE] [--json] [--inputs-dir=DIR] [--outputs-dir=DIR]
-//           FILE|-
+//           [--mem-cap=SIZE] [--json] [--manifest=FILE] [--inputs=DIR]
+//           [--outputs=DIR] [--int-range=LO,HI] [--inputs-dir=DIR]
+//           [--outputs-dir=DIR] FILE|-
 //
 // Reads tensor IR, lowers it with the project's CPU pipeline (remat/Lower.h),
 // JIT-compiles it with the MLIR ExecutionEngine and calls the entry function
-// through its C interface with seeded random inputs. The allocation hooks of
-// runtime/ measure the peak of live heap bytes during each step. See
-// docs/runner.md.
+// through its C interface with seeded random inputs or arguments from .npy
+// files. The allocation hooks of runtime/ measure the peak of live heap bytes
+// during each step. Mutable ml_program globals (RNG seeds) are the step's
+// state: they advance from step to step. See docs/runner.md.
 //
 // Exit codes: 0 success, 1 user error, 2 internal error.
 //
@@ -20,6 +22,8 @@
 #include "remat/Lower.h"
 #include "remat/Parse.h"
 
+#include "Manifest.h"
+#include "Npy.h"
 #include "Tool.h"
 #include "remat_runtime.h"
 
@@ -38,17 +42,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef REMAT_C_RUNNER_UTILS
 #define REMAT_C_RUNNER_UTILS ""
 #endif
 
 static const char *kUsage = "usage: remat-run [--target=cpu|gpu|gpu-kernels-on-cpu] [--steps=N] [--seed=S]\n"
-                            "                 [--entry=NAME]\n"
-                            "                 [--mem-cap=SIZE] [--json] [--inputs-dir=DIR] [--outputs-dir=DIR] FILE|-\n"
+                            "                 [--entry=NAME] [--mem-cap=SIZE] [--json] [--manifest=FILE]\n"
+                            "                 [--inputs=DIR] [--outputs=DIR] [--int-range=LO,HI]\n"
+                            "                 [--inputs-dir=DIR] [--outputs-dir=DIR] FILE|-\n"
                             "  Lowers the tensor IR in FILE (or stdin for -) with the CPU pipeline, runs the\n"
                             "  entry function on seeded random inputs and reports peak heap bytes, step time\n"
                             "  and output checksums. SIZE: bytes, or with KiB/MiB/GiB or KB/MB/GB.\n"
+                            "  FILE's manifest (NAME.manifest.json beside NAME.mlir, or --manifest) names the\n"
+                            "  function, argument and result files and integer ranges; it must match FILE.\n"
+                            "  --inputs=DIR reads the arguments from .npy files (the manifest's names, else\n"
+                            "  arg<i>.npy), --outputs=DIR writes the results of step 1 as .npy (result<i>.npy).\n"
+                            "  --int-range=LO,HI: generated integers in [LO, HI) where the manifest gives no\n"
+                            "  range (default [0, 8)). --inputs-dir/--outputs-dir: raw bytes (arg<i>.bin in,\n"
+                            "  out<i>.bin out; kept for scripts, prefer .npy).\n"
                             "  REMAT_MEM_CAP sets the cap when --mem-cap is absent. --target=gpu-kernels-on-cpu\n"
                             "  runs the GPU lowering's kernel structure (tiled loops, split reductions) on the\n"
                             "  CPU, to check it without a GPU.\n";
@@ -73,8 +86,13 @@ typedef struct Options {
   const char *entry;
   size_t memCap;
   int json;
-  const char *inputsDir;
-  const char *outputsDir;
+  const char *inputsDir;  // raw arg<i>.bin
+  const char *outputsDir; // raw out<i>.bin
+  const char *inputsNpy;  // --inputs: .npy
+  const char *outputsNpy; // --outputs: .npy
+  const char *manifest;   // --manifest
+  int hasIntRange;
+  int64_t intLo, intHi;
   const char *file;
 } Options;
 
@@ -154,6 +172,26 @@ static int parseOptions(int argc, char **argv, Options *opts) {
       opts->inputsDir = v;
     } else if ((v = flagValue(arg, "--outputs-dir"))) {
       opts->outputsDir = v;
+    } else if ((v = flagValue(arg, "--inputs"))) {
+      opts->inputsNpy = v;
+    } else if ((v = flagValue(arg, "--outputs"))) {
+      opts->outputsNpy = v;
+    } else if ((v = flagValue(arg, "--manifest"))) {
+      if (!*v) {
+        errorf("--manifest needs a file name");
+        return RematExitUser;
+      }
+      opts->manifest = v;
+    } else if ((v = flagValue(arg, "--int-range"))) {
+      long long lo, hi;
+      char extra;
+      if (sscanf(v, "%lld,%lld%c", &lo, &hi, &extra) != 2 || lo >= hi) {
+        errorf("invalid --int-range value '%s' (expected LO,HI with LO < HI: integers in [LO, HI))", v);
+        return RematExitUser;
+      }
+      opts->hasIntRange = 1;
+      opts->intLo = lo;
+      opts->intHi = hi;
     } else if (arg[0] == '-' && arg[1] != '\0') {
       errorf("unknown option '%s'", arg);
       fputs(kUsage, stderr);
@@ -165,6 +203,12 @@ static int parseOptions(int argc, char **argv, Options *opts) {
       }
       opts->file = arg;
     }
+  }
+  if ((opts->inputsNpy && opts->inputsDir) || (opts->outputsNpy && opts->outputsDir)) {
+    errorf("--%s takes .npy files and --%s raw ones: give one of them",
+           opts->inputsNpy && opts->inputsDir ? "inputs" : "outputs",
+           opts->inputsNpy && opts->inputsDir ? "inputs-dir" : "outputs-dir");
+    return RematExitUser;
   }
   if (!opts->file) {
     errorf("no input file (use - for stdin)");
@@ -467,6 +511,235 @@ static int writeOutputFile(const char *dir, size_t index, const void *data, size
   return 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Manifest, .npy files and integer ranges
+//===----------------------------------------------------------------------===//
+
+/// numpy's name and descr of an element kind.
+static const char *elemDtype(RematElemKind kind) {
+  static const char *const names[] = {"float32", "float64", "int32", "int64", "bool"};
+  return names[kind];
+}
+static const char *elemDescr(RematElemKind kind) {
+  static const char *const descrs[] = {"<f4", "<f8", "<i4", "<i8", "|b1"};
+  return descrs[kind];
+}
+
+/// "float32 (2, 16)": how a value reads in numpy's terms.
+static void describeNumpy(const char *dtype, intptr_t rank, const int64_t *shape, char *buf, size_t size) {
+  char s[256];
+  rematNpyFormatShape(rank, shape, s, sizeof(s));
+  snprintf(buf, size, "%s %s", dtype, s);
+}
+
+/// Whether the manifest's value has the type's dtype and shape (dynamic
+/// dims of results match any size).
+static int manifestValueMatches(const RematManifestValue *m, const ValueInfo *v) {
+  if (strcmp(m->dtype, elemDtype(v->elem)) != 0)
+    return 0;
+  intptr_t rank = v->isMemref ? v->rank : 0;
+  if (m->rank != rank)
+    return 0;
+  for (intptr_t d = 0; d < rank; ++d)
+    if (v->shape[d] >= 0 && v->shape[d] != m->shape[d])
+      return 0;
+  return 1;
+}
+
+/// A mutable ml_program.global: the step's state (an RNG seed).
+typedef struct StateGlobal {
+  char name[128];
+  ValueInfo type;
+  unsigned char *address; // in the JIT
+  unsigned char *initial, *afterFirst;
+  int advanced;
+} StateGlobal;
+
+/// Checks the manifest against the entry's signature and the module's state
+/// globals; prints the first mismatch by name. Returns 1 when it matches.
+static int checkManifest(const RematManifest *m, const char *displayName, const char *entryName, const ValueInfo *args,
+                         size_t numArgs, const ValueInfo *results, size_t numResults, const StateGlobal *globals,
+                         size_t numGlobals) {
+  const char *head = "manifest '%s' does not match @%s in '%s': ";
+  char what[256], in[320];
+  if (m->numArgs != numArgs || m->numResults != numResults) {
+    errorf("manifest '%s' does not match @%s in '%s': it lists %zu argument(s) and %zu result(s), @%s takes %zu and "
+           "returns %zu",
+           m->path, entryName, displayName, m->numArgs, m->numResults, entryName, numArgs, numResults);
+    return 0;
+  }
+  for (size_t k = 0; k < numArgs + numResults; ++k) {
+    int isArg = k < numArgs;
+    const RematManifestValue *mv = isArg ? &m->args[k] : &m->results[k - numArgs];
+    const ValueInfo *v = isArg ? &args[k] : &results[k - numArgs];
+    rematManifestDescribe(mv, isArg ? "argument" : "result", what, sizeof(what));
+    if (!manifestValueMatches(mv, v)) {
+      describeNumpy(mv->dtype, mv->rank, mv->shape, in, sizeof(in));
+      fprintf(stderr, "remat-run: error: ");
+      fprintf(stderr, head, m->path, entryName, displayName);
+      fprintf(stderr, "%s is %s in the manifest (line %d), %s in the MLIR\n", what, in, mv->line, v->typeText);
+      return 0;
+    }
+    if (mv->hasIntRange && v->elem != RematElemI32 && v->elem != RematElemI64) {
+      errorf("manifest '%s': %s has an int_range, but it is %s, not an integer tensor", m->path, what, v->typeText);
+      return 0;
+    }
+    if (mv->hasIntRange && v->elem == RematElemI32 && (mv->lo < INT32_MIN || mv->hi - 1 > INT32_MAX)) {
+      errorf("manifest '%s': int_range [%lld, %lld) of %s does not fit its i32 elements", m->path, (long long)mv->lo,
+             (long long)mv->hi, what);
+      return 0;
+    }
+  }
+  for (size_t r = 0; r < m->numRngGlobals; ++r) {
+    size_t g = 0;
+    while (g < numGlobals && strcmp(globals[g].name, m->rngGlobals[r]) != 0)
+      ++g;
+    if (g == numGlobals) {
+      fprintf(stderr, "remat-run: error: ");
+      fprintf(stderr, head, m->path, entryName, displayName);
+      fprintf(stderr, "its rng global '%s' (line %d) is not a mutable ml_program.global of the module\n",
+              m->rngGlobals[r], m->rngLine);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/// DIR/NAME, NAME from the manifest's `file` when it has one, else
+/// DEFAULT<i>.EXT. Caller frees.
+static char *valuePath(const char *dir, const RematManifestValue *mv, const char *prefix, size_t index) {
+  const char *name = mv && mv->file ? mv->file : NULL;
+  size_t len = strlen(dir) + (name ? strlen(name) : 0) + 64;
+  char *path = malloc(len);
+  if (!path)
+    return NULL;
+  if (name)
+    snprintf(path, len, "%s/%s", dir, name);
+  else
+    snprintf(path, len, "%s/%s%zu.npy", dir, prefix, index);
+  return path;
+}
+
+/// Reads argument `index` from its .npy file into `data` (v->bytes bytes),
+/// checking dtype, shape and layout.
+static int readNpyArgument(const char *dir, const RematManifestValue *mv, size_t index, const ValueInfo *v,
+                           const char *entryName, void *data) {
+  char *path = valuePath(dir, mv, "arg", index);
+  if (!path)
+    return 0;
+  RematNpyArray a;
+  char why[512], what[256], got[320], want[320];
+  int ok = 0;
+  rematManifestDescribe(mv, "argument", what, sizeof(what));
+  if (!mv)
+    snprintf(what, sizeof(what), "argument %zu", index);
+  if (!rematNpyRead(path, &a, why, sizeof(why))) {
+    errorf("input file '%s' for %s of @%s: %s", path, what, entryName, why);
+  } else if (!rematNpyCheckLayout(&a, why, sizeof(why))) {
+    errorf("input file '%s' for %s of @%s: %s", path, what, entryName, why);
+  } else {
+    intptr_t rank = v->isMemref ? v->rank : 0;
+    int same = strcmp(a.dtype, elemDtype(v->elem)) == 0 && a.rank == rank;
+    for (intptr_t d = 0; same && d < rank; ++d)
+      same = a.shape[d] == v->shape[d];
+    if (!same) {
+      describeNumpy(a.dtype, a.rank, a.shape, got, sizeof(got));
+      describeNumpy(elemDtype(v->elem), rank, v->shape, want, sizeof(want));
+      errorf("input file '%s' holds %s, but %s of @%s is %s (%s)", path, got, what, entryName, v->typeText, want);
+    } else {
+      memcpy(data, a.data, v->bytes);
+      ok = 1;
+    }
+  }
+  rematNpyArrayFree(&a);
+  free(path);
+  return ok;
+}
+
+/// Writes result `index` (its sizes from the returned descriptor) as .npy.
+static int writeNpyResult(const char *dir, const RematManifestValue *mv, size_t index, const ValueInfo *v,
+                          const unsigned char *slot, const void *data, size_t bytes) {
+  char *path = valuePath(dir, mv, "result", index);
+  if (!path)
+    return 0;
+  int64_t shape[kRematNpyMaxRank];
+  intptr_t rank = v->isMemref ? v->rank : 0;
+  if (rank > kRematNpyMaxRank) {
+    errorf("cannot write output file '%s': rank %ld is over %d", path, (long)rank, kRematNpyMaxRank);
+    free(path);
+    return 0;
+  }
+  for (intptr_t d = 0; d < rank; ++d)
+    shape[d] = descField(slot, 3 + (size_t)d);
+  char why[256];
+  int ok = rematNpyWrite(path, elemDescr(v->elem), rank, shape, data, bytes, why, sizeof(why));
+  if (!ok)
+    errorf("cannot write output file '%s': %s", path, why);
+  free(path);
+  return ok;
+}
+
+/// Fills argument `v` from the seeded stream: integers in the manifest's
+/// range, else --int-range's, else the runtime's default [0, 8).
+static void fillArgument(RematRng *rng, const ValueInfo *v, const RematManifestValue *mv, const Options *opts,
+                         void *data) {
+  int isInt = v->elem == RematElemI32 || v->elem == RematElemI64;
+  if (isInt && mv && mv->hasIntRange)
+    rematRngFillIntRange(rng, v->elem, data, v->bytes, mv->lo, mv->hi);
+  else if (isInt && opts->hasIntRange)
+    rematRngFillIntRange(rng, v->elem, data, v->bytes, opts->intLo, opts->intHi);
+  else
+    rematRngFillElements(rng, v->elem, data, v->bytes);
+}
+
+/// The mutable ml_program.global ops of the module (the step's state), made
+/// public so that the JIT exports them (a private global has no symbol to
+/// look up). Returns the count, -1 on an unsupported type (printed).
+static long collectStateGlobals(MlirModule module, const char *displayName, StateGlobal **out) {
+  MlirBlock body = mlirModuleGetBody(module);
+  size_t n = 0, cap = 0;
+  *out = NULL;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!stringRefEquals(mlirIdentifierStr(mlirOperationGetName(op)), "ml_program.global"))
+      continue;
+    if (mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("is_mutable"))))
+      continue;
+    MlirAttribute typeAttr = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("type"));
+    MlirStringRef name = symName(op);
+    if (n == cap) {
+      cap = cap ? 2 * cap : 4;
+      StateGlobal *bigger = realloc(*out, cap * sizeof(StateGlobal));
+      if (!bigger) {
+        errorf("out of memory");
+        return -1;
+      }
+      *out = bigger;
+    }
+    StateGlobal *g = &(*out)[n++];
+    memset(g, 0, sizeof(*g));
+    snprintf(g->name, sizeof(g->name), "%.*s", (int)name.length, name.data);
+    char why[512];
+    if (mlirAttributeIsNull(typeAttr) || !mlirAttributeIsAType(typeAttr) ||
+        !describeType(mlirTypeAttrGetValue(typeAttr), 0, &g->type, why, sizeof(why))) {
+      errorf("'%s': mutable ml_program.global @%s: %s", displayName, g->name,
+             mlirAttributeIsNull(typeAttr) ? "it has no type" : why);
+      return -1;
+    }
+    mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString("sym_visibility"));
+  }
+  return (long)n;
+}
+
+static void freeStateGlobals(StateGlobal *globals, size_t n) {
+  for (size_t i = 0; globals && i < n; ++i) {
+    free(globals[i].type.shape);
+    free(globals[i].initial);
+    free(globals[i].afterFirst);
+  }
+  free(globals);
+}
+
 typedef struct Program {
   MlirContext ctx;
   MlirModule module;
@@ -474,6 +747,10 @@ typedef struct Program {
   char *entryName;
   size_t numArgs, numResults;
   ValueInfo *args, *results;
+  RematManifest manifest; // haveManifest
+  int haveManifest;
+  StateGlobal *globals; // mutable ml_program globals
+  size_t numGlobals;
 } Program;
 
 /// The name of variant `index` from the entry's `remat.variants` attribute.
@@ -515,6 +792,9 @@ static void destroyProgram(Program *p) {
   free(p->args);
   free(p->results);
   free(p->entryName);
+  if (p->haveManifest)
+    rematManifestFree(&p->manifest);
+  freeStateGlobals(p->globals, p->numGlobals);
 }
 
 typedef struct Output {
@@ -545,6 +825,141 @@ static void printJsonString(const char *s) {
       putchar(c);
   }
   putchar('"');
+}
+
+/// What one step needs: the entry, its argument and result buffers, and the
+/// statistics over the steps.
+typedef struct Stepper {
+  const Options *opts;
+  Program *prog;
+  void (*packed)(void **);
+  void **packedArgs;
+  void **argData, **argPristine;
+  unsigned char *resultBuf;
+  size_t resultSize;
+  size_t *resultOffset;
+  void **freed;
+  size_t peakBytes, leakedBytes;
+  double minTime, totalTime;
+  RematVariantChoice ranVariant;
+} Stepper;
+
+/// Runs step `step` (0-based; -1: step 1 again, not counted in the
+/// statistics) from the pristine inputs and the state globals as they are;
+/// records each output's checksum and size in `outputs`, writes the outputs
+/// of step 0 where the options ask, frees the results. Returns an exit code
+/// (printed unless 0).
+static int runStep(Stepper *s, long step, Output *outputs) {
+  const Options *opts = s->opts;
+  Program *prog = s->prog;
+  memset(s->resultBuf, 0, s->resultSize + 16);
+  for (size_t i = 0; i < prog->numArgs; ++i)
+    memcpy(s->argData[i], s->argPristine[i], prog->args[i].bytes);
+  rematAllocTrackerReleaseAll();
+  rematAllocTrackerReset();
+  size_t baseLive = rematAllocTrackerGetLiveBytes();
+  double dt = 0;
+  rematRuntimeResetVariantChoice();
+  noVariantStop = 0;
+  if (!invokeGuarded(s->packed, s->packedArgs, &dt)) {
+    rematAllocTrackerReleaseAll();
+    rematAllocTrackerSetCap(0);
+    if (noVariantStop)
+      errorf("no variant of @%s fits: the smallest needs %lld bytes, %lld bytes are free (%s); nothing was run",
+             prog->entryName, (long long)noVariantChoice.peakBytes, (long long)noVariantChoice.freeBytes,
+             noVariantChoice.source);
+    else
+      errorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive, capRequested,
+             capCap);
+    return RematExitUser;
+  }
+  if (step >= 0) {
+    if (step == 0)
+      s->ranVariant = *rematRuntimeGetVariantChoice();
+    size_t stepPeak = rematAllocTrackerGetPeakBytes() - baseLive;
+    if (stepPeak > s->peakBytes)
+      s->peakBytes = stepPeak;
+    s->totalTime += dt;
+    if (step == 0 || dt < s->minTime)
+      s->minTime = dt;
+  }
+
+  // Outputs: checksum, optionally write, free (unless aliasing an input).
+  size_t numFreed = 0;
+  for (size_t i = 0; i < prog->numResults; ++i) {
+    ValueInfo *v = &prog->results[i];
+    const unsigned char *slot = s->resultBuf + s->resultOffset[i];
+    const void *data = slot;
+    size_t bytes = v->elemSize;
+    if (v->isMemref) {
+      bytes = v->elemSize;
+      for (intptr_t d = 0; d < v->rank; ++d) {
+        int64_t size = descField(slot, 3 + (size_t)d);
+        bytes *= size > 0 ? (size_t)size : 0;
+      }
+      data = (const unsigned char *)descAligned(slot) + (size_t)descField(slot, 2) * v->elemSize;
+      if (bytes == 0)
+        data = slot;
+    }
+    outputs[i].checksum = rematChecksum64(data, bytes);
+    outputs[i].bytes = bytes;
+    if (step == 0 && opts->outputsDir && !writeOutputFile(opts->outputsDir, i, data, bytes))
+      return RematExitUser;
+    if (step == 0 && opts->outputsNpy &&
+        !writeNpyResult(opts->outputsNpy, prog->haveManifest ? &prog->manifest.results[i] : NULL, i, v, slot, data,
+                        bytes))
+      return RematExitUser;
+  }
+  for (size_t i = 0; i < prog->numResults; ++i) {
+    if (!prog->results[i].isMemref)
+      continue;
+    void *allocated = descAllocated(s->resultBuf + s->resultOffset[i]);
+    int skip = allocated == NULL;
+    for (size_t j = 0; j < prog->numArgs && !skip; ++j)
+      skip = allocated == s->argData[j];
+    for (size_t j = 0; j < numFreed && !skip; ++j)
+      skip = allocated == s->freed[j];
+    if (skip || !rematAllocTrackerIsTracked(allocated))
+      continue; // aliases an input, a global, or was freed already
+    _mlir_memref_to_llvm_free(allocated);
+    s->freed[numFreed++] = allocated;
+  }
+  size_t leftover = rematAllocTrackerGetLiveBytes();
+  if (leftover > s->leakedBytes)
+    s->leakedBytes = leftover;
+  rematAllocTrackerReleaseAll();
+  return RematExitOk;
+}
+
+/// Loads the manifest: --manifest, else NAME.manifest.json beside NAME.mlir
+/// when it exists. Returns 0 (printed) when one is given or found but bad.
+static int loadManifest(const Options *opts, Program *prog) {
+  char *found = NULL;
+  const char *path = opts->manifest;
+  if (!path && strcmp(opts->file, "-") != 0) {
+    found = rematManifestPathFor(opts->file);
+    if (found && access(found, F_OK) == 0)
+      path = found;
+  }
+  if (!path) {
+    free(found);
+    return 1;
+  }
+  char why[1024];
+  prog->haveManifest = rematManifestLoad(path, &prog->manifest, why, sizeof(why));
+  if (!prog->haveManifest)
+    errorf("%s", why);
+  free(found);
+  return prog->haveManifest;
+}
+
+static int hasFunction(MlirModule module, const char *name) {
+  MlirBlock body = mlirModuleGetBody(module);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (stringRefEquals(mlirIdentifierStr(mlirOperationGetName(op)), "func.func") && stringRefEquals(symName(op), name))
+      return 1;
+  return 0;
 }
 
 static int run(const Options *opts) {
@@ -583,12 +998,40 @@ static int run(const Options *opts) {
     goto done;
   }
 
-  // Entry function and its signature.
-  MlirOperation entry;
-  if (!findEntry(prog.module, opts->entry, &entry)) {
+  // The manifest (--manifest, else NAME.manifest.json beside NAME.mlir)
+  // names the entry function.
+  const char *wanted = opts->entry;
+  if (!loadManifest(opts, &prog)) {
     rc = RematExitUser;
     goto done;
   }
+  if (prog.haveManifest) {
+    if (opts->entry && strcmp(opts->entry, prog.manifest.function) != 0) {
+      errorf("manifest '%s' describes @%s, not @%s (--entry)", prog.manifest.path, prog.manifest.function, opts->entry);
+      rc = RematExitUser;
+      goto done;
+    }
+    wanted = prog.manifest.function;
+    if (!hasFunction(prog.module, wanted)) {
+      errorf("manifest '%s' does not match '%s': it describes @%s, which '%s' does not define", prog.manifest.path,
+             displayName, wanted, displayName);
+      rc = RematExitUser;
+      goto done;
+    }
+  }
+
+  // Entry function and its signature.
+  MlirOperation entry;
+  if (!findEntry(prog.module, wanted, &entry)) {
+    rc = RematExitUser;
+    goto done;
+  }
+  long numGlobals = collectStateGlobals(prog.module, displayName, &prog.globals);
+  if (numGlobals < 0) {
+    rc = RematExitUser;
+    goto done;
+  }
+  prog.numGlobals = (size_t)numGlobals;
   MlirStringRef nameRef = symName(entry);
   prog.entryName = malloc(nameRef.length + 1);
   if (!prog.entryName)
@@ -622,6 +1065,11 @@ static int run(const Options *opts) {
       rc = RematExitUser;
       goto done;
     }
+  }
+  if (prog.haveManifest && !checkManifest(&prog.manifest, displayName, prog.entryName, prog.args, prog.numArgs,
+                                          prog.results, prog.numResults, prog.globals, prog.numGlobals)) {
+    rc = RematExitUser;
+    goto done;
   }
 
   // Lower (through the driver, as remat-opt does: normalized, not planned)
@@ -682,36 +1130,51 @@ static int run(const Options *opts) {
   void (*packed)(void **);
   memcpy(&packed, &packedSym, sizeof(packed));
 
+  // State: the mutable globals' initial values, as the JIT initialized them.
+  for (size_t g = 0; g < prog.numGlobals; ++g) {
+    StateGlobal *sg = &prog.globals[g];
+    sg->address = mlirExecutionEngineLookup(prog.jit, mlirStringRefCreateFromCString(sg->name));
+    sg->initial = malloc(sg->type.bytes + 1);
+    sg->afterFirst = malloc(sg->type.bytes + 1);
+    if (!sg->address || !sg->initial || !sg->afterFirst) {
+      errorf("internal error: cannot find the state global @%s in the JIT", sg->name);
+      goto done;
+    }
+    memcpy(sg->initial, sg->address, sg->type.bytes);
+  }
+
   // Inputs: plain malloc, not tracked.
   size_t numArgs = prog.numArgs, numResults = prog.numResults;
-  void **argData = calloc(numArgs + 1, sizeof(void *));
+  Stepper st = {.opts = opts, .prog = &prog, .packed = packed};
+  st.argData = calloc(numArgs + 1, sizeof(void *));
   // One-shot bufferization treats function arguments as writable: the lowered
   // step may update its inputs in place. Each step starts from a pristine copy.
-  void **argPristine = calloc(numArgs + 1, sizeof(void *));
+  st.argPristine = calloc(numArgs + 1, sizeof(void *));
   unsigned char **argDesc = calloc(numArgs + 1, sizeof(unsigned char *));
   void **argDescPtr = calloc(numArgs + 1, sizeof(void *));
   // Results: with several results or a memref result, the C interface takes a
   // pointer to the result struct as its first argument; a single scalar result
   // is returned and the packed wrapper stores it through the last pointer.
   int resultByPointer = numResults > 1 || (numResults == 1 && prog.results[0].isMemref);
-  size_t *resultOffset = calloc(numResults + 1, sizeof(size_t));
-  size_t resultSize = 0, resultAlign = 1;
-  for (size_t i = 0; i < numResults; ++i) {
+  st.resultOffset = calloc(numResults + 1, sizeof(size_t));
+  size_t resultAlign = 1;
+  for (size_t i = 0; st.resultOffset && i < numResults; ++i) {
     size_t a = valueSlotAlign(&prog.results[i]);
-    resultSize = (resultSize + a - 1) / a * a;
-    resultOffset[i] = resultSize;
-    resultSize += valueSlotSize(&prog.results[i]);
+    st.resultSize = (st.resultSize + a - 1) / a * a;
+    st.resultOffset[i] = st.resultSize;
+    st.resultSize += valueSlotSize(&prog.results[i]);
     if (a > resultAlign)
       resultAlign = a;
   }
-  resultSize = (resultSize + resultAlign - 1) / resultAlign * resultAlign;
-  unsigned char *resultBuf = calloc(resultSize + 16, 1);
-  void *resultBufPtr = resultBuf;
-  void **packedArgs = calloc(numArgs + 2, sizeof(void *));
+  st.resultSize = (st.resultSize + resultAlign - 1) / resultAlign * resultAlign;
+  st.resultBuf = calloc(st.resultSize + 16, 1);
+  void *resultBufPtr = st.resultBuf;
+  st.packedArgs = calloc(numArgs + 2, sizeof(void *));
   Output *firstOutputs = calloc(numResults + 1, sizeof(Output));
-  void **freed = calloc(numResults + 1, sizeof(void *));
-  if (!argData || !argPristine || !argDesc || !argDescPtr || !resultOffset || !resultBuf || !packedArgs ||
-      !firstOutputs || !freed) {
+  Output *outputs = calloc(numResults + 1, sizeof(Output));
+  st.freed = calloc(numResults + 1, sizeof(void *));
+  if (!st.argData || !st.argPristine || !argDesc || !argDescPtr || !st.resultOffset || !st.resultBuf ||
+      !st.packedArgs || !firstOutputs || !outputs || !st.freed) {
     errorf("out of memory");
     rc = RematExitInternal;
     goto cleanup;
@@ -722,36 +1185,42 @@ static int run(const Options *opts) {
   rematRngInit(&rng, opts->seed);
   for (size_t i = 0; i < numArgs; ++i) {
     ValueInfo *v = &prog.args[i];
-    argData[i] = aligned_alloc(64, (v->bytes + 64) / 64 * 64);
-    if (!argData[i]) {
+    const RematManifestValue *mv = prog.haveManifest ? &prog.manifest.args[i] : NULL;
+    st.argData[i] = aligned_alloc(64, (v->bytes + 64) / 64 * 64);
+    if (!st.argData[i]) {
       errorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
       rc = RematExitUser;
       goto cleanup;
     }
     if (opts->inputsDir) {
-      if (!readInputFile(opts->inputsDir, i, argData[i], v->bytes)) {
+      if (!readInputFile(opts->inputsDir, i, st.argData[i], v->bytes)) {
+        rc = RematExitUser;
+        goto cleanup;
+      }
+    } else if (opts->inputsNpy) {
+      if (!readNpyArgument(opts->inputsNpy, mv, i, v, prog.entryName, st.argData[i])) {
         rc = RematExitUser;
         goto cleanup;
       }
     } else {
-      rematRngFillElements(&rng, v->elem, argData[i], v->bytes);
+      fillArgument(&rng, v, mv, opts, st.argData[i]);
     }
     argumentBytes += v->bytes;
-    argPristine[i] = malloc(v->bytes ? v->bytes : 1);
-    if (!argPristine[i]) {
+    st.argPristine[i] = malloc(v->bytes ? v->bytes : 1);
+    if (!st.argPristine[i]) {
       errorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
       rc = RematExitUser;
       goto cleanup;
     }
-    memcpy(argPristine[i], argData[i], v->bytes);
+    memcpy(st.argPristine[i], st.argData[i], v->bytes);
     if (v->isMemref) {
       argDesc[i] = calloc(descriptorSize(v->rank), 1);
       if (!argDesc[i]) {
         errorf("out of memory");
         goto cleanup;
       }
-      memcpy(argDesc[i], &argData[i], sizeof(void *));
-      memcpy(argDesc[i] + 8, &argData[i], sizeof(void *));
+      memcpy(argDesc[i], &st.argData[i], sizeof(void *));
+      memcpy(argDesc[i] + 8, &st.argData[i], sizeof(void *));
       int64_t stride = 1;
       for (intptr_t d = v->rank - 1; d >= 0; --d) {
         int64_t size = v->shape[d];
@@ -764,104 +1233,70 @@ static int run(const Options *opts) {
   }
   size_t k = 0;
   if (resultByPointer)
-    packedArgs[k++] = &resultBufPtr;
+    st.packedArgs[k++] = &resultBufPtr;
   for (size_t i = 0; i < numArgs; ++i)
-    packedArgs[k++] = prog.args[i].isMemref ? (void *)&argDescPtr[i] : argData[i];
+    st.packedArgs[k++] = prog.args[i].isMemref ? (void *)&argDescPtr[i] : st.argData[i];
   if (!resultByPointer && numResults == 1)
-    packedArgs[k++] = resultBuf;
+    st.packedArgs[k++] = st.resultBuf;
 
-  // Steps.
+  // Steps. The state globals carry over from step to step; everything else
+  // starts from the same inputs.
   rematAllocTrackerReleaseAll();
   rematAllocTrackerSetCap(opts->memCap);
   rematAllocTrackerSetCapExceededHandler(onCapExceeded, NULL);
   rematRuntimeSetNoVariantHandler(onNoVariant, NULL);
-  RematVariantChoice ranVariant = {-1, 0, -1, "unlimited", 0};
-  size_t peakBytes = 0, leakedBytes = 0;
-  double minTime = 0, totalTime = 0;
+  st.ranVariant = (RematVariantChoice){-1, 0, -1, "unlimited", 0};
   for (long step = 0; step < opts->steps; ++step) {
-    memset(resultBuf, 0, resultSize + 16);
-    for (size_t i = 0; i < numArgs; ++i)
-      memcpy(argData[i], argPristine[i], prog.args[i].bytes);
-    rematAllocTrackerReleaseAll();
-    rematAllocTrackerReset();
-    size_t baseLive = rematAllocTrackerGetLiveBytes();
-    double dt = 0;
-    rematRuntimeResetVariantChoice();
-    noVariantStop = 0;
-    if (!invokeGuarded(packed, packedArgs, &dt)) {
-      rematAllocTrackerReleaseAll();
-      rematAllocTrackerSetCap(0);
-      if (noVariantStop)
-        errorf("no variant of @%s fits: the smallest needs %lld bytes, %lld bytes are free (%s); nothing was run",
-               prog.entryName, (long long)noVariantChoice.peakBytes, (long long)noVariantChoice.freeBytes,
-               noVariantChoice.source);
-      else
-        errorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive, capRequested,
-               capCap);
-      rc = RematExitUser;
+    rc = runStep(&st, step, step == 0 ? firstOutputs : outputs);
+    if (rc != RematExitOk)
       goto cleanup;
+    if (step == 0) {
+      for (size_t g = 0; g < prog.numGlobals; ++g)
+        memcpy(prog.globals[g].afterFirst, prog.globals[g].address, prog.globals[g].type.bytes);
+      continue;
     }
-    if (step == 0)
-      ranVariant = *rematRuntimeGetVariantChoice();
-    size_t stepPeak = rematAllocTrackerGetPeakBytes() - baseLive;
-    if (stepPeak > peakBytes)
-      peakBytes = stepPeak;
-    totalTime += dt;
-    if (step == 0 || dt < minTime)
-      minTime = dt;
-
-    // Outputs: checksum, optionally write, free (unless aliasing an input).
-    size_t numFreed = 0;
-    for (size_t i = 0; i < numResults; ++i) {
-      ValueInfo *v = &prog.results[i];
-      const unsigned char *slot = resultBuf + resultOffset[i];
-      const void *data = slot;
-      size_t bytes = v->elemSize;
-      if (v->isMemref) {
-        bytes = v->elemSize;
-        for (intptr_t d = 0; d < v->rank; ++d) {
-          int64_t size = descField(slot, 3 + (size_t)d);
-          bytes *= size > 0 ? (size_t)size : 0;
-        }
-        data = (const unsigned char *)descAligned(slot) + (size_t)descField(slot, 2) * v->elemSize;
-        if (bytes == 0)
-          data = slot;
-      }
-      uint64_t sum = rematChecksum64(data, bytes);
-      if (step == 0) {
-        firstOutputs[i].checksum = sum;
-        firstOutputs[i].bytes = bytes;
-        if (opts->outputsDir && !writeOutputFile(opts->outputsDir, i, data, bytes)) {
-          rc = RematExitUser;
-          goto cleanup;
-        }
-      } else if (firstOutputs[i].checksum != sum) {
+    // Without state every step must repeat step 1 exactly.
+    for (size_t i = 0; i < numResults && prog.numGlobals == 0; ++i)
+      if (firstOutputs[i].checksum != outputs[i].checksum) {
         errorf("output %zu of @%s differs between step 1 and step %ld (checksums %016" PRIx64 " and %016" PRIx64
                "): the program is not deterministic (does it read uninitialized memory?)",
-               i, prog.entryName, step + 1, firstOutputs[i].checksum, sum);
+               i, prog.entryName, step + 1, firstOutputs[i].checksum, outputs[i].checksum);
         rc = RematExitUser;
         goto cleanup;
       }
-    }
-    for (size_t i = 0; i < numResults; ++i) {
-      if (!prog.results[i].isMemref)
-        continue;
-      void *allocated = descAllocated(resultBuf + resultOffset[i]);
-      int skip = allocated == NULL;
-      for (size_t j = 0; j < numArgs && !skip; ++j)
-        skip = allocated == argData[j];
-      for (size_t j = 0; j < numFreed && !skip; ++j)
-        skip = allocated == freed[j];
-      if (skip || !rematAllocTrackerIsTracked(allocated))
-        continue; // aliases an input, a global, or was freed already
-      _mlir_memref_to_llvm_free(allocated);
-      freed[numFreed++] = allocated;
-    }
-    size_t leftover = rematAllocTrackerGetLiveBytes();
-    if (leftover > leakedBytes)
-      leakedBytes = leftover;
-    rematAllocTrackerReleaseAll();
   }
+  // With state, the outputs of later steps may differ from step 1's; step 1
+  // is run again from the initial state instead, and must repeat exactly.
+  for (size_t g = 0; g < prog.numGlobals; ++g)
+    prog.globals[g].advanced =
+        memcmp(prog.globals[g].address, prog.globals[g].initial, prog.globals[g].type.bytes) != 0;
+  if (prog.numGlobals > 0 && opts->steps > 1) {
+    for (size_t g = 0; g < prog.numGlobals; ++g)
+      memcpy(prog.globals[g].address, prog.globals[g].initial, prog.globals[g].type.bytes);
+    rc = runStep(&st, -1, outputs);
+    if (rc != RematExitOk)
+      goto cleanup;
+    for (size_t i = 0; i < numResults; ++i)
+      if (firstOutputs[i].checksum != outputs[i].checksum) {
+        errorf("output %zu of @%s differs between step 1 and step 1 run again from the same inputs and state "
+               "(the state globals restored; checksums %016" PRIx64 " and %016" PRIx64
+               "): the program is not deterministic (does it read uninitialized memory?)",
+               i, prog.entryName, firstOutputs[i].checksum, outputs[i].checksum);
+        rc = RematExitUser;
+        goto cleanup;
+      }
+    for (size_t g = 0; g < prog.numGlobals; ++g)
+      if (memcmp(prog.globals[g].address, prog.globals[g].afterFirst, prog.globals[g].type.bytes) != 0) {
+        errorf("the state global @%s after step 1 differs from its value after step 1 run again from the same "
+               "state: the program is not deterministic",
+               prog.globals[g].name);
+        rc = RematExitUser;
+        goto cleanup;
+      }
+  }
+  size_t peakBytes = st.peakBytes, leakedBytes = st.leakedBytes;
+  double minTime = st.minTime, totalTime = st.totalTime;
+  RematVariantChoice ranVariant = st.ranVariant;
 
   // Report. A dispatcher (remat-opt --budgets) names the variant it ran.
   char variantName[192];
@@ -879,6 +1314,19 @@ static int run(const Options *opts) {
       printf(", \"variant_reason\": \"needs %lld bytes, %lld free (%s), %lld variant(s) tried\"",
              (long long)ranVariant.peakBytes, (long long)ranVariant.freeBytes, ranVariant.source,
              (long long)ranVariant.numTried);
+    if (prog.haveManifest) {
+      printf(", \"manifest\": ");
+      printJsonString(prog.manifest.path);
+    }
+    if (prog.numGlobals > 0) {
+      printf(", \"state\": [");
+      for (size_t g = 0; g < prog.numGlobals; ++g) {
+        printf("%s{\"global\": ", g ? ", " : "");
+        printJsonString(prog.globals[g].name);
+        printf(", \"advanced\": %s, \"steps\": %ld}", prog.globals[g].advanced ? "true" : "false", opts->steps);
+      }
+      printf("]");
+    }
     printf("}\n");
   } else {
     char h[64];
@@ -896,6 +1344,11 @@ static int run(const Options *opts) {
     for (size_t i = 0; i < numResults; ++i)
       printf("output %zu: %s, %zu bytes, checksum %016" PRIx64 "\n", i, prog.results[i].typeText, firstOutputs[i].bytes,
              firstOutputs[i].checksum);
+    if (prog.haveManifest)
+      printf("manifest: %s\n", prog.manifest.path);
+    for (size_t g = 0; g < prog.numGlobals; ++g)
+      printf("state: %s %s over %ld step%s\n", prog.globals[g].name,
+             prog.globals[g].advanced ? "advanced" : "unchanged", opts->steps, opts->steps == 1 ? "" : "s");
   }
   if (leakedBytes)
     fprintf(stderr, "remat-run: warning: %zu bytes allocated during a step were never freed\n", leakedBytes);
@@ -906,21 +1359,22 @@ cleanup:
   capJumpArmed = 0;
   rematAllocTrackerReleaseAll();
   rematAllocTrackerSetCapExceededHandler(NULL, NULL);
-  for (size_t i = 0; argData && i < numArgs; ++i)
-    free(argData[i]);
+  for (size_t i = 0; st.argData && i < numArgs; ++i)
+    free(st.argData[i]);
   for (size_t i = 0; argDesc && i < numArgs; ++i)
     free(argDesc[i]);
-  for (size_t i = 0; argPristine && i < numArgs; ++i)
-    free(argPristine[i]);
-  free(argPristine);
-  free(argData);
+  for (size_t i = 0; st.argPristine && i < numArgs; ++i)
+    free(st.argPristine[i]);
+  free(st.argPristine);
+  free(st.argData);
   free(argDesc);
   free(argDescPtr);
-  free(resultOffset);
-  free(resultBuf);
-  free(packedArgs);
+  free(st.resultOffset);
+  free(st.resultBuf);
+  free(st.packedArgs);
   free(firstOutputs);
-  free(freed);
+  free(outputs);
+  free(st.freed);
 done:
   destroyProgram(&prog);
   return rc;
