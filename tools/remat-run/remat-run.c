@@ -24,6 +24,7 @@
 
 #include "Manifest.h"
 #include "Npy.h"
+#include "StepFiles.h"
 #include "Tool.h"
 #include "remat_runtime.h"
 
@@ -65,15 +66,6 @@ static const char *kUsage = "usage: remat-run [--target=cpu|gpu|gpu-kernels-on-c
                             "  REMAT_MEM_CAP sets the cap when --mem-cap is absent. --target=gpu-kernels-on-cpu\n"
                             "  runs the GPU lowering's kernel structure (tiled loops, split reductions) on the\n"
                             "  CPU, to check it without a GPU.\n";
-
-static void errorf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("remat-run: error: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
 
 //===----------------------------------------------------------------------===//
 // Options
@@ -139,32 +131,32 @@ static int parseOptions(int argc, char **argv, Options *opts) {
       else if (!strcmp(v, "gpu-kernels-on-cpu"))
         opts->gpu = 2;
       else {
-        errorf("unknown target '%s' (expected cpu, gpu or gpu-kernels-on-cpu)", v);
+        rematRunErrorf("unknown target '%s' (expected cpu, gpu or gpu-kernels-on-cpu)", v);
         return RematExitUser;
       }
     } else if ((v = flagValue(arg, "--steps"))) {
       unsigned long long n;
       if (!parseUnsigned(v, &n) || n < 1 || n > 1000000) {
-        errorf("invalid --steps value '%s' (expected an integer in [1, 1000000])", v);
+        rematRunErrorf("invalid --steps value '%s' (expected an integer in [1, 1000000])", v);
         return RematExitUser;
       }
       opts->steps = (long)n;
     } else if ((v = flagValue(arg, "--seed"))) {
       unsigned long long n;
       if (!parseUnsigned(v, &n)) {
-        errorf("invalid --seed value '%s' (expected a non-negative integer)", v);
+        rematRunErrorf("invalid --seed value '%s' (expected a non-negative integer)", v);
         return RematExitUser;
       }
       opts->seed = (uint64_t)n;
     } else if ((v = flagValue(arg, "--entry"))) {
       if (!*v) {
-        errorf("--entry needs a function name");
+        rematRunErrorf("--entry needs a function name");
         return RematExitUser;
       }
       opts->entry = v;
     } else if ((v = flagValue(arg, "--mem-cap"))) {
       if (!rematParseByteSize(v, &opts->memCap) || opts->memCap == 0) {
-        errorf("invalid --mem-cap value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", v);
+        rematRunErrorf("invalid --mem-cap value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", v);
         return RematExitUser;
       }
       haveCap = 1;
@@ -178,7 +170,7 @@ static int parseOptions(int argc, char **argv, Options *opts) {
       opts->outputsNpy = v;
     } else if ((v = flagValue(arg, "--manifest"))) {
       if (!*v) {
-        errorf("--manifest needs a file name");
+        rematRunErrorf("--manifest needs a file name");
         return RematExitUser;
       }
       opts->manifest = v;
@@ -186,32 +178,32 @@ static int parseOptions(int argc, char **argv, Options *opts) {
       long long lo, hi;
       char extra;
       if (sscanf(v, "%lld,%lld%c", &lo, &hi, &extra) != 2 || lo >= hi) {
-        errorf("invalid --int-range value '%s' (expected LO,HI with LO < HI: integers in [LO, HI))", v);
+        rematRunErrorf("invalid --int-range value '%s' (expected LO,HI with LO < HI: integers in [LO, HI))", v);
         return RematExitUser;
       }
       opts->hasIntRange = 1;
       opts->intLo = lo;
       opts->intHi = hi;
     } else if (arg[0] == '-' && arg[1] != '\0') {
-      errorf("unknown option '%s'", arg);
+      rematRunErrorf("unknown option '%s'", arg);
       fputs(kUsage, stderr);
       return RematExitUser;
     } else {
       if (opts->file) {
-        errorf("more than one input file ('%s' and '%s')", opts->file, arg);
+        rematRunErrorf("more than one input file ('%s' and '%s')", opts->file, arg);
         return RematExitUser;
       }
       opts->file = arg;
     }
   }
   if ((opts->inputsNpy && opts->inputsDir) || (opts->outputsNpy && opts->outputsDir)) {
-    errorf("--%s takes .npy files and --%s raw ones: give one of them",
-           opts->inputsNpy && opts->inputsDir ? "inputs" : "outputs",
-           opts->inputsNpy && opts->inputsDir ? "inputs-dir" : "outputs-dir");
+    rematRunErrorf("--%s takes .npy files and --%s raw ones: give one of them",
+                   opts->inputsNpy && opts->inputsDir ? "inputs" : "outputs",
+                   opts->inputsNpy && opts->inputsDir ? "inputs-dir" : "outputs-dir");
     return RematExitUser;
   }
   if (!opts->file) {
-    errorf("no input file (use - for stdin)");
+    rematRunErrorf("no input file (use - for stdin)");
     fputs(kUsage, stderr);
     return RematExitUser;
   }
@@ -219,7 +211,7 @@ static int parseOptions(int argc, char **argv, Options *opts) {
     const char *env = getenv("REMAT_MEM_CAP");
     if (env && *env) {
       if (!rematParseByteSize(env, &opts->memCap) || opts->memCap == 0) {
-        errorf("invalid REMAT_MEM_CAP value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", env);
+        rematRunErrorf("invalid REMAT_MEM_CAP value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", env);
         return RematExitUser;
       }
     }
@@ -234,16 +226,6 @@ static int parseOptions(int argc, char **argv, Options *opts) {
 //===----------------------------------------------------------------------===//
 // Signature
 //===----------------------------------------------------------------------===//
-
-typedef struct ValueInfo {
-  int isMemref; // ranked tensor (memref at the C interface) vs. scalar
-  RematElemKind elem;
-  size_t elemSize;
-  intptr_t rank;
-  int64_t *shape; // rank entries; negative = dynamic (results only)
-  size_t bytes;   // static byte size (inputs)
-  char typeText[256];
-} ValueInfo;
 
 typedef struct TextBuf {
   char *buf;
@@ -441,7 +423,7 @@ static int findEntry(MlirModule module, const char *wanted, MlirOperation *out) 
     if (wanted) {
       if (stringRefEquals(symName(op), wanted)) {
         if (!isFuncWithBody(op)) {
-          errorf("entry function '%s' is a declaration (it has no body)", wanted);
+          rematRunErrorf("entry function '%s' is a declaration (it has no body)", wanted);
           return 0;
         }
         *out = op;
@@ -453,96 +435,14 @@ static int findEntry(MlirModule module, const char *wanted, MlirOperation *out) 
       firstPublic = op;
   }
   if (wanted) {
-    errorf("no func.func named '%s' in the input", wanted);
+    rematRunErrorf("no func.func named '%s' in the input", wanted);
     return 0;
   }
   if (mlirOperationIsNull(firstPublic)) {
-    errorf("no public func.func with a body in the input (use --entry=NAME)");
+    rematRunErrorf("no public func.func with a body in the input (use --entry=NAME)");
     return 0;
   }
   *out = firstPublic;
-  return 1;
-}
-
-static int readInputFile(const char *dir, size_t index, void *data, size_t bytes) {
-  size_t len = strlen(dir) + 64;
-  char *path = malloc(len);
-  if (!path)
-    return 0;
-  snprintf(path, len, "%s/arg%zu.bin", dir, index);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    errorf("cannot open input file '%s': %s", path, strerror(errno));
-    free(path);
-    return 0;
-  }
-  size_t n = bytes ? fread(data, 1, bytes, f) : 0;
-  int extra = fgetc(f) != EOF;
-  fclose(f);
-  if (n != bytes || extra) {
-    errorf("input file '%s' does not hold exactly %zu bytes (the byte size of argument %zu)", path, bytes, index);
-    free(path);
-    return 0;
-  }
-  free(path);
-  return 1;
-}
-
-static int writeOutputFile(const char *dir, size_t index, const void *data, size_t bytes) {
-  size_t len = strlen(dir) + 64;
-  char *path = malloc(len);
-  if (!path)
-    return 0;
-  snprintf(path, len, "%s/out%zu.bin", dir, index);
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    errorf("cannot write output file '%s': %s", path, strerror(errno));
-    free(path);
-    return 0;
-  }
-  size_t n = bytes ? fwrite(data, 1, bytes, f) : 0;
-  int closed = fclose(f) == 0;
-  if (n != bytes || !closed) {
-    errorf("cannot write output file '%s'", path);
-    free(path);
-    return 0;
-  }
-  free(path);
-  return 1;
-}
-
-//===----------------------------------------------------------------------===//
-// Manifest, .npy files and integer ranges
-//===----------------------------------------------------------------------===//
-
-/// numpy's name and descr of an element kind.
-static const char *elemDtype(RematElemKind kind) {
-  static const char *const names[] = {"float32", "float64", "int32", "int64", "bool"};
-  return names[kind];
-}
-static const char *elemDescr(RematElemKind kind) {
-  static const char *const descrs[] = {"<f4", "<f8", "<i4", "<i8", "|b1"};
-  return descrs[kind];
-}
-
-/// "float32 (2, 16)": how a value reads in numpy's terms.
-static void describeNumpy(const char *dtype, intptr_t rank, const int64_t *shape, char *buf, size_t size) {
-  char s[256];
-  rematNpyFormatShape(rank, shape, s, sizeof(s));
-  snprintf(buf, size, "%s %s", dtype, s);
-}
-
-/// Whether the manifest's value has the type's dtype and shape (dynamic
-/// dims of results match any size).
-static int manifestValueMatches(const RematManifestValue *m, const ValueInfo *v) {
-  if (strcmp(m->dtype, elemDtype(v->elem)) != 0)
-    return 0;
-  intptr_t rank = v->isMemref ? v->rank : 0;
-  if (m->rank != rank)
-    return 0;
-  for (intptr_t d = 0; d < rank; ++d)
-    if (v->shape[d] >= 0 && v->shape[d] != m->shape[d])
-      return 0;
   return 1;
 }
 
@@ -554,143 +454,6 @@ typedef struct StateGlobal {
   unsigned char *initial, *afterFirst;
   int advanced;
 } StateGlobal;
-
-/// Checks the manifest against the entry's signature and the module's state
-/// globals; prints the first mismatch by name. Returns 1 when it matches.
-static int checkManifest(const RematManifest *m, const char *displayName, const char *entryName, const ValueInfo *args,
-                         size_t numArgs, const ValueInfo *results, size_t numResults, const StateGlobal *globals,
-                         size_t numGlobals) {
-  const char *head = "manifest '%s' does not match @%s in '%s': ";
-  char what[256], in[320];
-  if (m->numArgs != numArgs || m->numResults != numResults) {
-    errorf("manifest '%s' does not match @%s in '%s': it lists %zu argument(s) and %zu result(s), @%s takes %zu and "
-           "returns %zu",
-           m->path, entryName, displayName, m->numArgs, m->numResults, entryName, numArgs, numResults);
-    return 0;
-  }
-  for (size_t k = 0; k < numArgs + numResults; ++k) {
-    int isArg = k < numArgs;
-    const RematManifestValue *mv = isArg ? &m->args[k] : &m->results[k - numArgs];
-    const ValueInfo *v = isArg ? &args[k] : &results[k - numArgs];
-    rematManifestDescribe(mv, isArg ? "argument" : "result", what, sizeof(what));
-    if (!manifestValueMatches(mv, v)) {
-      describeNumpy(mv->dtype, mv->rank, mv->shape, in, sizeof(in));
-      fprintf(stderr, "remat-run: error: ");
-      fprintf(stderr, head, m->path, entryName, displayName);
-      fprintf(stderr, "%s is %s in the manifest (line %d), %s in the MLIR\n", what, in, mv->line, v->typeText);
-      return 0;
-    }
-    if (mv->hasIntRange && v->elem != RematElemI32 && v->elem != RematElemI64) {
-      errorf("manifest '%s': %s has an int_range, but it is %s, not an integer tensor", m->path, what, v->typeText);
-      return 0;
-    }
-    if (mv->hasIntRange && v->elem == RematElemI32 && (mv->lo < INT32_MIN || mv->hi - 1 > INT32_MAX)) {
-      errorf("manifest '%s': int_range [%lld, %lld) of %s does not fit its i32 elements", m->path, (long long)mv->lo,
-             (long long)mv->hi, what);
-      return 0;
-    }
-  }
-  for (size_t r = 0; r < m->numRngGlobals; ++r) {
-    size_t g = 0;
-    while (g < numGlobals && strcmp(globals[g].name, m->rngGlobals[r]) != 0)
-      ++g;
-    if (g == numGlobals) {
-      fprintf(stderr, "remat-run: error: ");
-      fprintf(stderr, head, m->path, entryName, displayName);
-      fprintf(stderr, "its rng global '%s' (line %d) is not a mutable ml_program.global of the module\n",
-              m->rngGlobals[r], m->rngLine);
-      return 0;
-    }
-  }
-  return 1;
-}
-
-/// DIR/NAME, NAME from the manifest's `file` when it has one, else
-/// DEFAULT<i>.EXT. Caller frees.
-static char *valuePath(const char *dir, const RematManifestValue *mv, const char *prefix, size_t index) {
-  const char *name = mv && mv->file ? mv->file : NULL;
-  size_t len = strlen(dir) + (name ? strlen(name) : 0) + 64;
-  char *path = malloc(len);
-  if (!path)
-    return NULL;
-  if (name)
-    snprintf(path, len, "%s/%s", dir, name);
-  else
-    snprintf(path, len, "%s/%s%zu.npy", dir, prefix, index);
-  return path;
-}
-
-/// Reads argument `index` from its .npy file into `data` (v->bytes bytes),
-/// checking dtype, shape and layout.
-static int readNpyArgument(const char *dir, const RematManifestValue *mv, size_t index, const ValueInfo *v,
-                           const char *entryName, void *data) {
-  char *path = valuePath(dir, mv, "arg", index);
-  if (!path)
-    return 0;
-  RematNpyArray a;
-  char why[512], what[256], got[320], want[320];
-  int ok = 0;
-  rematManifestDescribe(mv, "argument", what, sizeof(what));
-  if (!mv)
-    snprintf(what, sizeof(what), "argument %zu", index);
-  if (!rematNpyRead(path, &a, why, sizeof(why))) {
-    errorf("input file '%s' for %s of @%s: %s", path, what, entryName, why);
-  } else if (!rematNpyCheckLayout(&a, why, sizeof(why))) {
-    errorf("input file '%s' for %s of @%s: %s", path, what, entryName, why);
-  } else {
-    intptr_t rank = v->isMemref ? v->rank : 0;
-    int same = strcmp(a.dtype, elemDtype(v->elem)) == 0 && a.rank == rank;
-    for (intptr_t d = 0; same && d < rank; ++d)
-      same = a.shape[d] == v->shape[d];
-    if (!same) {
-      describeNumpy(a.dtype, a.rank, a.shape, got, sizeof(got));
-      describeNumpy(elemDtype(v->elem), rank, v->shape, want, sizeof(want));
-      errorf("input file '%s' holds %s, but %s of @%s is %s (%s)", path, got, what, entryName, v->typeText, want);
-    } else {
-      memcpy(data, a.data, v->bytes);
-      ok = 1;
-    }
-  }
-  rematNpyArrayFree(&a);
-  free(path);
-  return ok;
-}
-
-/// Writes result `index` (its sizes from the returned descriptor) as .npy.
-static int writeNpyResult(const char *dir, const RematManifestValue *mv, size_t index, const ValueInfo *v,
-                          const unsigned char *slot, const void *data, size_t bytes) {
-  char *path = valuePath(dir, mv, "result", index);
-  if (!path)
-    return 0;
-  int64_t shape[kRematNpyMaxRank];
-  intptr_t rank = v->isMemref ? v->rank : 0;
-  if (rank > kRematNpyMaxRank) {
-    errorf("cannot write output file '%s': rank %ld is over %d", path, (long)rank, kRematNpyMaxRank);
-    free(path);
-    return 0;
-  }
-  for (intptr_t d = 0; d < rank; ++d)
-    shape[d] = descField(slot, 3 + (size_t)d);
-  char why[256];
-  int ok = rematNpyWrite(path, elemDescr(v->elem), rank, shape, data, bytes, why, sizeof(why));
-  if (!ok)
-    errorf("cannot write output file '%s': %s", path, why);
-  free(path);
-  return ok;
-}
-
-/// Fills argument `v` from the seeded stream: integers in the manifest's
-/// range, else --int-range's, else the runtime's default [0, 8).
-static void fillArgument(RematRng *rng, const ValueInfo *v, const RematManifestValue *mv, const Options *opts,
-                         void *data) {
-  int isInt = v->elem == RematElemI32 || v->elem == RematElemI64;
-  if (isInt && mv && mv->hasIntRange)
-    rematRngFillIntRange(rng, v->elem, data, v->bytes, mv->lo, mv->hi);
-  else if (isInt && opts->hasIntRange)
-    rematRngFillIntRange(rng, v->elem, data, v->bytes, opts->intLo, opts->intHi);
-  else
-    rematRngFillElements(rng, v->elem, data, v->bytes);
-}
 
 /// The mutable ml_program.global ops of the module (the step's state), made
 /// public so that the JIT exports them (a private global has no symbol to
@@ -711,7 +474,7 @@ static long collectStateGlobals(MlirModule module, const char *displayName, Stat
       cap = cap ? 2 * cap : 4;
       StateGlobal *bigger = realloc(*out, cap * sizeof(StateGlobal));
       if (!bigger) {
-        errorf("out of memory");
+        rematRunErrorf("out of memory");
         return -1;
       }
       *out = bigger;
@@ -722,8 +485,8 @@ static long collectStateGlobals(MlirModule module, const char *displayName, Stat
     char why[512];
     if (mlirAttributeIsNull(typeAttr) || !mlirAttributeIsAType(typeAttr) ||
         !describeType(mlirTypeAttrGetValue(typeAttr), 0, &g->type, why, sizeof(why))) {
-      errorf("'%s': mutable ml_program.global @%s: %s", displayName, g->name,
-             mlirAttributeIsNull(typeAttr) ? "it has no type" : why);
+      rematRunErrorf("'%s': mutable ml_program.global @%s: %s", displayName, g->name,
+                     mlirAttributeIsNull(typeAttr) ? "it has no type" : why);
       return -1;
     }
     mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString("sym_visibility"));
@@ -865,12 +628,12 @@ static int runStep(Stepper *s, long step, Output *outputs) {
     rematAllocTrackerReleaseAll();
     rematAllocTrackerSetCap(0);
     if (noVariantStop)
-      errorf("no variant of @%s fits: the smallest needs %lld bytes, %lld bytes are free (%s); nothing was run",
-             prog->entryName, (long long)noVariantChoice.peakBytes, (long long)noVariantChoice.freeBytes,
-             noVariantChoice.source);
+      rematRunErrorf("no variant of @%s fits: the smallest needs %lld bytes, %lld bytes are free (%s); nothing was run",
+                     prog->entryName, (long long)noVariantChoice.peakBytes, (long long)noVariantChoice.freeBytes,
+                     noVariantChoice.source);
     else
-      errorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive, capRequested,
-             capCap);
+      rematRunErrorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive,
+                     capRequested, capCap);
     return RematExitUser;
   }
   if (step >= 0) {
@@ -903,12 +666,16 @@ static int runStep(Stepper *s, long step, Output *outputs) {
     }
     outputs[i].checksum = rematChecksum64(data, bytes);
     outputs[i].bytes = bytes;
-    if (step == 0 && opts->outputsDir && !writeOutputFile(opts->outputsDir, i, data, bytes))
+    if (step == 0 && opts->outputsDir && !rematRunWriteRawResult(opts->outputsDir, i, data, bytes))
       return RematExitUser;
-    if (step == 0 && opts->outputsNpy &&
-        !writeNpyResult(opts->outputsNpy, prog->haveManifest ? &prog->manifest.results[i] : NULL, i, v, slot, data,
-                        bytes))
-      return RematExitUser;
+    if (step == 0 && opts->outputsNpy) {
+      int64_t sizes[kRematNpyMaxRank];
+      for (intptr_t d = 0; d < v->rank && d < kRematNpyMaxRank; ++d)
+        sizes[d] = descField(slot, 3 + (size_t)d);
+      if (!rematRunWriteNpyResult(opts->outputsNpy, prog->haveManifest ? &prog->manifest.results[i] : NULL, i, v, sizes,
+                                  data, bytes))
+        return RematExitUser;
+    }
   }
   for (size_t i = 0; i < prog->numResults; ++i) {
     if (!prog->results[i].isMemref)
@@ -931,6 +698,24 @@ static int runStep(Stepper *s, long step, Output *outputs) {
   return RematExitOk;
 }
 
+/// The manifest's rng globals must be mutable ml_program globals of the
+/// module (the step's state).
+static int checkRngGlobals(const Program *prog, const char *displayName) {
+  const RematManifest *m = &prog->manifest;
+  for (size_t r = 0; r < m->numRngGlobals; ++r) {
+    size_t g = 0;
+    while (g < prog->numGlobals && strcmp(prog->globals[g].name, m->rngGlobals[r]) != 0)
+      ++g;
+    if (g == prog->numGlobals) {
+      rematRunErrorf("manifest '%s' does not match @%s in '%s': its rng global '%s' (line %d) is not a mutable "
+                     "ml_program.global of the module",
+                     m->path, prog->entryName, displayName, m->rngGlobals[r], m->rngLine);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /// Loads the manifest: --manifest, else NAME.manifest.json beside NAME.mlir
 /// when it exists. Returns 0 (printed) when one is given or found but bad.
 static int loadManifest(const Options *opts, Program *prog) {
@@ -948,7 +733,7 @@ static int loadManifest(const Options *opts, Program *prog) {
   char why[1024];
   prog->haveManifest = rematManifestLoad(path, &prog->manifest, why, sizeof(why));
   if (!prog->haveManifest)
-    errorf("%s", why);
+    rematRunErrorf("%s", why);
   free(found);
   return prog->haveManifest;
 }
@@ -964,8 +749,8 @@ static int hasFunction(MlirModule module, const char *name) {
 
 static int run(const Options *opts) {
   if (opts->gpu == 1) {
-    errorf("--target=gpu: remat-run JITs on the CPU only; build a GPU executable with "
-           "scripts/build-gpu-step.py FILE -o EXE (docs/gpu.md) and run it on the GPU machine");
+    rematRunErrorf("--target=gpu: remat-run JITs on the CPU only; build a GPU executable with "
+                   "scripts/build-gpu-step.py FILE -o EXE (docs/gpu.md) and run it on the GPU machine");
     return RematExitUser;
   }
 
@@ -976,7 +761,7 @@ static int run(const Options *opts) {
   errno = 0;
   char *source = rematToolReadFile(opts->file, &sourceSize);
   if (!source) {
-    errorf("cannot open '%s': %s", displayName, strerror(errno ? errno : EIO));
+    rematRunErrorf("cannot open '%s': %s", displayName, strerror(errno ? errno : EIO));
     return RematExitUser;
   }
   RematToolDiagnostics diag = {.displayName = displayName};
@@ -993,7 +778,7 @@ static int run(const Options *opts) {
   free(source);
   if (mlirModuleIsNull(prog.module)) {
     if (diag.errors == 0)
-      errorf("cannot parse '%s'", displayName);
+      rematRunErrorf("cannot parse '%s'", displayName);
     rc = RematExitUser;
     goto done;
   }
@@ -1007,14 +792,15 @@ static int run(const Options *opts) {
   }
   if (prog.haveManifest) {
     if (opts->entry && strcmp(opts->entry, prog.manifest.function) != 0) {
-      errorf("manifest '%s' describes @%s, not @%s (--entry)", prog.manifest.path, prog.manifest.function, opts->entry);
+      rematRunErrorf("manifest '%s' describes @%s, not @%s (--entry)", prog.manifest.path, prog.manifest.function,
+                     opts->entry);
       rc = RematExitUser;
       goto done;
     }
     wanted = prog.manifest.function;
     if (!hasFunction(prog.module, wanted)) {
-      errorf("manifest '%s' does not match '%s': it describes @%s, which '%s' does not define", prog.manifest.path,
-             displayName, wanted, displayName);
+      rematRunErrorf("manifest '%s' does not match '%s': it describes @%s, which '%s' does not define",
+                     prog.manifest.path, displayName, wanted, displayName);
       rc = RematExitUser;
       goto done;
     }
@@ -1041,7 +827,7 @@ static int run(const Options *opts) {
 
   MlirAttribute fnTypeAttr = mlirOperationGetAttributeByName(entry, mlirStringRefCreateFromCString("function_type"));
   if (mlirAttributeIsNull(fnTypeAttr) || !mlirAttributeIsAType(fnTypeAttr)) {
-    errorf("internal error: func.func without function_type");
+    rematRunErrorf("internal error: func.func without function_type");
     goto done;
   }
   MlirType fnType = mlirTypeAttrGetValue(fnTypeAttr);
@@ -1054,20 +840,21 @@ static int run(const Options *opts) {
   char why[512];
   for (size_t i = 0; i < prog.numArgs; ++i) {
     if (!describeType(mlirFunctionTypeGetInput(fnType, (intptr_t)i), 0, &prog.args[i], why, sizeof(why))) {
-      errorf("@%s argument %zu: %s", prog.entryName, i, why);
+      rematRunErrorf("@%s argument %zu: %s", prog.entryName, i, why);
       rc = RematExitUser;
       goto done;
     }
   }
   for (size_t i = 0; i < prog.numResults; ++i) {
     if (!describeType(mlirFunctionTypeGetResult(fnType, (intptr_t)i), 1, &prog.results[i], why, sizeof(why))) {
-      errorf("@%s result %zu: %s", prog.entryName, i, why);
+      rematRunErrorf("@%s result %zu: %s", prog.entryName, i, why);
       rc = RematExitUser;
       goto done;
     }
   }
-  if (prog.haveManifest && !checkManifest(&prog.manifest, displayName, prog.entryName, prog.args, prog.numArgs,
-                                          prog.results, prog.numResults, prog.globals, prog.numGlobals)) {
+  if (prog.haveManifest && (!rematRunCheckManifest(&prog.manifest, displayName, prog.entryName, prog.args, prog.numArgs,
+                                                   prog.results, prog.numResults) ||
+                            !checkRngGlobals(&prog, displayName))) {
     rc = RematExitUser;
     goto done;
   }
@@ -1081,8 +868,8 @@ static int run(const Options *opts) {
   if (mlirLogicalResultIsSuccess(status))
     status = rematDriverLowerModule(prog.module, &driverOptions);
   if (mlirLogicalResultIsFailure(status)) {
-    errorf("lowering @%s with the %s pipeline failed (see the diagnostics above)", prog.entryName,
-           opts->gpu == 2 ? "GPU kernels-on-CPU" : "CPU");
+    rematRunErrorf("lowering @%s with the %s pipeline failed (see the diagnostics above)", prog.entryName,
+                   opts->gpu == 2 ? "GPU kernels-on-CPU" : "CPU");
     rc = RematExitUser;
     goto done;
   }
@@ -1101,7 +888,7 @@ static int run(const Options *opts) {
   prog.jit = mlirExecutionEngineCreate(prog.module, /*optLevel=*/0, numLibs, libs, /*enableObjectDump=*/false,
                                        /*enablePIC=*/false);
   if (mlirExecutionEngineIsNull(prog.jit)) {
-    errorf("internal error: cannot create the execution engine for @%s", prog.entryName);
+    rematRunErrorf("internal error: cannot create the execution engine for @%s", prog.entryName);
     goto done;
   }
   mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("_mlir_memref_to_llvm_alloc"),
@@ -1124,7 +911,7 @@ static int run(const Options *opts) {
   void *packedSym = mlirExecutionEngineLookupPacked(prog.jit, mlirStringRefCreateFromCString(cifaceName));
   free(cifaceName);
   if (!packedSym) {
-    errorf("internal error: cannot find the C interface of @%s in the JIT", prog.entryName);
+    rematRunErrorf("internal error: cannot find the C interface of @%s in the JIT", prog.entryName);
     goto done;
   }
   void (*packed)(void **);
@@ -1137,7 +924,7 @@ static int run(const Options *opts) {
     sg->initial = malloc(sg->type.bytes + 1);
     sg->afterFirst = malloc(sg->type.bytes + 1);
     if (!sg->address || !sg->initial || !sg->afterFirst) {
-      errorf("internal error: cannot find the state global @%s in the JIT", sg->name);
+      rematRunErrorf("internal error: cannot find the state global @%s in the JIT", sg->name);
       goto done;
     }
     memcpy(sg->initial, sg->address, sg->type.bytes);
@@ -1175,7 +962,7 @@ static int run(const Options *opts) {
   st.freed = calloc(numResults + 1, sizeof(void *));
   if (!st.argData || !st.argPristine || !argDesc || !argDescPtr || !st.resultOffset || !st.resultBuf ||
       !st.packedArgs || !firstOutputs || !outputs || !st.freed) {
-    errorf("out of memory");
+    rematRunErrorf("out of memory");
     rc = RematExitInternal;
     goto cleanup;
   }
@@ -1188,27 +975,27 @@ static int run(const Options *opts) {
     const RematManifestValue *mv = prog.haveManifest ? &prog.manifest.args[i] : NULL;
     st.argData[i] = aligned_alloc(64, (v->bytes + 64) / 64 * 64);
     if (!st.argData[i]) {
-      errorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
+      rematRunErrorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
       rc = RematExitUser;
       goto cleanup;
     }
     if (opts->inputsDir) {
-      if (!readInputFile(opts->inputsDir, i, st.argData[i], v->bytes)) {
+      if (!rematRunReadRawArgument(opts->inputsDir, i, st.argData[i], v->bytes)) {
         rc = RematExitUser;
         goto cleanup;
       }
     } else if (opts->inputsNpy) {
-      if (!readNpyArgument(opts->inputsNpy, mv, i, v, prog.entryName, st.argData[i])) {
+      if (!rematRunReadNpyArgument(opts->inputsNpy, mv, i, v, prog.entryName, st.argData[i])) {
         rc = RematExitUser;
         goto cleanup;
       }
     } else {
-      fillArgument(&rng, v, mv, opts, st.argData[i]);
+      rematRunFillArgument(&rng, v, mv, opts->hasIntRange, opts->intLo, opts->intHi, st.argData[i]);
     }
     argumentBytes += v->bytes;
     st.argPristine[i] = malloc(v->bytes ? v->bytes : 1);
     if (!st.argPristine[i]) {
-      errorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
+      rematRunErrorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
       rc = RematExitUser;
       goto cleanup;
     }
@@ -1216,7 +1003,7 @@ static int run(const Options *opts) {
     if (v->isMemref) {
       argDesc[i] = calloc(descriptorSize(v->rank), 1);
       if (!argDesc[i]) {
-        errorf("out of memory");
+        rematRunErrorf("out of memory");
         goto cleanup;
       }
       memcpy(argDesc[i], &st.argData[i], sizeof(void *));
@@ -1258,9 +1045,9 @@ static int run(const Options *opts) {
     // Without state every step must repeat step 1 exactly.
     for (size_t i = 0; i < numResults && prog.numGlobals == 0; ++i)
       if (firstOutputs[i].checksum != outputs[i].checksum) {
-        errorf("output %zu of @%s differs between step 1 and step %ld (checksums %016" PRIx64 " and %016" PRIx64
-               "): the program is not deterministic (does it read uninitialized memory?)",
-               i, prog.entryName, step + 1, firstOutputs[i].checksum, outputs[i].checksum);
+        rematRunErrorf("output %zu of @%s differs between step 1 and step %ld (checksums %016" PRIx64 " and %016" PRIx64
+                       "): the program is not deterministic (does it read uninitialized memory?)",
+                       i, prog.entryName, step + 1, firstOutputs[i].checksum, outputs[i].checksum);
         rc = RematExitUser;
         goto cleanup;
       }
@@ -1278,18 +1065,18 @@ static int run(const Options *opts) {
       goto cleanup;
     for (size_t i = 0; i < numResults; ++i)
       if (firstOutputs[i].checksum != outputs[i].checksum) {
-        errorf("output %zu of @%s differs between step 1 and step 1 run again from the same inputs and state "
-               "(the state globals restored; checksums %016" PRIx64 " and %016" PRIx64
-               "): the program is not deterministic (does it read uninitialized memory?)",
-               i, prog.entryName, firstOutputs[i].checksum, outputs[i].checksum);
+        rematRunErrorf("output %zu of @%s differs between step 1 and step 1 run again from the same inputs and state "
+                       "(the state globals restored; checksums %016" PRIx64 " and %016" PRIx64
+                       "): the program is not deterministic (does it read uninitialized memory?)",
+                       i, prog.entryName, firstOutputs[i].checksum, outputs[i].checksum);
         rc = RematExitUser;
         goto cleanup;
       }
     for (size_t g = 0; g < prog.numGlobals; ++g)
       if (memcmp(prog.globals[g].address, prog.globals[g].afterFirst, prog.globals[g].type.bytes) != 0) {
-        errorf("the state global @%s after step 1 differs from its value after step 1 run again from the same "
-               "state: the program is not deterministic",
-               prog.globals[g].name);
+        rematRunErrorf("the state global @%s after step 1 differs from its value after step 1 run again from the same "
+                       "state: the program is not deterministic",
+                       prog.globals[g].name);
         rc = RematExitUser;
         goto cleanup;
       }
