@@ -45,9 +45,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// Bufferization and deallocation as on the CPU (the memory model's), so
-/// that the device allocates and frees what the estimate counts.
-static const char kBufferizePipeline[] = "builtin.module(" REMAT_PIPELINE_BUFFERIZE_AND_FREE ")";
 static const char kParallelLoopsPipeline[] = "builtin.module(" REMAT_PIPELINE_LINALG_TO_PARALLEL_LOOPS ")";
 
 //===----------------------------------------------------------------------===//
@@ -75,7 +72,7 @@ static void alignAllocsLikeDevice(MlirModule module) {
 MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module) {
   rematMarkCInterfaces(module);
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)) ||
-      mlirLogicalResultIsFailure(rematRunPipeline(module, kBufferizePipeline)) ||
+      mlirLogicalResultIsFailure(rematBufferizeAndFree(module)) ||
       mlirLogicalResultIsFailure(rematGpuMoveBuffersToDevice(module, false)))
     return mlirLogicalResultFailure();
   alignAllocsLikeDevice(module);
@@ -253,7 +250,9 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   rematMarkCInterfaces(module);
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
     return mlirLogicalResultFailure();
-  if (mlirLogicalResultIsFailure(rematRunPipeline(module, kBufferizePipeline)))
+  // Bufferization and deallocation as on the CPU (the memory model's), so
+  // that the device allocates and frees what the estimate counts.
+  if (mlirLogicalResultIsFailure(rematBufferizeAndFree(module)))
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(rematGpuMoveBuffersToDevice(module, true)))
     return mlirLogicalResultFailure();

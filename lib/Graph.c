@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Clock.h"
+#include "Donation.h"
 #include "GraphInternal.h"
 #include "IRBuild.h"
 #include "InPlace.h"
@@ -170,7 +171,7 @@ intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx) {
 /// output's block argument (a fill, a generic computing its output from its
 /// inputs alone) and for materialize_in_destination; true otherwise. A
 /// destination written out of place is copied only when it is read.
-static bool destinationIsRead(MlirOperation op, intptr_t resultIdx) {
+bool rematDestinationIsRead(MlirOperation op, intptr_t resultIdx) {
   if (rematNameIs(rematOpName(op), "bufferization.materialize_in_destination"))
     return false;
   if (!rematNameStartsWith(rematOpName(op), "linalg.") || mlirOperationGetNumRegions(op) != 1)
@@ -543,7 +544,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, const int8_t *
       // copies the destination's contents into it when the op reads them
       // (AnalysisState::canOmitTensorCopy).
       if (src >= 0 && decision == 0 && g->bufferizationAnalysis && info->cls != RematOpClassView &&
-          destinationIsRead(op, r) && !hasUndefinedContents(g->values[src].value))
+          rematDestinationIsRead(op, r) && !hasUndefinedContents(g->values[src].value))
         g->copyBytes += g->values[src].bytes;
     }
     // A call operand the callee writes in place, while the caller still
@@ -592,7 +593,8 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, const int8_t *
 
   // Returned values stay resident to the end. A returned value that lives in
   // an argument or global buffer, or that is returned twice, is copied into a
-  // fresh buffer by the deallocation pipeline (the caller must own results).
+  // fresh buffer by the deallocation pipeline (the caller must own results),
+  // unless it is a donated result in its argument's buffer (Donation.h).
   if (g->numOps > 0 && rematNameIs(rematOpName(g->ops[g->numOps - 1].op), "func.return")) {
     intptr_t ret = g->numOps - 1;
     MlirOperation retOp = g->ops[ret].op;
@@ -601,6 +603,10 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, const int8_t *
       if (v < 0 || g->values[v].buffer < 0)
         continue;
       RematBufferInfo *b = &g->buffers[g->values[v].buffer];
+      // A donated result in its argument's buffer is handed back as it is.
+      intptr_t donor = i < g->numReturnOperands ? g->donorOfResult[i] : -1;
+      if (donor >= 0 && g->values[v].buffer == g->values[donor].buffer)
+        continue;
       if (b->external || b->result) {
         RematBufferInfo copy = {.bytes = rematReturnCopyBytes(g, g->values[v].bytes),
                                 .allocOp = ret,
@@ -625,6 +631,33 @@ oom:
   free(global);
   free(bufferOfRoot);
   return false;
+}
+
+/// The donated results the return can hand back in their argument's buffer
+/// as they are (GraphInternal.h: donorOfResult). False when out of memory.
+static bool findDonations(RematGraphImpl *g) {
+  if (g->numOps == 0 || !rematNameIs(rematOpName(g->ops[g->numOps - 1].op), "func.return"))
+    return true;
+  MlirOperation ret = g->ops[g->numOps - 1].op;
+  intptr_t n = mlirOperationGetNumOperands(ret);
+  g->donorOfResult = rematDonorsOfResults(g->func, n);
+  if (!g->donorOfResult)
+    return false;
+  g->numReturnOperands = n;
+  for (intptr_t i = 0; i < n; ++i) {
+    intptr_t a = g->donorOfResult[i];
+    if (a < 0)
+      continue;
+    MlirValue v = mlirOperationGetOperand(ret, i);
+    MlirValue arg = g->values[a].value;
+    // In the bufferized step, the argument itself or a linalg op's result
+    // written into it is the argument's memref; a view of it is another.
+    bool asItIs = mlirValueEqual(v, arg) ||
+                  (mlirValueIsAOpResult(v) && rematOpNameStartsWith(mlirOpResultGetOwner(v), "linalg."));
+    if (a >= g->numArgs || !asItIs || !mlirTypeEqual(mlirValueGetType(v), mlirValueGetType(arg)))
+      g->donorOfResult[i] = -1;
+  }
+  return true;
 }
 
 static const char *kAnalysisPipeline =
@@ -774,7 +807,7 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     }
     for (intptr_t r = 0; r < info->numResults; ++r) {
       intptr_t dest = rematAliasingOperand(info->op, r);
-      if (dest >= 0 && dest < numOperands && info->cls != RematOpClassView && !destinationIsRead(info->op, r)) {
+      if (dest >= 0 && dest < numOperands && info->cls != RematOpClassView && !rematDestinationIsRead(info->op, r)) {
         intptr_t id = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(info->op, dest).ptr);
         if (id >= 0)
           bytes -= (double)g->values[id].bytes;
@@ -823,6 +856,8 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     if (g->bufferizationAnalysis)
       g->bufferizationAnalysis = sameOpSequence(body, cloneBody);
   }
+  if (!findDonations(g))
+    goto failClone;
   bool assigned = assignBuffers(g, g->bufferizationAnalysis ? cloneBody : (MlirBlock){NULL}, ownInPlace);
   free(ownInPlace);
   if (!assigned)
@@ -868,6 +903,7 @@ void rematGraphDestroy(RematGraph graph) {
   free(g->values);
   free(g->buffers);
   free(g->uses);
+  free(g->donorOfResult);
   free(g);
 }
 

@@ -9,6 +9,7 @@
 #include "mlir-c/Pass.h"
 
 #include "Clock.h"
+#include "Donation.h"
 #include "Pipeline.h"
 
 /// Parses in one context. Several top-level ops get an implicit module, as
@@ -110,5 +111,7 @@ MlirLogicalResult rematModuleNormalize(MlirModule module) {
   if (mlirLogicalResultIsSuccess(result))
     result = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module));
   mlirPassManagerDestroy(pm);
+  if (mlirLogicalResultIsSuccess(result))
+    result = rematApplyDonations(module);
   return result;
 }
