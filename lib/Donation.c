@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "GraphInternal.h"
 #include "IRBuild.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -125,7 +124,8 @@ static MlirLogicalResult checkDonations(MlirOperation func, intptr_t *donors, in
       continue;
     char what[640];
     if (result < 0 || result >= numResults) {
-      snprintf(what, sizeof(what), "to result %ld, but the function has %ld results", (long)result, (long)numResults);
+      snprintf(what, sizeof(what), "to result %ld, but the function has %ld result%s", (long)result, (long)numResults,
+               numResults == 1 ? "" : "s");
       return donationError(func, a, attr, what);
     }
     if (donors[result] >= 0) {
@@ -168,8 +168,10 @@ static bool pointChainAt(MlirBlock body, MlirValue value, MlirValue arg) {
     MlirOperation op = mlirOpResultGetOwner(value);
     if (!mlirBlockEqual(mlirOperationGetBlock(op), body) || !rematOpNameStartsWith(op, "linalg."))
       return false;
+    // Destination-passing style: the inits are the trailing operands, one
+    // per tensor result.
     intptr_t r = mlirOpResultGetResultNumber(value);
-    intptr_t d = rematAliasingOperand(op, r);
+    intptr_t d = mlirOperationGetNumOperands(op) - mlirOperationGetNumResults(op) + r;
     if (d < 0 || d >= mlirOperationGetNumOperands(op))
       return false;
     MlirValue dest = mlirOperationGetOperand(op, d);
@@ -177,7 +179,7 @@ static bool pointChainAt(MlirBlock body, MlirValue value, MlirValue arg) {
       return false;
     MlirOperation def = mlirOpResultGetOwner(dest);
     if (rematIsOp(def, "tensor.empty")) {
-      if (rematDestinationIsRead(op, r))
+      if (rematLinalgBodyReadsOperand(op, d))
         return false;
       mlirOperationSetOperand(op, d, arg);
       if (mlirOpOperandIsNull(mlirValueGetFirstUse(dest)))

@@ -171,18 +171,12 @@ intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx) {
 /// output's block argument (a fill, a generic computing its output from its
 /// inputs alone) and for materialize_in_destination; true otherwise. A
 /// destination written out of place is copied only when it is read.
-bool rematDestinationIsRead(MlirOperation op, intptr_t resultIdx) {
+static bool destinationIsRead(MlirOperation op, intptr_t resultIdx) {
   if (rematNameIs(rematOpName(op), "bufferization.materialize_in_destination"))
     return false;
-  if (!rematNameStartsWith(rematOpName(op), "linalg.") || mlirOperationGetNumRegions(op) != 1)
+  if (!rematNameStartsWith(rematOpName(op), "linalg."))
     return true;
-  intptr_t operand = rematAliasingOperand(op, resultIdx);
-  intptr_t numOperands = mlirOperationGetNumOperands(op);
-  if (operand < 0 || operand >= numOperands)
-    return true;
-  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-  return mlirBlockIsNull(entry) || mlirBlockGetNumArguments(entry) != numOperands ||
-         !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(entry, operand)));
+  return rematLinalgBodyReadsOperand(op, rematAliasingOperand(op, resultIdx));
 }
 
 /// Whether `op` only allocates (tensor.empty, an alloc_tensor without a
@@ -544,7 +538,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, const int8_t *
       // copies the destination's contents into it when the op reads them
       // (AnalysisState::canOmitTensorCopy).
       if (src >= 0 && decision == 0 && g->bufferizationAnalysis && info->cls != RematOpClassView &&
-          rematDestinationIsRead(op, r) && !hasUndefinedContents(g->values[src].value))
+          destinationIsRead(op, r) && !hasUndefinedContents(g->values[src].value))
         g->copyBytes += g->values[src].bytes;
     }
     // A call operand the callee writes in place, while the caller still
@@ -807,7 +801,7 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     }
     for (intptr_t r = 0; r < info->numResults; ++r) {
       intptr_t dest = rematAliasingOperand(info->op, r);
-      if (dest >= 0 && dest < numOperands && info->cls != RematOpClassView && !rematDestinationIsRead(info->op, r)) {
+      if (dest >= 0 && dest < numOperands && info->cls != RematOpClassView && !destinationIsRead(info->op, r)) {
         intptr_t id = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(info->op, dest).ptr);
         if (id >= 0)
           bytes -= (double)g->values[id].bytes;

@@ -84,9 +84,6 @@ intptr_t rematGraphTopLevelIndex(const RematGraphImpl *g, MlirOperation op);
 /// Operand index whose buffer result `resultIdx` of `op` reuses when written
 /// in place, or -1 for ops that allocate.
 intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx);
-/// Whether `op` reads the old contents of the destination of result
-/// `resultIdx` (One-Shot Bufferize's bufferizesToMemoryRead for it).
-bool rematDestinationIsRead(MlirOperation op, intptr_t resultIdx);
 
 static inline RematGraphImpl *rematGraphImpl(RematGraph graph) { return (RematGraphImpl *)graph.ptr; }
 
