@@ -130,7 +130,10 @@ static bool isHostSafe(MlirOperation op) {
   for (size_t i = 0; i < sizeof(kSafe) / sizeof(kSafe[0]); ++i)
     if (rematIsOp(op, kSafe[i]))
       return true;
-  if (rematOpNameStartsWith(op, "arith.") || rematOpNameStartsWith(op, "index."))
+  // Scalar arithmetic (math.powf of a rank-0 generic: Adam's bias
+  // correction) reads no buffer; step 3b sinks it with the loads it uses.
+  if (rematOpNameStartsWith(op, "arith.") || rematOpNameStartsWith(op, "index.") ||
+      (rematOpNameStartsWith(op, "math.") && mlirOperationGetNumRegions(op) == 0))
     return true;
   // Conditional deallocations from the deallocation pipeline.
   if (rematIsOp(op, "scf.if")) {

@@ -48,9 +48,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// Bufferization and deallocation as on the CPU (the memory model's), so
-/// that the device allocates and frees what the estimate counts.
-static const char kBufferizePipeline[] = "builtin.module(" REMAT_PIPELINE_BUFFERIZE_AND_FREE ")";
 static const char kParallelLoopsPipeline[] = "builtin.module(" REMAT_PIPELINE_LINALG_TO_PARALLEL_LOOPS ")";
 
 //===----------------------------------------------------------------------===//
@@ -79,7 +76,7 @@ MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module) {
   rematMarkCInterfaces(module);
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)) ||
       mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)) ||
-      mlirLogicalResultIsFailure(rematRunPipeline(module, kBufferizePipeline)) ||
+      mlirLogicalResultIsFailure(rematBufferizeAndFree(module)) ||
       mlirLogicalResultIsFailure(rematGpuMoveBuffersToDevice(module, false)))
     return mlirLogicalResultFailure();
   rematGpuScatterLoopsToParallel(module);
@@ -260,7 +257,9 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)))
     return mlirLogicalResultFailure();
-  if (mlirLogicalResultIsFailure(rematRunPipeline(module, kBufferizePipeline)))
+  // Bufferization and deallocation as on the CPU (the memory model's), so
+  // that the device allocates and frees what the estimate counts.
+  if (mlirLogicalResultIsFailure(rematBufferizeAndFree(module)))
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(rematGpuMoveBuffersToDevice(module, true)))
     return mlirLogicalResultFailure();

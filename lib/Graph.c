@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Clock.h"
+#include "Donation.h"
 #include "GraphInternal.h"
 #include "IRBuild.h"
 #include "InPlace.h"
@@ -180,15 +181,9 @@ intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx) {
 static bool destinationIsRead(MlirOperation op, intptr_t resultIdx) {
   if (rematNameIs(rematOpName(op), "bufferization.materialize_in_destination"))
     return false;
-  if (!rematNameStartsWith(rematOpName(op), "linalg.") || mlirOperationGetNumRegions(op) != 1)
+  if (!rematNameStartsWith(rematOpName(op), "linalg."))
     return true;
-  intptr_t operand = rematAliasingOperand(op, resultIdx);
-  intptr_t numOperands = mlirOperationGetNumOperands(op);
-  if (operand < 0 || operand >= numOperands)
-    return true;
-  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-  return mlirBlockIsNull(entry) || mlirBlockGetNumArguments(entry) != numOperands ||
-         !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(entry, operand)));
+  return rematLinalgBodyReadsOperand(op, rematAliasingOperand(op, resultIdx));
 }
 
 /// Whether `op` only allocates (tensor.empty, an alloc_tensor without a
@@ -610,7 +605,8 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, const int8_t *
 
   // Returned values stay resident to the end. A returned value that lives in
   // an argument or global buffer, or that is returned twice, is copied into a
-  // fresh buffer by the deallocation pipeline (the caller must own results).
+  // fresh buffer by the deallocation pipeline (the caller must own results),
+  // unless it is a donated result in its argument's buffer (Donation.h).
   if (g->numOps > 0 && rematNameIs(rematOpName(g->ops[g->numOps - 1].op), "func.return")) {
     intptr_t ret = g->numOps - 1;
     MlirOperation retOp = g->ops[ret].op;
@@ -619,6 +615,10 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, const int8_t *
       if (v < 0 || g->values[v].buffer < 0)
         continue;
       RematBufferInfo *b = &g->buffers[g->values[v].buffer];
+      // A donated result in its argument's buffer is handed back as it is.
+      intptr_t donor = i < g->numReturnOperands ? g->donorOfResult[i] : -1;
+      if (donor >= 0 && g->values[v].buffer == g->values[donor].buffer)
+        continue;
       if (b->external || b->result) {
         RematBufferInfo copy = {.bytes = rematReturnCopyBytes(g, g->values[v].bytes),
                                 .allocOp = ret,
@@ -643,6 +643,33 @@ oom:
   free(global);
   free(bufferOfRoot);
   return false;
+}
+
+/// The donated results the return can hand back in their argument's buffer
+/// as they are (GraphInternal.h: donorOfResult). False when out of memory.
+static bool findDonations(RematGraphImpl *g) {
+  if (g->numOps == 0 || !rematNameIs(rematOpName(g->ops[g->numOps - 1].op), "func.return"))
+    return true;
+  MlirOperation ret = g->ops[g->numOps - 1].op;
+  intptr_t n = mlirOperationGetNumOperands(ret);
+  g->donorOfResult = rematDonorsOfResults(g->func, n);
+  if (!g->donorOfResult)
+    return false;
+  g->numReturnOperands = n;
+  for (intptr_t i = 0; i < n; ++i) {
+    intptr_t a = g->donorOfResult[i];
+    if (a < 0)
+      continue;
+    MlirValue v = mlirOperationGetOperand(ret, i);
+    MlirValue arg = g->values[a].value;
+    // In the bufferized step, the argument itself or a linalg op's result
+    // written into it is the argument's memref; a view of it is another.
+    bool asItIs = mlirValueEqual(v, arg) ||
+                  (mlirValueIsAOpResult(v) && rematOpNameStartsWith(mlirOpResultGetOwner(v), "linalg."));
+    if (a >= g->numArgs || !asItIs || !mlirTypeEqual(mlirValueGetType(v), mlirValueGetType(arg)))
+      g->donorOfResult[i] = -1;
+  }
+  return true;
 }
 
 static const char *kAnalysisPipeline =
@@ -885,6 +912,8 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     if (g->bufferizationAnalysis)
       g->bufferizationAnalysis = sameOpSequence(body, cloneBody);
   }
+  if (!findDonations(g))
+    goto failClone;
   bool assigned = assignBuffers(g, g->bufferizationAnalysis ? cloneBody : (MlirBlock){NULL}, ownInPlace);
   free(ownInPlace);
   if (!assigned)
@@ -930,6 +959,7 @@ void rematGraphDestroy(RematGraph graph) {
   free(g->values);
   free(g->buffers);
   free(g->uses);
+  free(g->donorOfResult);
   free(g);
 }
 

@@ -64,6 +64,13 @@ typedef struct RematGraphImpl {
   // bytes as the CPU lowering allocates them, 64 as runtime/gpu accounts
   // device allocations (RematGraphOptions.deviceAccounting).
   int64_t returnCopyAlignment;
+  // Per operand of the return (numReturnOperands entries): the argument
+  // donated to that result (lib/Donation.h) when the returned value can be
+  // handed back in the argument's buffer as it is (the argument itself, or a
+  // linalg result of its type), else -1. Such a value in the argument's
+  // buffer is not copied at the return.
+  intptr_t *donorOfResult;
+  intptr_t numReturnOperands;
   RematPtrMap valueIds;
   RematPtrMap opIds; // top-level ops only
   // The lower bound, computed once (lib/Memory.c: it costs max flows, and

@@ -18,6 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+bool rematLinalgBodyReadsOperand(MlirOperation op, intptr_t operand) {
+  intptr_t numOperands = mlirOperationGetNumOperands(op);
+  if (mlirOperationGetNumRegions(op) != 1 || operand < 0 || operand >= numOperands)
+    return true;
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  return mlirBlockIsNull(entry) || mlirBlockGetNumArguments(entry) != numOperands ||
+         !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(entry, operand)));
+}
+
 MlirOperation rematEnclosingModule(MlirOperation op) {
   while (!mlirOperationIsNull(op) && !rematIsOp(op, "builtin.module"))
     op = mlirOperationGetParentOperation(op);

@@ -50,6 +50,10 @@ static inline bool rematOpNameStartsWith(MlirOperation op, const char *prefix) {
 /// The builtin.module holding `op` (or `op` itself), or null.
 MlirOperation rematEnclosingModule(MlirOperation op);
 
+/// Whether the body of the linalg op `op` uses the block argument of operand
+/// `operand` (reads its elements); true when `op` has no such body.
+bool rematLinalgBodyReadsOperand(MlirOperation op, intptr_t operand);
+
 /// An error at `at` reading PREFIX, the name of `named`, SUFFIX.
 void rematEmitErrorNamingOp(MlirOperation at, const char *prefix, MlirOperation named, const char *suffix);
 

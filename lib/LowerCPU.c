@@ -18,9 +18,8 @@
 
 #include "mlir-c/Diagnostics.h"
 
-static const char kCpuPipeline[] =
-    "builtin.module(" REMAT_PIPELINE_ELEMENTWISE_TO_LINALG "," REMAT_PIPELINE_BUFFERIZE_AND_FREE ","
-    "convert-linalg-to-loops," REMAT_PIPELINE_HOST_TO_LLVM ")";
+static const char kCpuPipelineHead[] = "builtin.module(" REMAT_PIPELINE_ELEMENTWISE_TO_LINALG ")";
+static const char kCpuPipelineTail[] = "builtin.module(convert-linalg-to-loops," REMAT_PIPELINE_HOST_TO_LLVM ")";
 
 MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
   MlirOperation moduleOp = mlirModuleGetOperation(module);
@@ -34,7 +33,9 @@ MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
     return mlirLogicalResultFailure();
   }
   rematMarkCInterfaces(module);
-  if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormLoops)))
+  if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormLoops)) ||
+      mlirLogicalResultIsFailure(rematRunPipeline(module, kCpuPipelineHead)) ||
+      mlirLogicalResultIsFailure(rematBufferizeAndFree(module)))
     return mlirLogicalResultFailure();
-  return rematRunPipeline(module, kCpuPipeline);
+  return rematRunPipeline(module, kCpuPipelineTail);
 }

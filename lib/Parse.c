@@ -9,6 +9,7 @@
 #include "mlir-c/Pass.h"
 
 #include "Clock.h"
+#include "Donation.h"
 #include "Pipeline.h"
 #include "Scatter.h"
 
@@ -152,5 +153,7 @@ MlirLogicalResult rematModuleNormalize(MlirModule module) {
   // torch-mlir's scatter, which no MLIR verifier checks here (lib/Scatter.h).
   if (mlirLogicalResultIsSuccess(result))
     result = rematCheckScatters(module);
+  if (mlirLogicalResultIsSuccess(result))
+    result = rematApplyDonations(module);
   return result;
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Pipeline.h"
 
+#include "Donation.h"
 #include "IRBuild.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -69,4 +70,12 @@ MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const
 
 MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline) {
   return rematRunPipelineOn(mlirModuleGetOperation(module), "builtin.module", pipeline);
+}
+
+MlirLogicalResult rematBufferizeAndFree(MlirModule module) {
+  if (mlirLogicalResultIsFailure(
+          rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_BUFFERIZE_AND_DEALLOCATE ")")))
+    return mlirLogicalResultFailure();
+  rematReturnDonatedBuffers(module);
+  return rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_FREE_AFTER_LAST_USE ")");
 }

@@ -20,14 +20,17 @@
 #define REMAT_PIPELINE_ELEMENTWISE_TO_LINALG "func.func(convert-elementwise-to-linalg)"
 
 /// Bufferization (in place where one-shot bufferization's analysis allows),
-/// then every buffer freed right after its last use. The memory model of
-/// remat/Memory.h describes what this does. convert-bufferization-to-memref
-/// lowers the bufferization.clone ops that the deallocation pipeline inserts
-/// for returned values it does not own (function arguments, memref.get_global
-/// constants) into memref.alloc + memref.copy.
-#define REMAT_PIPELINE_BUFFERIZE_AND_FREE                                                                              \
+/// then every buffer freed right after its last use: the two halves that
+/// rematBufferizeAndFree runs around its one step in C. The memory model of
+/// remat/Memory.h describes what this does. The deallocation pipeline copies
+/// (bufferization.clone) every returned buffer the function does not own
+/// (function arguments, memref.get_global constants);
+/// convert-bufferization-to-memref lowers those clones into memref.alloc +
+/// memref.copy.
+#define REMAT_PIPELINE_BUFFERIZE_AND_DEALLOCATE                                                                        \
   "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"           \
-  "buffer-deallocation-pipeline,"                                                                                      \
+  "buffer-deallocation-pipeline"
+#define REMAT_PIPELINE_FREE_AFTER_LAST_USE                                                                             \
   "convert-bufferization-to-memref,"                                                                                   \
   "func.func(optimize-allocation-liveness)"
 
@@ -61,6 +64,12 @@ MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline);
 /// "func.func"); a pipeline that does not parse is an internal error emitted
 /// at `op`.
 MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const char *pipeline);
+
+/// Bufferizes and frees (REMAT_PIPELINE_BUFFERIZE_AND_DEALLOCATE, then
+/// REMAT_PIPELINE_FREE_AFTER_LAST_USE) with one step between them: a donated
+/// result that is its argument's buffer is returned as it is, not copied
+/// (lib/Donation.h). Every lowering bufferizes through this.
+MlirLogicalResult rematBufferizeAndFree(MlirModule module);
 
 /// Sets `llvm.emit_c_interface` on every func.func with a body, so that the
 /// runner or the AOT main can call it through `_mlir_ciface_<name>`. Every

@@ -530,7 +530,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
       ver->epoch = 0;
     }
     // Returned values stay resident; one living in an argument or global, or
-    // returned twice, is copied into a fresh buffer (as Graph.c models it).
+    // returned twice, is copied into a fresh buffer (as Graph.c models it),
+    // but for a donated result in its argument's buffer.
     if (ok && !sim->instClone[k] && sim->instOp[k] == ctx->returnOp) {
       for (intptr_t q = sim->instReadsBegin[k]; q < sim->instReadsBegin[k + 1]; ++q)
         versionOfValue[sim->versions[sim->readVersion[q]].value] = sim->readVersion[q];
@@ -540,6 +541,9 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
         if (verId < 0 || sim->versions[verId].buffer < 0)
           continue;
         RematSimBuffer *b = &sim->buffers[sim->versions[verId].buffer];
+        intptr_t donor = i < g->numReturnOperands ? g->donorOfResult[i] : -1;
+        if (donor >= 0 && sim->versions[verId].buffer == sim->versions[donor].buffer)
+          continue; // a donated result in its argument's buffer: handed back as it is
         if (b->external || b->result) {
           sim->buffers[nb++] = (RematSimBuffer){
               .bytes = rematReturnCopyBytes(g, g->values[x].bytes), .alloc = k, .lastUse = k, .result = true};

@@ -22,9 +22,12 @@ MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStr
                             double *parseSeconds);
 
 /// Runs the normalization remat expects before analysis and lowering
-/// (elementwise arith/math on tensors become linalg.generic) and checks the
-/// ops remat knows without their dialect (tm_tensor.scatter). Diagnostics go
-/// to the module's context.
+/// (elementwise arith/math on tensors become linalg.generic; a donated
+/// result, `iree.abi.output` or `tf.aliasing_output` on its argument, gets
+/// the argument as its destination: docs/memory-model.md, "Donated
+/// arguments") and checks the ops remat knows without their dialect
+/// (tm_tensor.scatter). Diagnostics go to the module's context; a donation
+/// attribute that names no result of the argument's type is an error.
 MlirLogicalResult rematModuleNormalize(MlirModule module);
 
 #ifdef __cplusplus
