@@ -532,10 +532,10 @@ def export_step(model, example_inputs, loss_fn=None, path="step.mlir", *, func_n
 
 
 def _named(model):
-    d = {}
-    for k, v in model.named_parameters():
+    d = {}  # every name of a tied (shared) parameter: torch.export may name it by any of them
+    for k, v in model.named_parameters(remove_duplicate=False):
         d[k] = v
-    for k, v in model.named_buffers():
+    for k, v in model.named_buffers(remove_duplicate=False):
         d[k] = v
     return d
 
@@ -579,8 +579,10 @@ def write_arguments(model, example_inputs, manifest, directory):
 def reference(model, example_inputs, manifest, loss_fn=None, model_inputs=None, sdpa_backend=None):
     """PyTorch eager: the step's results in manifest order (loss, gradients,
     updated buffers) as numpy arrays, computed on a deep copy of the model
-    (the model itself is not changed). sdpa_backend None: PyTorch's choice."""
+    (the model itself is not changed; tied parameters untied as in the step,
+    see untie). sdpa_backend None: PyTorch's choice."""
     m = copy.deepcopy(model)
+    untie(m)
     inputs, n = _split_inputs(example_inputs, loss_fn, model_inputs)
     step = _Step(m, loss_fn, n)
     for p in m.parameters():
@@ -601,6 +603,24 @@ def reference(model, example_inputs, manifest, loss_fn=None, model_inputs=None, 
         else:
             raise ValueError(f"reference: result {r['index']} has role {r['role']}, which eager PyTorch does not give")
     return out
+
+
+def untie(model):
+    """Gives every alias of a tied (shared) parameter its own copy, in place.
+    The exported step does the same: aot_export_module lifts each name of a
+    shared parameter as its own argument, and the step returns one partial
+    gradient per name (PyTorch's .grad of the shared tensor is their sum).
+    Returns the names untied."""
+    seen, untied = {}, []
+    for name, p in list(model.named_parameters(remove_duplicate=False)):
+        if id(p) in seen:
+            mod_name, _, attr = name.rpartition(".")
+            owner = model.get_submodule(mod_name) if mod_name else model
+            setattr(owner, attr, nn.Parameter(p.detach().clone(), requires_grad=p.requires_grad))
+            untied.append(name)
+        else:
+            seen[id(p)] = name
+    return untied
 
 
 def write_reference(model, example_inputs, manifest, directory, **kw):
