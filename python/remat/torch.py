@@ -312,9 +312,27 @@ def _locate(step, inputs, op, diag, sdpa_backend):
     return text
 
 
+def _unlowered_aten(gm):
+    """The torch.aten ops that torch-mlir's conversions to linalg / tm_tensor /
+    scf / arith leave (partial conversions on the torch backend IR): the ops
+    without a lowering, when the failure names only a constant they use."""
+    try:
+        from torch_mlir import fx
+        from torch_mlir.passmanager import PassManager
+        mod = fx.stateless_fx_import(gm, output_type="torch")
+        with mod.context:
+            PassManager.parse("builtin.module(func.func(convert-torch-to-tmtensor,convert-torch-to-linalg,"
+                              "convert-torch-to-scf,convert-torch-to-arith))").run(mod.operation)
+        return sorted(set(re.findall(r"torch\.aten\.[\w]+", mod.operation.get_asm())))
+    except Exception:
+        return []
+
+
 def _torch_mlir_error(e, gm, step=None, inputs=None, sdpa_backend="math"):
     msg = str(e)
     ops = re.findall(r"failed to legalize operation '([^']+)'", msg)
+    if ops and not ops[0].startswith("torch.aten."):
+        ops = (_unlowered_aten(gm) or []) + ops
     if not ops:
         ops = re.findall(r"unsupported[^\n]*'(torch\.[\w.]+)'", msg)
     diag = [ln.strip() for ln in msg.splitlines() if "error:" in ln]
@@ -442,10 +460,8 @@ def _build_manifest(gm, sig, inputs, names, int_ranges, func_name, mlir_name, rn
         elif p.name in user_pos:
             k = user_pos[p.name]
             name, role = names[k], "input"
-            rng_ = None
-            if int_ranges and (name in int_ranges or k in int_ranges):
-                rng_ = tuple(int_ranges[name] if name in int_ranges else int_ranges[k])[:2]
-            elif k in inferred:
+            rng_ = mf.lookup_range(int_ranges, name, k)
+            if rng_ is None and k in inferred:
                 rng_ = inferred[k][:2]
         else:
             raise ExportError(f"graph input {p.name} is neither a parameter, a buffer nor an input")
