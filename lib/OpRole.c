@@ -13,8 +13,8 @@
 // training mode; group and instance norms keep N); statistics over the last
 // dimension are said to be "as a layer norm computes them" (a group norm
 // reshaped computes them so too); else "a normalization" with the reduced
-// dimensions. Nothing is inferred from names alone: the location text only
-// adds what it mentions.
+// dimensions. Nothing is inferred from names alone: the names in the
+// location (not its file name) only add what they mention.
 //
 //===----------------------------------------------------------------------===//
 #include "OpRole.h"
@@ -295,8 +295,9 @@ static void describeGeneric(MlirOperation op, char *buf, size_t size) {
     snprintf(buf, size, "%.*s", (int)name.length, name.data);
 }
 
-/// Layer kinds a location may mention (torch-mlir and JAX keep op names and
-/// source lines in them when exported with debug info).
+/// Layer kinds a location's names may mention (NameLoc: remat's examples
+/// name ops "block2.mlp.gelu.grad"; JAX's "jit(step)/.../softmax"). File
+/// names are not read: a step in "dropout.mlir" says nothing about its ops.
 static const char *const kLocationWords[][2] = {
     {"batch_norm", "batch norm"}, {"batchnorm", "batch norm"},
     {"layer_norm", "layer norm"}, {"layernorm", "layer norm"},
@@ -306,15 +307,38 @@ static const char *const kLocationWords[][2] = {
     {"nll_loss", "NLL loss"},     {"dropout", "dropout"},
 };
 
+/// Appends the names of the NameLocs in `loc` (through fused and call-site
+/// locations) to `t`, lowercased, separated by spaces.
+static void collectLocationNames(MlirLocation loc, Text *t, int depth) {
+  if (depth > 8)
+    return;
+  if (mlirLocationIsAName(loc)) {
+    appendText(mlirIdentifierStr(mlirLocationNameGetName(loc)), t);
+    appendText(rematStr(" "), t);
+    collectLocationNames(mlirLocationNameGetChildLoc(loc), t, depth + 1);
+  } else if (mlirLocationIsAFused(loc)) {
+    MlirLocation parts[16];
+    intptr_t n = mlirLocationFusedGetNumLocations(loc);
+    if (n > 16)
+      return;
+    mlirLocationFusedGetLocations(loc, parts);
+    for (intptr_t i = 0; i < n; ++i)
+      collectLocationNames(parts[i], t, depth + 1);
+  } else if (mlirLocationIsACallSite(loc)) {
+    collectLocationNames(mlirLocationCallSiteGetCallee(loc), t, depth + 1);
+    collectLocationNames(mlirLocationCallSiteGetCaller(loc), t, depth + 1);
+  }
+}
+
 static void appendLocationWords(MlirOperation op, char *buf, size_t size) {
-  char loc[512];
-  Text t = {loc, sizeof(loc), 0};
-  loc[0] = '\0';
-  mlirLocationPrint(mlirOperationGetLocation(op), appendText, &t);
-  for (char *c = loc; *c; ++c)
+  char names[512];
+  Text t = {names, sizeof(names), 0};
+  names[0] = '\0';
+  collectLocationNames(mlirOperationGetLocation(op), &t, 0);
+  for (char *c = names; *c; ++c)
     *c = (char)tolower((unsigned char)*c);
   for (size_t i = 0; i < sizeof(kLocationWords) / sizeof(kLocationWords[0]); ++i)
-    if (strstr(loc, kLocationWords[i][0])) {
+    if (strstr(names, kLocationWords[i][0])) {
       size_t n = strlen(buf);
       if (n < size)
         snprintf(buf + n, size - n, "; its location mentions %s", kLocationWords[i][1]);
