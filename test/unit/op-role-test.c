@@ -52,6 +52,9 @@ int main(int argc, char **argv) {
     MlirBlock body = mlirModuleGetBody(module);
     for (MlirOperation f = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(f);
          f = mlirOperationGetNextInBlock(f)) {
+      MlirStringRef kind = mlirIdentifierStr(mlirOperationGetName(f));
+      if (kind.length != 9 || memcmp(kind.data, "func.func", 9) != 0)
+        continue;
       MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0));
       MlirAttribute sym = mlirOperationGetAttributeByName(f, mlirStringRefCreateFromCString("sym_name"));
       if (mlirBlockIsNull(block) || mlirAttributeIsNull(sym))
