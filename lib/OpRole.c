@@ -213,6 +213,8 @@ static bool describeVariancePart(MlirOperation op, char *buf, size_t size) {
   char elem[32];
   const char *part = NULL;
   bool variance = true;
+  if (mlirOperationIsNull(op) || mlirOperationGetNumResults(op) != 1)
+    return false;
   if (isDeviation(op, &x, &m)) {
     variance = hasUser(mlirOperationGetResult(op, 0), isSquare);
     part = variance ? "the deviations from the mean, for" : "the deviations from the mean (x - mean) in";
