@@ -4,7 +4,8 @@
 // Step 2 (after bufferization and the deallocation pipeline): every buffer
 // lives on the device, memref.alloc/dealloc becoming gpu.alloc/gpu.dealloc
 // (mgpuMemAlloc/mgpuMemFree in runtime/), and memref.copy becomes
-// linalg.copy so that copies run in kernels too.
+// linalg.copy so that copies run in kernels too. Step 2b: the loops of a
+// tm_tensor.scatter marked parallel (Scatter.h) become one scf.parallel.
 // Steps 3 and 4 (after convert-linalg-to-parallel-loops): whatever
 // computation remains on the host is wrapped in a one-iteration scf.parallel
 // (a one-thread kernel), host reads move into the kernels that use them
@@ -372,6 +373,83 @@ static void tileParallel(MlirOperation loop) {
 }
 
 static bool isFunc(MlirOperation op) { return rematIsOp(op, "func.func"); }
+
+//===----------------------------------------------------------------------===//
+// Step 2b: a scatter's parallel loops
+//===----------------------------------------------------------------------===//
+
+static bool isScatterParallelLoop(MlirOperation op) {
+  return rematIsOp(op, "scf.for") && mlirOperationGetNumResults(op) == 0 &&
+         !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, rematStr("remat.scatter_parallel")));
+}
+
+static MlirBlock loopBody(MlirOperation loop) { return mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)); }
+
+/// The marked loop that is all of `loop`'s body (but constants, which move
+/// out, and the scf.yield), or null.
+static MlirOperation nestedScatterLoop(MlirOperation outermost, MlirOperation loop) {
+  MlirOperation child = {NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(loopBody(loop)); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (rematIsOp(op, "arith.constant") || rematIsOp(op, "scf.yield"))
+      continue;
+    if (!mlirOperationIsNull(child) || !isScatterParallelLoop(op))
+      return (MlirOperation){NULL};
+    child = op;
+  }
+  if (mlirOperationIsNull(child))
+    return child;
+  for (MlirOperation op = mlirBlockGetFirstOperation(loopBody(loop)); !mlirOperationEqual(op, child);) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    mlirOperationMoveBefore(op, outermost);
+    op = next;
+  }
+  return child;
+}
+
+void rematGpuScatterLoopsToParallel(MlirModule module) {
+  RematOpList funcs = rematCollectOps(module, isFunc);
+  for (intptr_t f = 0; f < funcs.size; ++f) {
+    MlirBlock body = loopBody(funcs.ops[f]);
+    if (mlirBlockIsNull(body))
+      continue;
+    RematOpList loops = {NULL, 0, 0, NULL};
+    for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+         op = mlirOperationGetNextInBlock(op))
+      if (isScatterParallelLoop(op))
+        rematOpListPush(&loops, op);
+    for (intptr_t i = 0; i < loops.size; ++i) {
+      MlirOperation outer = loops.ops[i], nest[kMaxDims];
+      MlirValue lbs[kMaxDims], ubs[kMaxDims], steps[kMaxDims];
+      intptr_t rank = 0;
+      for (MlirOperation l = outer; !mlirOperationIsNull(l);) {
+        nest[rank] = l;
+        lbs[rank] = mlirOperationGetOperand(l, 0);
+        ubs[rank] = mlirOperationGetOperand(l, 1);
+        steps[rank] = mlirOperationGetOperand(l, 2);
+        ++rank;
+        l = rank < kMaxDims ? nestedScatterLoop(outer, l) : (MlirOperation){NULL};
+      }
+      MlirBlock parallelBody;
+      rematInsertBefore(outer, createParallel(outer, rank, lbs, ubs, steps, &parallelBody));
+      MlirOperation term = createReduceTerminator(mlirOperationGetLocation(outer));
+      mlirBlockAppendOwnedOperation(parallelBody, term);
+      for (intptr_t d = 0; d < rank; ++d)
+        mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(loopBody(nest[d]), 0),
+                                      mlirBlockGetArgument(parallelBody, d));
+      MlirBlock innermost = loopBody(nest[rank - 1]);
+      for (MlirOperation op = mlirBlockGetFirstOperation(innermost); !mlirOperationIsNull(op);) {
+        MlirOperation next = mlirOperationGetNextInBlock(op);
+        if (!rematIsOp(op, "scf.yield"))
+          mlirOperationMoveBefore(op, term);
+        op = next;
+      }
+      mlirOperationDestroy(outer);
+    }
+    free(loops.ops);
+  }
+  free(funcs.ops);
+}
 
 /// Steps 3, 3b and 4 on every function body; fails on host ops with results
 /// that would have to leave a kernel.

@@ -13,8 +13,10 @@
 //     GpuReductions.c.
 //  2. Every buffer lives on the device: memref.alloc/dealloc become
 //     gpu.alloc/gpu.dealloc (mgpuMemAlloc/mgpuMemFree in runtime/), and
-//     memref.copy becomes linalg.copy so that copies run in kernels too.
-//     GpuKernels.c.
+//     memref.copy becomes linalg.copy so that copies run in kernels too;
+//     a tm_tensor.scatter, expanded into loops before bufferization
+//     (Scatter.c), gets its loops over the slice dims no index moves as one
+//     scf.parallel (2b). GpuKernels.c.
 //  3. Whatever computation remains on the host after linalg-to-parallel-loops
 //     (a store into a rank-0 buffer, the combine loop of a scalar reduction) is
 //     wrapped in a one-iteration parallel loop, i.e. a one-thread kernel
@@ -36,6 +38,7 @@
 #include "GpuLowerInternal.h"
 #include "IRBuild.h"
 #include "Pipeline.h"
+#include "Scatter.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -72,9 +75,11 @@ static void alignAllocsLikeDevice(MlirModule module) {
 MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module) {
   rematMarkCInterfaces(module);
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)) ||
+      mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)) ||
       mlirLogicalResultIsFailure(rematBufferizeAndFree(module)) ||
       mlirLogicalResultIsFailure(rematGpuMoveBuffersToDevice(module, false)))
     return mlirLogicalResultFailure();
+  rematGpuScatterLoopsToParallel(module);
   alignAllocsLikeDevice(module);
   if (mlirLogicalResultIsFailure(rematRunPipeline(module, kParallelLoopsPipeline)) ||
       mlirLogicalResultIsFailure(rematGpuBuildKernels(module, false)))
@@ -250,12 +255,15 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   rematMarkCInterfaces(module);
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
     return mlirLogicalResultFailure();
+  if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)))
+    return mlirLogicalResultFailure();
   // Bufferization and deallocation as on the CPU (the memory model's), so
   // that the device allocates and frees what the estimate counts.
   if (mlirLogicalResultIsFailure(rematBufferizeAndFree(module)))
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(rematGpuMoveBuffersToDevice(module, true)))
     return mlirLogicalResultFailure();
+  rematGpuScatterLoopsToParallel(module);
   if (mlirLogicalResultIsFailure(rematRunPipeline(module, kParallelLoopsPipeline)))
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(rematGpuBuildKernels(module, true)))

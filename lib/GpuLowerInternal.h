@@ -2,7 +2,7 @@
 //
 // Internal to lib/. The GPU lowering (remat/Lower.h, docs/gpu.md) is one
 // driver (GpuLower.c) and one file per step it adds to MLIR's passes:
-// GpuReductions.c (step 1), GpuKernels.c (steps 2, 3 and 4) and
+// GpuReductions.c (step 1), GpuKernels.c (steps 2, 2b, 3 and 4) and
 // GpuHostReads.c (step 3b). Calls go driver -> steps and kernels -> host
 // reads, never back.
 //
@@ -43,6 +43,14 @@ MlirLogicalResult rematGpuMoveBuffersToDevice(MlirModule module, bool onDevice);
 /// kernels-on-CPU check (host reads may stay where they are). Fails, with a
 /// diagnostic, on what cannot become a kernel.
 MlirLogicalResult rematGpuBuildKernels(MlirModule module, bool onDevice);
+
+/// Step 2b, on buffers (after the deallocation pipeline's canonicalization
+/// removed the loops' iter_args): the loops of a tm_tensor.scatter marked
+/// `remat.scatter_parallel` (lib/Scatter.h), a nest of them at the top of a
+/// function, become one scf.parallel; what is left of the scatter (the loop
+/// over the updates, serial) is its body. A marked loop that still has
+/// results stays serial (step 3 makes it a one-thread kernel).
+void rematGpuScatterLoopsToParallel(MlirModule module);
 
 /// Step 3b on one function body (see GpuHostReads.c).
 MlirLogicalResult rematGpuSinkHostReads(MlirBlock body, bool onDevice);

@@ -14,6 +14,7 @@
 #include "GraphInternal.h"
 #include "IRBuild.h"
 #include "InPlace.h"
+#include "Scatter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +94,8 @@ static bool isPureBodyOp(MlirStringRef name) {
   return rematNameStartsWith(name, "arith.") || rematNameStartsWith(name, "math.") ||
          rematNameIs(name, "linalg.yield") || rematNameIs(name, "linalg.index") ||
          rematNameIs(name, "tensor.extract") || rematNameIs(name, "tensor.yield") ||
-         rematNameStartsWith(name, "complex.") || rematNameStartsWith(name, "index.");
+         rematNameIs(name, "tm_tensor.yield") || rematNameStartsWith(name, "complex.") ||
+         rematNameStartsWith(name, "index.");
 }
 
 typedef struct BodyCheck {
@@ -124,7 +126,9 @@ static RematOpClass classifyOp(MlirOperation op) {
       rematNameStartsWith(name, "memref.") || rematNameStartsWith(name, "bufferization.") ||
       rematNameStartsWith(name, "gpu.") || rematNameStartsWith(name, "ml_program.") || nameContains(name, "print"))
     return RematOpClassSideEffect;
-  bool linalg = rematNameStartsWith(name, "linalg.");
+  // torch-mlir's tm_tensor.scatter (lib/Scatter.h) has value semantics: its
+  // result is a function of its three operands, through its region.
+  bool linalg = rematNameStartsWith(name, "linalg.") || rematIsScatter(op);
   if (linalg || nameInList(name, kPureTensorOps) ||
       (mlirOperationGetNumRegions(op) == 0 &&
        (rematNameStartsWith(name, "arith.") || rematNameStartsWith(name, "math.")))) {
@@ -162,6 +166,9 @@ intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx) {
     return numOperands > 1 ? 1 : -1;
   if (rematNameIs(name, "scf.for"))
     return 3 + resultIdx < numOperands ? 3 + resultIdx : -1;
+  // tm_tensor.scatter: ins(updates, indices) outs(original), updated in place.
+  if (rematNameIs(name, "tm_tensor.scatter"))
+    return resultIdx == 0 && numOperands == 3 ? 2 : -1;
   return -1;
 }
 
@@ -439,6 +446,15 @@ static bool isTensorConstant(MlirOperation op) {
 /// Reads MLIR's in-place decision for `operand` of the clone op: 1 in place,
 /// 0 out of place, -1 unknown.
 static int inplaceDecision(MlirOperation cloneOp, intptr_t operand) {
+  // A scatter's original (operand 2) is the init of its loop over the
+  // updates in the clone (lib/Scatter.h, RematScatterFormAnalysis).
+  MlirOperation scatterLoop = rematScatterAnalysisLoop(cloneOp);
+  if (!mlirOperationIsNull(scatterLoop)) {
+    if (operand != 2)
+      return -1;
+    cloneOp = scatterLoop;
+    operand = 3;
+  }
   MlirAttribute attr =
       mlirOperationGetAttributeByName(cloneOp, mlirStringRefCreateFromCString("__inplace_operands_attr__"));
   if (mlirAttributeIsNull(attr) || !mlirAttributeIsAArray(attr) || operand >= mlirArrayAttrGetNumElements(attr))
@@ -454,12 +470,14 @@ static int inplaceDecision(MlirOperation cloneOp, intptr_t operand) {
   return -1;
 }
 
-/// True when both blocks hold ops of the same names in the same order.
+/// True when both blocks hold ops of the same names in the same order (a
+/// scatter of `a` stands as its loops' scf.execute_region in `b`).
 static bool sameOpSequence(MlirBlock a, MlirBlock b) {
   MlirOperation x = mlirBlockGetFirstOperation(a), y = mlirBlockGetFirstOperation(b);
   for (; !mlirOperationIsNull(x) && !mlirOperationIsNull(y);
        x = mlirOperationGetNextInBlock(x), y = mlirOperationGetNextInBlock(y))
-    if (!mlirIdentifierEqual(mlirOperationGetName(x), mlirOperationGetName(y)))
+    if (!mlirIdentifierEqual(mlirOperationGetName(x), mlirOperationGetName(y)) &&
+        !(rematIsScatter(x) && !mlirOperationIsNull(rematScatterAnalysisLoop(y))))
       return false;
   return mlirOperationIsNull(x) && mlirOperationIsNull(y);
 }
@@ -660,11 +678,38 @@ static const char *kAnalysisPipeline =
     "builtin.module(one-shot-bufferize{bufferize-function-boundaries allow-unknown-ops "
     "test-analysis-only function-boundary-type-conversion=identity-layout-map})";
 
+/// Elements of value `v` (its bytes over its element's).
+static double elementsOf(const RematGraphImpl *g, MlirValue v) {
+  intptr_t id = rematPtrMapGet(&g->valueIds, v.ptr);
+  MlirType t = mlirValueGetType(v);
+  int64_t eb = mlirTypeIsAShaped(t) ? elementBytes(mlirShapedTypeGetElementType(t)) : 0;
+  return id >= 0 && eb > 0 ? (double)g->values[id].bytes / (double)eb : 0;
+}
+
+/// A tm_tensor.scatter's flops: its region's arithmetic (every op but the
+/// yield and constants) once per element of the updates.
+static double scatterFlops(const RematGraphImpl *g, MlirOperation op) {
+  if (mlirOperationGetNumOperands(op) < 1 || mlirOperationGetNumRegions(op) != 1)
+    return 0;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  double bodyOps = 0;
+  for (MlirOperation it = mlirBlockIsNull(body) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(it); it = mlirOperationGetNextInBlock(it))
+    if (!rematIsOp(it, "tm_tensor.yield") && !rematIsOp(it, "arith.constant"))
+      bodyOps += 1;
+  return bodyOps * elementsOf(g, mlirOperationGetOperand(op, 0));
+}
+
 /// Flops from each structured op's iteration domain and body (after the
 /// values are sized), and their total.
 static void computeFlops(RematGraphImpl *g, int64_t dimBound) {
   for (intptr_t k = 0; k < g->numOps; ++k) {
     RematOpInfo *info = &g->ops[k];
+    if (rematIsScatter(info->op)) {
+      info->flops = scatterFlops(g, info->op);
+      g->totalFlops += info->flops;
+      continue;
+    }
     if (!rematNameStartsWith(rematOpName(info->op), "linalg."))
       continue;
     info->flops = structuredOpFlops(info->op, dimBound);
@@ -812,6 +857,15 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     if (!onlyAllocates(info->op))
       for (intptr_t r = 0; r < info->numResults; ++r)
         bytes += (double)g->values[info->firstResult + r].bytes;
+    // A scatter reads its updates and indices and reads and writes only the
+    // elements of the original it updates (one per element of the updates);
+    // the copy of an original written out of place is counted as a copy.
+    if (rematIsScatter(info->op) && numOperands == 3) {
+      intptr_t updates = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(info->op, 0).ptr);
+      intptr_t indices = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(info->op, 1).ptr);
+      bytes = (updates >= 0 ? 3.0 * (double)g->values[updates].bytes : 0) +
+              (indices >= 0 ? (double)g->values[indices].bytes : 0);
+    }
     // Views move nothing, and neither does the return (the copies the
     // deallocation pipeline makes there are buffers, not ops: Lifetimes).
     info->bytesMoved = info->cls == RematOpClassView || info->cls == RematOpClassTerminator ? 0 : bytes;
@@ -845,7 +899,15 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     clone = mlirOperationClone(module);
     MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(clone, 0));
     MlirOperation cloneFunc = opAtPosition(moduleBody, funcPos);
-    g->bufferizationAnalysis = runQuietly(ctx, clone, kAnalysisPipeline);
+    // MLIR cannot bufferize tm_tensor.scatter: it analyses the loops the
+    // lowering makes of it, one scf.execute_region per scatter.
+    MlirDiagnosticHandlerID quiet = mlirContextAttachDiagnosticHandler(ctx, swallowDiagnostic, NULL, NULL);
+    ++quietDepth;
+    bool expanded =
+        mlirLogicalResultIsSuccess(rematExpandScattersInBlock(funcBody(cloneFunc), RematScatterFormAnalysis));
+    --quietDepth;
+    mlirContextDetachDiagnosticHandler(ctx, quiet);
+    g->bufferizationAnalysis = expanded && runQuietly(ctx, clone, kAnalysisPipeline);
     cloneBody = funcBody(cloneFunc);
     // The annotations are read by position: use them only if the analysis
     // left the op sequence as it was.

@@ -25,10 +25,12 @@
 // Since every set is conflict-free when formed, a join only has to check
 // pairs across the two sides and the new write.
 //
-// Covered: structured linalg ops, tensor.empty, tensor constants, views
-// (expand_shape, collapse_shape, extract_slice, cast), ops that allocate
-// (pad, concat, from_elements, splat, generate), tensor.extract (also nested
-// in a body), tensor.dim, func.return and scalar ops. Anything else with a
+// Covered: structured linalg ops, tm_tensor.scatter (a destination op that
+// reads all three operands: lib/Scatter.h), tensor.empty, tensor constants
+// and ml_program.global_load (not writable), views (expand_shape,
+// collapse_shape, extract_slice, cast), ops that allocate (pad, concat,
+// from_elements, splat, generate), tensor.extract (also nested in a body),
+// tensor.dim, ml_program.global_store, func.return and scalar ops. Anything else with a
 // tensor operand or result, a memref, several blocks or a function argument
 // marked bufferization.writable, is uncovered: the caller runs MLIR.
 //
@@ -36,6 +38,7 @@
 #include "InPlace.h"
 
 #include "IRBuild.h"
+#include "Scatter.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -159,8 +162,9 @@ typedef enum OpKind {
   KindStructured, // linalg op with indexing maps: destination-passing style
   KindView,       // result aliases operand 0, reads and writes nothing
   KindAlloc,      // result is a new buffer (empty, constant, pad, concat...)
-  KindOther,      // extract, dim, return: tensor operands, no aliasing
-  KindInsert,     // tensor.insert_slice: reads its source, writes its dest
+  KindOther,      // extract, dim, global_store, return: tensor operands, no aliasing
+  KindInsert,     // tensor.insert_slice, tensor.insert: reads its source, writes its dest
+  KindScatter,    // tm_tensor.scatter: reads its three operands, writes the original (2)
 } OpKind;
 
 typedef struct AliasSet {
@@ -237,7 +241,22 @@ static bool isViewName(MlirStringRef n) {
 static bool isAllocName(MlirStringRef n) {
   return rematNameIs(n, "tensor.empty") || rematNameIs(n, "tensor.pad") || rematNameIs(n, "tensor.concat") ||
          rematNameIs(n, "tensor.from_elements") || rematNameIs(n, "tensor.splat") ||
-         rematNameIs(n, "tensor.generate") || rematNameIs(n, "arith.constant");
+         rematNameIs(n, "tensor.generate") || rematNameIs(n, "arith.constant") ||
+         rematNameIs(n, "ml_program.global_load");
+}
+
+/// Tensor constants and loads of a global: One-Shot Bufferize reads them from
+/// a global (memref.get_global), which no op may write in place.
+static bool isNonWritableName(MlirStringRef n) {
+  return rematNameIs(n, "arith.constant") || rematNameIs(n, "ml_program.global_load");
+}
+
+/// A tm_tensor.scatter on tensors whose result has the original's type.
+static bool isCoveredScatter(MlirOperation op) {
+  return rematIsScatter(op) && mlirOperationGetNumOperands(op) == 3 && mlirOperationGetNumResults(op) == 1 &&
+         mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))) &&
+         mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(op, 0)),
+                       mlirValueGetType(mlirOperationGetOperand(op, 2)));
 }
 
 static bool hasShapedOperandOrResult(MlirOperation op, bool *memref) {
@@ -363,7 +382,9 @@ static intptr_t *equivalenceRoots(const RematGraphImpl *g) {
       intptr_t operand = -1;
       if (rematNameStartsWith(name, "linalg.") && isCoveredStructured(op))
         operand = numOperands - g->ops[k].numResults + r;
-      else if (rematNameIs(name, "tensor.insert_slice"))
+      else if (isCoveredScatter(op))
+        operand = 2;
+      else if (rematNameIs(name, "tensor.insert_slice") || rematNameIs(name, "tensor.insert"))
         operand = 1;
       else if (rematNameIs(name, "tensor.cast") || rematNameIs(name, "tensor.expand_shape") ||
                rematNameIs(name, "tensor.collapse_shape"))
@@ -452,6 +473,8 @@ static bool classifyOpsWith(Analysis *a, const SliceKey *extracts, size_t numExt
         a->kind[k] = KindScalar;
       else if (rematNameStartsWith(name, "linalg.") && isCoveredStructured(op))
         a->kind[k] = KindStructured;
+      else if (isCoveredScatter(op))
+        a->kind[k] = KindScatter;
       else if (isViewName(name) && mlirOperationGetNumResults(op) == 1)
         a->kind[k] = KindView;
       else if (isAllocName(name) && mlirOperationGetNumResults(op) == 1)
@@ -466,8 +489,10 @@ static bool classifyOpsWith(Analysis *a, const SliceKey *extracts, size_t numExt
         if (bsearch(&key, extracts, numExtracts, sizeof(key), compareSliceKeys))
           return false;
         a->kind[k] = KindInsert;
+      } else if (rematNameIs(name, "tensor.insert") && mlirOperationGetNumResults(op) == 1) {
+        a->kind[k] = KindInsert; // a scalar into its dest (operand 1), which it reads
       } else if (rematNameIs(name, "tensor.extract") || rematNameIs(name, "tensor.dim") ||
-                 rematNameIs(name, "func.return"))
+                 rematNameIs(name, "func.return") || rematNameIs(name, "ml_program.global_store"))
         a->kind[k] = KindOther;
       else
         return false;
@@ -517,7 +542,13 @@ static bool operandIsRead(const Analysis *a, intptr_t k, intptr_t i) {
   case KindOther:
     return !rematIsOp(op, "tensor.dim");
   case KindInsert:
+    if (rematIsOp(op, "tensor.insert"))
+      return i == 1;
     return i == 0 || (i == 1 && !overwritesWholeDestination(op));
+  case KindScatter:
+    // The loops it lowers to read the updates and the indices, and every
+    // element of the original they do not write stays: it is read too.
+    return true;
   case KindView:
   case KindScalar:
     return false;
@@ -532,6 +563,8 @@ static intptr_t destinationOperand(const Analysis *a, intptr_t k, intptr_t r) {
     return mlirOperationGetNumOperands(a->g->ops[k].op) - a->g->ops[k].numResults + r;
   if (a->kind[k] == KindInsert)
     return r == 0 ? 1 : -1;
+  if (a->kind[k] == KindScatter)
+    return r == 0 ? 2 : -1;
   return -1;
 }
 
@@ -656,7 +689,7 @@ static bool reachesThroughDestinations(const Analysis *a, intptr_t start, intptr
     intptr_t k = defPos(a, v);
     if (k < 0)
       return false;
-    if (a->kind[k] == KindStructured || a->kind[k] == KindInsert) {
+    if (a->kind[k] == KindStructured || a->kind[k] == KindInsert || a->kind[k] == KindScatter) {
       v = operandId(a, k, destinationOperand(a, k, v - firstValueOf(a, k)));
     } else if (rematIsOp(a->g->ops[k].op, "tensor.cast")) {
       v = operandId(a, k, 0);
@@ -684,7 +717,7 @@ static bool elementwiseExempt(const Analysis *a, intptr_t k, intptr_t read, intp
 /// Read-after-write conflicts inside op k, with sets x and y joined: a read
 /// and an in-place write of op k in the joined set conflict unless exempt.
 static bool sameOpConflict(Analysis *a, intptr_t k, intptr_t x, intptr_t y) {
-  if (a->kind[k] != KindStructured && a->kind[k] != KindInsert)
+  if (a->kind[k] != KindStructured && a->kind[k] != KindInsert && a->kind[k] != KindScatter)
     return false;
   MlirOperation op = a->g->ops[k].op;
   intptr_t numOperands = mlirOperationGetNumOperands(op);
@@ -928,7 +961,7 @@ RematInPlaceStatus rematDecideInPlace(const RematGraphImpl *g, int8_t *inPlaceOf
     }
     for (intptr_t n = a.nestedBegin[k]; n < a.nestedBegin[k + 1]; ++n)
       addRead(&a, a.nestedReads[n], k, &element);
-    if (rematIsOp(op, "arith.constant") && a.kind[k] == KindAlloc)
+    if (isNonWritableName(rematOpName(op)) && a.kind[k] == KindAlloc)
       a.sets[g->ops[k].firstResult].nonWritable = true;
   }
 
@@ -936,7 +969,7 @@ RematInPlaceStatus rematDecideInPlace(const RematGraphImpl *g, int8_t *inPlaceOf
   for (intptr_t k = g->numOps - 1; k >= 0; --k) {
     if (a.kind[k] == KindView) {
       decideOperand(&a, k, 0, g->ops[k].firstResult, &stack);
-    } else if (a.kind[k] == KindStructured || a.kind[k] == KindInsert) {
+    } else if (a.kind[k] == KindStructured || a.kind[k] == KindInsert || a.kind[k] == KindScatter) {
       // Operands in order: the destinations are the only ones with a result.
       for (intptr_t r = 0; r < g->ops[k].numResults; ++r)
         decideOperand(&a, k, destinationOperand(&a, k, r), g->ops[k].firstResult + r, &stack);

@@ -14,6 +14,7 @@
 #include "remat/Lower.h"
 
 #include "Pipeline.h"
+#include "Scatter.h"
 
 #include "mlir-c/Diagnostics.h"
 
@@ -32,7 +33,8 @@ MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
     return mlirLogicalResultFailure();
   }
   rematMarkCInterfaces(module);
-  if (mlirLogicalResultIsFailure(rematRunPipeline(module, kCpuPipelineHead)) ||
+  if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormLoops)) ||
+      mlirLogicalResultIsFailure(rematRunPipeline(module, kCpuPipelineHead)) ||
       mlirLogicalResultIsFailure(rematBufferizeAndFree(module)))
     return mlirLogicalResultFailure();
   return rematRunPipeline(module, kCpuPipelineTail);

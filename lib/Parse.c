@@ -11,6 +11,7 @@
 #include "Clock.h"
 #include "Donation.h"
 #include "Pipeline.h"
+#include "Scatter.h"
 
 /// Parses in one context. Several top-level ops get an implicit module, as
 /// in mlir-opt. MLIR's C API names the buffer only when it reads the file
@@ -87,9 +88,47 @@ static bool rejectCrashingLinalgTypes(MlirContext ctx, MlirStringRef source, Mli
   return true;
 }
 
+/// torch-mlir prints its TMTensor ops (tm_tensor.scatter, ...) in a custom
+/// form only its own dialect parses; MLIR 22 has no such dialect. The first
+/// line with such an op outside quotes (the generic form quotes the name) is
+/// refused with what to do instead. Returns false after emitting.
+static bool rejectCustomTMTensor(MlirContext ctx, MlirStringRef source, MlirStringRef fileName) {
+  const char *s = source.data;
+  size_t n = source.length;
+  unsigned line = 1;
+  for (size_t start = 0; start < n; ++line) {
+    size_t end = start;
+    while (end < n && s[end] != '\n')
+      ++end;
+    bool quoted = false;
+    for (size_t i = start; i + 10 <= end; ++i) {
+      if (s[i] == '"')
+        quoted = !quoted;
+      if (!quoted && s[i] == '/' && s[i + 1] == '/')
+        break;
+      if (quoted || memcmp(s + i, "tm_tensor.", 10) != 0 || (i > start && isIdentChar(s[i - 1])))
+        continue;
+      size_t j = i + 10;
+      while (j < end && (isIdentChar(s[j]) || s[j] == '.'))
+        ++j;
+      char msg[512];
+      snprintf(msg, sizeof(msg),
+               "remat: '%.*s' is in torch-mlir's custom form, which only its TMTensor dialect parses (MLIR 22 has "
+               "none); print the module in generic form (torch-mlir: module.operation.print(print_generic_op_form="
+               "True), or torch-mlir-opt --mlir-print-op-generic): remat reads tm_tensor.scatter in that form",
+               (int)(j - i), s + i);
+      MlirStringRef name = fileName.length ? fileName : mlirStringRefCreateFromCString("-");
+      mlirEmitError(mlirLocationFileLineColGet(ctx, name, line, (unsigned)(i - start + 1)), msg);
+      return false;
+    }
+    start = end + 1;
+  }
+  return true;
+}
+
 MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStringRef source, MlirStringRef fileName,
                             double *parseSeconds) {
-  if (!rejectCrashingLinalgTypes(validation, source, fileName))
+  if (!rejectCrashingLinalgTypes(validation, source, fileName) || !rejectCustomTMTensor(validation, source, fileName))
     return (MlirModule){NULL};
   MlirModule checked = parseIn(validation, source, fileName);
   if (mlirModuleIsNull(checked))
@@ -111,6 +150,9 @@ MlirLogicalResult rematModuleNormalize(MlirModule module) {
   if (mlirLogicalResultIsSuccess(result))
     result = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module));
   mlirPassManagerDestroy(pm);
+  // torch-mlir's scatter, which no MLIR verifier checks here (lib/Scatter.h).
+  if (mlirLogicalResultIsSuccess(result))
+    result = rematCheckScatters(module);
   if (mlirLogicalResultIsSuccess(result))
     result = rematApplyDonations(module);
   return result;

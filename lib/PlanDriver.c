@@ -234,6 +234,55 @@ static bool runPlanner(Planner *P, RematSimulation *sim, const RematSimContext *
   return true;
 }
 
+/// The peak the default planner reaches on `func` asked for `budget` (-1 if
+/// planning fails), and whether that meets it; `func` is left as it was.
+static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *options, int64_t budget,
+                             const RematCostProfile *profile, bool *met) {
+  MlirOperation saved = mlirOperationClone(func);
+  RematPlanResult r;
+  MlirLogicalResult status = planAndRewrite(func, options, budget, -1, RematPlannerDefault, profile, &r, NULL);
+  int64_t peak = mlirLogicalResultIsSuccess(status) ? r.peakBytesAfter : -1;
+  *met = mlirLogicalResultIsSuccess(status) && r.budgetMet;
+  rematPlanResultFree(&r);
+  mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(saved, 0));
+  mlirOperationDestroy(saved);
+  return peak;
+}
+
+/// For the refusal of a budget under the lower bound `bound`: the smallest
+/// budget known to work. The bound is not always reachable; what is
+/// reported is the peak the default planner reaches when asked for the
+/// bound, checked by planning once more with that peak as the budget.
+static void appendSmallestBudget(MlirOperation func, const RematGraphOptions *options, int64_t bound,
+                                 const RematCostProfile *profile, char *msg, size_t size) {
+  RematGraphOptions quiet = *options;
+  quiet.fuseElementwise = false;
+  quiet.skipDecisionNames = true;
+  bool met = false;
+  int64_t reached = plannedPeakAt(func, &quiet, bound, profile, &met);
+  size_t n = strlen(msg);
+  if (reached < 0 || n >= size)
+    return;
+  if (met) {
+    snprintf(msg + n, size - n,
+             ". The smallest budget that works is the lower bound itself, %lld bytes: the default planner reaches a "
+             "peak of %lld bytes",
+             (long long)bound, (long long)reached);
+    return;
+  }
+  int64_t check = plannedPeakAt(func, &quiet, reached, profile, &met);
+  if (met)
+    snprintf(msg + n, size - n,
+             ". The smallest budget known to work is %lld bytes, %.1f%% over the bound: the peak the default "
+             "planner reaches when asked for the lower bound (asked for that peak, it reaches %lld bytes)",
+             (long long)reached, 100.0 * (double)(reached - bound) / (double)bound, (long long)check);
+  else
+    snprintf(msg + n, size - n,
+             ". The default planner, asked for the lower bound, reaches a peak of %lld bytes; no budget under that "
+             "is known to work",
+             (long long)reached);
+}
+
 static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                         double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                         RematPlanResult *result, int64_t *inputBoundBytes) {
@@ -268,8 +317,12 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   RematLowerBound lowerBound = rematGraphGetLowerBound(graph);
   result->phases.lowerBound += nowSeconds() - boundStart;
   if (budgetBytes < lowerBound.bytes) {
-    rematEmitLowerBoundError(graph, func, budgetBytes, lowerBound, false);
+    char msg[3072];
+    MlirLocation loc = mlirOperationGetLocation(func);
+    rematFormatLowerBoundError(graph, budgetBytes, lowerBound, false, msg, sizeof(msg), &loc);
     rematGraphDestroy(graph);
+    appendSmallestBudget(func, options, lowerBound.bytes, profile, msg, sizeof(msg));
+    mlirEmitError(loc, msg);
     return mlirLogicalResultFailure();
   }
   if (kind == RematPlannerNone || result->peakBytesBefore <= budgetBytes) {

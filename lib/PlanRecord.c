@@ -13,18 +13,25 @@
 #include <stdlib.h>
 
 #include "IRBuild.h"
+#include "OpRole.h"
 #include "Rewrite.h"
 #include "mlir-c/Diagnostics.h"
 #include "remat/Memory.h"
 
 /// `fused`: the bound is of the function after elementwise fusion (the input
 /// itself is left unchanged).
-void rematEmitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound, bool fused) {
-  char msg[768], loc[256] = "", name[64] = "", held[192] = "";
+void rematFormatLowerBoundError(RematGraph graph, int64_t budget, RematLowerBound bound, bool fused, char *msg,
+                                size_t size, MlirLocation *loc) {
+  char opLoc[256] = "", name[64] = "", held[192] = "", role[512] = "";
   if (bound.op >= 0) {
-    rematGraphPrintOpLocation(graph, bound.op, loc, sizeof(loc));
-    MlirStringRef opName = rematOpName(rematGraphGetOp(graph, bound.op));
+    MlirOperation op = rematGraphGetOp(graph, bound.op);
+    rematGraphPrintOpLocation(graph, bound.op, opLoc, sizeof(opLoc));
+    MlirStringRef opName = rematOpName(op);
     snprintf(name, sizeof(name), "%.*s", (int)opName.length, opName.data);
+    char described[448];
+    rematDescribeOpRole(op, described, sizeof(described));
+    snprintf(role, sizeof(role), ". Op #%ld is %s", (long)bound.op, described);
+    *loc = mlirOperationGetLocation(op);
   }
   if (bound.returnedBytes > 0)
     snprintf(held, sizeof(held), ", of which %lld bytes are returned values that must already be final when it runs",
@@ -34,13 +41,18 @@ void rematEmitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budg
              ", where whichever of the ops that need the most memory runs last holds at least %lld more bytes "
              "for the ops after it (least when it is this one)",
              (long long)bound.heldBytes);
-  snprintf(msg, sizeof(msg),
+  snprintf(msg, size,
            "remat: budget of %lld bytes is under the lower bound of %lld bytes%s, forced by op #%ld %s (%s)%s; "
-           "no plan can fit it",
+           "no plan can fit it%s",
            (long long)budget, (long long)bound.bytes, fused ? " of the elementwise-fused function" : "", (long)bound.op,
-           name, loc, held);
-  mlirEmitError(
-      bound.op >= 0 ? mlirOperationGetLocation(rematGraphGetOp(graph, bound.op)) : mlirOperationGetLocation(func), msg);
+           name, opLoc, held, role);
+}
+
+void rematEmitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound, bool fused) {
+  char msg[2048];
+  MlirLocation loc = mlirOperationGetLocation(func);
+  rematFormatLowerBoundError(graph, budget, bound, fused, msg, sizeof(msg), &loc);
+  mlirEmitError(loc, msg);
 }
 
 /// Copies the live decisions into the result, with printable names.

@@ -18,6 +18,11 @@ static inline double nowSeconds(void) { return rematNowSeconds(); }
 /// op that forces it. `fused`: the bound is of the function after
 /// elementwise fusion (the input itself is left unchanged).
 void rematEmitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound, bool fused);
+/// The text of rematEmitLowerBoundError (the op forcing the bound named by
+/// number, kind, location and role: OpRole.h) and, when an op forces it, that
+/// op's location in `loc` (left alone otherwise).
+void rematFormatLowerBoundError(RematGraph graph, int64_t budget, RematLowerBound bound, bool fused, char *msg,
+                                size_t size, MlirLocation *loc);
 
 /// Simulates the planner's schedule, rewrites the function and measures the
 /// result on a fresh graph; records the plan into `result`. Consumes `graph`.

@@ -227,7 +227,7 @@ void rematRngFillF64(RematRng *rng, double *data, size_t count) {
 void rematRngFillI32(RematRng *rng, int32_t *data, size_t count) {
   int nonzero = 0;
   for (size_t i = 0; i < count; ++i) {
-    data[i] = (int32_t)(rematRngNext(rng) >> 60) - 8;
+    data[i] = (int32_t)(rematRngNext(rng) >> 61);
     nonzero |= data[i] != 0;
   }
   if (count && !nonzero)
@@ -237,7 +237,7 @@ void rematRngFillI32(RematRng *rng, int32_t *data, size_t count) {
 void rematRngFillI64(RematRng *rng, int64_t *data, size_t count) {
   int nonzero = 0;
   for (size_t i = 0; i < count; ++i) {
-    data[i] = (int64_t)(rematRngNext(rng) >> 60) - 8;
+    data[i] = (int64_t)(rematRngNext(rng) >> 61);
     nonzero |= data[i] != 0;
   }
   if (count && !nonzero)
@@ -272,6 +272,29 @@ void rematRngFillElements(RematRng *rng, RematElemKind kind, void *data, size_t 
     rematRngFillI1(rng, data, bytes);
     break;
   }
+}
+
+void rematRngFillIntRange(RematRng *rng, RematElemKind kind, void *data, size_t bytes, int64_t lo, int64_t hi) {
+  // hi - lo as an unsigned span: exact for any lo < hi in int64_t.
+  uint64_t span = (uint64_t)hi - (uint64_t)lo;
+  int is32 = kind == RematElemI32;
+  size_t count = bytes / (is32 ? sizeof(int32_t) : sizeof(int64_t));
+  int nonzero = 0;
+  for (size_t i = 0; i < count; ++i) {
+    int64_t v = (int64_t)((uint64_t)lo + rematRngNext(rng) % span);
+    if (is32)
+      ((int32_t *)data)[i] = (int32_t)v;
+    else
+      ((int64_t *)data)[i] = v;
+    nonzero |= v != 0;
+  }
+  if (!count || nonzero)
+    return;
+  int64_t fix = hi > 1 ? 1 : lo < 0 ? -1 : 0;
+  if (is32)
+    ((int32_t *)data)[0] = (int32_t)fix;
+  else
+    ((int64_t *)data)[0] = fix;
 }
 
 //===----------------------------------------------------------------------===//

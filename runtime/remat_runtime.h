@@ -114,7 +114,9 @@ void rematRuntimeResetVariantChoice(void);
 uint64_t rematChecksum64(const void *data, size_t size);
 
 /// Seeded PRNG (splitmix64). Floats are uniform in [-1, 1); integers are in
-/// [-8, 8). The state advances across calls, so successive buffers differ.
+/// [0, 8) (non-negative, so that they are valid indices of any table of 8 or
+/// more rows: token ids, class targets). The state advances across calls, so
+/// successive buffers differ.
 typedef struct RematRng {
   uint64_t state;
 } RematRng;
@@ -133,6 +135,10 @@ typedef enum RematElemKind { RematElemF32, RematElemF64, RematElemI32, RematElem
 /// of the GPU executables (runtime/gpu), which must be the same values so
 /// that their output checksums compare.
 void rematRngFillElements(RematRng *rng, RematElemKind kind, void *data, size_t bytes);
+/// Fills `bytes` bytes of integer elements (RematElemI32 or RematElemI64)
+/// with values in [lo, hi) (lo < hi), one draw per element as the other
+/// fills; never all zeros when 1 or -1 is in the range.
+void rematRngFillIntRange(RematRng *rng, RematElemKind kind, void *data, size_t bytes, int64_t lo, int64_t hi);
 
 /// Parses a memory size for the runners' caps with the one size parser of
 /// remat (remat/Size.h, lib/Size.c): bytes, or with KiB/MiB/GiB or KB/MB/GB;

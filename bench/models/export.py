@@ -1,8 +1,8 @@
-"""Exports the real-model training steps (remat_models.py) with torch-mlir and
-checks them with MLIR 22 and remat-opt. Run it through export.sh (which sets up
+"""Exports the real-model training steps (remat_models.py) with torch-mlir
+(python/remat: remat.torch.export_step) and checks them with MLIR 22 and remat-opt. Run it through export.sh (which sets up
 the pinned virtual environment); by hand:
 
-  bench/models/.venv/bin/python bench/models/export.py [--models a,b] [--sizes ci,bench]
+  PYTHONPATH=python $(scripts/setup-python.sh --python) bench/models/export.py [--models a,b] [--sizes ci,bench]
       [--out DIR] [--remat-opt PATH] [--override '{"batch": 4}'] [--no-write]
 
 For every model and size it writes DIR/<model>.<size>.mlir.xz (default DIR:
@@ -10,57 +10,31 @@ bench/models/ir) and records in DIR/manifest.json: the sizes, parameter count,
 op counts, what the normalisation did, the form printed (custom, or generic
 when MLIR 22 cannot parse the custom form), remat-opt's estimate (peak, lower
 bound, argument bytes, flops) and every op remat-opt does not handle
-(unsupported_ops). Any failure (torch-mlir, MLIR 22 parse, remat-opt exit code
+(unsupported_ops), and beside each step its manifest
+DIR/<model>.<size>.manifest.json (remat-manifest/1, docs/models.md). Any failure (torch-mlir, MLIR 22 parse, remat-opt exit code
 other than 0) stops the export with the command and its message.
 """
 import argparse
 import json
-import lzma
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "python"))
 import remat_models as rm  # noqa: E402
 
-MLIR_OPT_22 = "/usr/lib/llvm-22/bin/mlir-opt"
+from remat.mlir import MLIR_OPT_22, check_mlir22, write_text as write_xz  # noqa: E402,F401
+from remat.tools import estimate  # noqa: E402,F401
+import remat.manifest as rmanifest  # noqa: E402
 
 
 def versions():
     import torch
     import importlib.metadata as md
     return {"torch": torch.__version__, "torch-mlir": md.version("torch-mlir"), "python": sys.version.split()[0]}
-
-
-def write_xz(path, text):
-    # Fixed settings and no timestamps in the .xz format: the same text gives the same bytes.
-    with open(path, "wb") as f:
-        f.write(lzma.compress(text.encode(), preset=9 | lzma.PRESET_EXTREME))
-
-
-def check_mlir22(text, allow_unregistered=False):
-    """None if MLIR 22's mlir-opt parses and verifies `text`, else its message."""
-    p = subprocess.run([MLIR_OPT_22, "-", "-o", os.devnull] + (["--allow-unregistered-dialect"] if allow_unregistered
-                                                                else []),
-                       input=text, capture_output=True, text=True)
-    return None if p.returncode == 0 else p.stderr.strip()
-
-
-def estimate(remat_opt, text, name="step.mlir"):
-    """remat-opt --estimate's JSON for `text`, written as `name` (the locations in
-    the report name that file, as the committed IR would)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, name)
-        with open(path, "w") as f:
-            f.write(text)
-        p = subprocess.run([remat_opt, "--estimate", "--report=json", path], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(f"remat-opt --estimate exited {p.returncode}: {p.stderr.strip()}")
-    return json.loads(p.stdout)["functions"][0]
 
 
 def export_one(name, size, remat_opt, override=None, variant=""):
@@ -104,7 +78,7 @@ def export_one(name, size, remat_opt, override=None, variant=""):
         lower_bound_op=fn.get("lower_bound_op"), argument_bytes=fn["argument_bytes"],
         baseline_flops=fn["baseline_flops"], baseline_time_s=fn["baseline_time_s"],
         unsupported_ops=fn["unsupported_ops"], export_time_s=round(export_s, 2), ir_bytes=len(header) + len(text))
-    return header + text, entry
+    return header + text, entry, info["manifest"]
 
 
 def main():
@@ -145,7 +119,7 @@ def main():
             if size not in rm.SIZES[name]:
                 continue
             print(f"== {name} ({size}) ...", flush=True)
-            text, entry = export_one(name, size, remat_opt, override, variant)
+            text, entry, step_manifest = export_one(name, size, remat_opt, override, variant)
             lb = 100.0 * entry["lower_bound_bytes"] / entry["peak_bytes"]
             print(f"   {entry['num_ops']} ops, {entry['num_params']} params, peak {entry['peak_bytes']} B, "
                   f"lower bound {entry['lower_bound_bytes']} B ({lb:.1f}%), arguments {entry['argument_bytes']} B, "
@@ -155,6 +129,9 @@ def main():
                 continue
             key = f"{name}.{size}" + ("." + variant if variant else "")
             write_xz(os.path.join(a.out, key + ".mlir.xz"), text)
+            # The step's own manifest (remat-manifest/1: names, roles, dtypes, shapes of its
+            # arguments and results; docs/models.md), read by remat-run --inputs and the tests.
+            rmanifest.write(os.path.join(a.out, key + ".manifest.json"), dict(step_manifest, mlir=key + ".mlir.xz"))
             manifest["models"][key] = entry
     if not a.no_write:
         with open(man_path, "w") as f:

@@ -2,13 +2,15 @@
 remat_models.py, written in JAX, jax.jit(jax.value_and_grad(loss)) lowered to
 StableHLO, then to linalg on tensors by IREE's input phase
 (iree-compile --iree-input-type=stablehlo --compile-to=input), then renamed to
-func.func (iree_bridge.py) so that remat-opt analyses it.
+func.func so that remat-opt analyses it: remat.jax.export_step (python/remat/jax.py)
+does all of it.
 
-  bench/models/.venv/bin/python bench/models/export_jax.py [--models mlp,gpt2] [--sizes ci,bench]
+  $(scripts/setup-python.sh --python) bench/models/export_jax.py [--models mlp,gpt2] [--sizes ci,bench]
       [--out DIR] [--remat-opt PATH] [--no-write]
 
 Writes DIR/jax-<model>.<size>.mlir.xz and adds "jax-<model>.<size>" entries to
-DIR/manifest.json (like export.py). The step's arguments: parameters (flattened
+DIR/manifest.json (like export.py), and the step's manifest beside it
+(jax-<model>.<size>.manifest.json, remat-manifest/1). The step's arguments: parameters (flattened
 in pytree order), then the inputs; results: the loss, then one gradient per
 parameter (same order). Sizes come from remat_models.SIZES; weights are random.
 """
@@ -16,14 +18,12 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-import iree_bridge  # noqa: E402
 
 MODELS = ["mlp", "gpt2"]
 
@@ -97,18 +97,15 @@ def jax_model(name, s):
     raise KeyError(name)
 
 
-def stablehlo(name, s):
-    import jax
-    loss, params, inputs = jax_model(name, s)
-    lowered = jax.jit(jax.value_and_grad(loss)).lower(params, *inputs)
-    nparams = len(jax.tree_util.tree_leaves(params))
-    return lowered.as_text(), nparams
-
-
 def main():
-    import remat_models as rm  # only for SIZES and the op counter (no torch import at module level)
-    from export import estimate, check_mlir22, write_xz, ROOT
+    import jax
     import importlib.metadata as md
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import remat.jax as rjax
+    import remat.manifest as rmanifest
+    from remat.mlir import count_ops, write_text as write_xz
+    from remat.tools import estimate
+    import remat_models as rm  # SIZES
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--sizes", default="ci,bench")
@@ -120,7 +117,6 @@ def main():
                                                  for b in ("build-models", "build")) if os.path.exists(p)), None)
     if not remat_opt:
         sys.exit("export_jax.py: no remat-opt found; build it (scripts/setup.sh) or pass --remat-opt")
-    iree = os.path.join(os.path.dirname(sys.executable), "iree-compile")
     man_path = os.path.join(a.out, "manifest.json")
     manifest = json.load(open(man_path)) if os.path.exists(man_path) else {"versions": {}, "models": {}}
     manifest["versions"].update({"jax": md.version("jax"), "jaxlib": md.version("jaxlib"),
@@ -129,25 +125,16 @@ def main():
         for size in a.sizes.split(","):
             print(f"== jax-{name} ({size}) ...", flush=True)
             s = rm.SIZES[name][size]
-            t0 = time.monotonic()
-            shlo, nparams = stablehlo(name, s)
-            with tempfile.TemporaryDirectory() as tmp:
-                src, dst = os.path.join(tmp, "step.stablehlo.mlir"), os.path.join(tmp, "step.input.mlir")
-                open(src, "w").write(shlo)
-                p = subprocess.run([iree, "--iree-input-type=stablehlo", "--compile-to=input", src, "-o", dst],
-                                   capture_output=True, text=True)
-                if p.returncode:
-                    sys.exit(f"iree-compile --compile-to=input failed: {p.stderr}")
-                text = open(dst).read()
-            before = iree_bridge.leftovers(text)
-            text, nf, nr = iree_bridge.to_func(text)
-            text, repacked = iree_bridge.pack_i1_hex(text)
-            text = text.replace("func.func @main(", f"func.func @jax_{name}_step(", 1)
-            left = iree_bridge.leftovers(text)
-            err = check_mlir22(text)
-            if err:
-                sys.exit(f"jax-{name}.{size}: MLIR 22 does not parse the bridged IREE output: {err[:1000]}")
-            export_s = time.monotonic() - t0
+            loss, params, inputs = jax_model(name, s)
+            nparams = len(jax.tree_util.tree_leaves(params))
+            try:
+                exp = rjax.export_step(jax.value_and_grad(loss), params, *inputs, path=f"jax-{name}.{size}.mlir.xz",
+                                       func_name=f"jax_{name}_step", args_names=("params", "input0", "input1"),
+                                       header="", write=False)
+            except rjax.ExportError as e:
+                sys.exit(f"jax-{name}.{size}: {e}")
+            text, before, left, repacked = exp.text, exp.leftovers_before_bridge, exp.leftovers, exp.repacked_i1_constants
+            export_s = exp.export_time_s
             header = (f"// jax-{name} training step, size {size}: JAX value_and_grad -> StableHLO -> "
                       f"iree-compile --compile-to=input -> iree_bridge.py to-func\n"
                       f"// sizes: {json.dumps(s, sort_keys=True)}; {nparams} parameter tensors\n"
@@ -156,7 +143,7 @@ def main():
             entry = dict(model=f"jax-{name}", size=size, exporter="jax+iree", sizes=s, func=f"jax_{name}_step",
                          num_param_tensors=nparams, iree_leftovers_before_bridge=before,
                          leftovers=left, repacked_i1_constants=repacked, num_ops=fn["num_ops"],
-                         op_counts=dict(sorted(rm.count_ops(text).items(), key=lambda kv: (-kv[1], kv[0]))),
+                         op_counts=dict(sorted(count_ops(text).items(), key=lambda kv: (-kv[1], kv[0]))),
                          peak_bytes=fn["peak_bytes_before"], lower_bound_bytes=fn["lower_bound_bytes"],
                          lower_bound_op=fn.get("lower_bound_op"), argument_bytes=fn["argument_bytes"],
                          baseline_flops=fn["baseline_flops"], baseline_time_s=fn["baseline_time_s"],
@@ -168,6 +155,7 @@ def main():
                   f"after {left}, {len(entry['unsupported_ops'])} unsupported ops", flush=True)
             if not a.no_write:
                 write_xz(os.path.join(a.out, f"jax-{name}.{size}.mlir.xz"), header + text)
+                rmanifest.write(os.path.join(a.out, f"jax-{name}.{size}.manifest.json"), exp.manifest)
                 manifest["models"][f"jax-{name}.{size}"] = entry
     if not a.no_write:
         with open(man_path, "w") as f:

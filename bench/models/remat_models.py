@@ -28,8 +28,11 @@ seeded random inputs):
     transposed convolutions upsample.
 """
 import math
-import re
+import os
+import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "python"))
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -338,78 +341,15 @@ def build(name, size="ci", seed=0):
 
 def joint_graph(model, inputs):
     """The joint forward+backward FX graph (aot_export_module, trace_joint) with
-    torch-mlir's decomposition table, and its graph signature."""
-    from torch._functorch.aot_autograd import aot_export_module
-    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
-    gm, sig = aot_export_module(model, list(inputs), trace_joint=True, output_loss_index=0,
-                                decompositions=get_decomposition_table())
+    torch-mlir's decomposition table, and its graph signature (remat.torch.trace)."""
+    import remat.torch
+    gm, sig, _, _, _ = remat.torch.trace(model, inputs)
     return gm, sig
 
 
-def count_ops(text):
-    """{op name: count} over the generic or custom form of an MLIR text (ops in
-    region bodies included)."""
-    counts = {}
-    for m in re.finditer(r'(?:^|=\s*|^\s*)"?([a-z_][a-z0-9_]*\.[a-z0-9_.]+)"?[ (<{]', text, re.M):
-        counts[m.group(1)] = counts.get(m.group(1), 0) + 1
-    return counts
-
-
-def function_body_ops(module, name):
-    """The top-level ops named `name` in the bodies of the module's functions,
-    collected first (the callers clone and erase ops as they go)."""
-    return [op for func in module.body.operations for region in func.regions for block in region.blocks
-            for op in list(block.operations) if op.name == name]
-
-
-def split_shared_empties(module):
-    """torch-mlir hands one `tensor.empty` to several ops as their destination
-    (`outs`). Gives every use its own `tensor.empty`, created right before the
-    user (same semantics: an empty tensor has no contents). Returns how many
-    tensor.empty ops were added. See docs/models.md: remat-opt's schedule
-    simulation refuses two writers sharing one fresh destination."""
-    added = 0
-    for op in function_body_ops(module, "tensor.empty"):
-        uses = [(u.owner, u.operand_number) for u in op.result.uses]
-        if not uses:
-            continue
-        for user, index in uses:
-            clone = op.clone(ip=ir_insertion_point_before(user))
-            user.operands[index] = clone.result
-            added += 1
-        op.erase()
-        added -= 1
-    return added
-
-
-def split_shared_fills(module):
-    """torch-mlir also shares one `linalg.fill` (zeros, mostly: the accumulator
-    of every matmul and convolution of a shape) between many ops, forward and
-    backward. Each use but one makes One-Shot Bufferize copy the filled buffer
-    (copy_bytes in remat-opt's report), and the fill stays live from its first
-    use to its last, across the whole step. Gives every use its own fill (and
-    its own tensor.empty, when the fill's destination is one), created right
-    before the user: the same values, no copies. Run after
-    split_shared_empties. Returns how many linalg.fill ops were added. See
-    docs/models.md."""
-    added = 0
-    for op in function_body_ops(module, "linalg.fill"):
-        uses = [(u.owner, u.operand_number) for u in op.results[0].uses]
-        if len(uses) < 2:
-            continue
-        dest = op.operands[1].owner
-        fresh = getattr(dest, "name", None) == "tensor.empty"
-        for user, index in uses:
-            fill = op.clone(ip=ir_insertion_point_before(user))
-            if fresh:
-                fill.operands[1] = dest.clone(ip=ir_insertion_point_before(fill)).result
-            user.operands[index] = fill.results[0]
-            added += 1
-        op.erase()
-        added -= 1
-        if fresh and not list(dest.results[0].uses):
-            dest.erase()
-    return added
+# The op counter and the destination normalisation live in the remat package
+# (python/remat/mlir.py); these names stay for bench/compare and other callers.
+from remat.mlir import count_ops, split_shared_empties, split_shared_fills  # noqa: E402,F401
 
 
 def normalize_destinations(module):
@@ -421,29 +361,23 @@ def normalize_destinations(module):
     return empties, split_shared_fills(module)
 
 
-def ir_insertion_point_before(op):
-    from torch_mlir import ir
-    return ir.InsertionPoint(op)
-
-
 def export_torch(name, size="ci", func_name=None, debug_info=False, split_empties=True, split_fills=True):
     """Exports model `name` at `size` as one func.func on tensors (linalg on
-    tensors). Returns (text, info): text is torch-mlir's printout (the caller
-    re-parses it with MLIR 22; see export.py), info has the signature and meta,
-    and the generic form in info["generic_text"]. split_empties / split_fills:
-    the normalisation (normalize_destinations); off for the reproducers of
-    test/models (export.py --raw, --shared-fills)."""
-    from torch_mlir import fx
+    tensors) with remat.torch.export_step (nothing written). Returns (text,
+    info): text is the custom form (export.py checks it with MLIR 22), info has
+    the signature, the meta, the step's manifest and the generic form in
+    info["generic_text"]. split_empties / split_fills: the normalisation; off
+    for the reproducers of test/models (export.py --raw, --shared-fills)."""
+    import remat.torch
     model, inputs, meta = build(name, size)
-    gm, sig = joint_graph(model, inputs)
     func_name = func_name or f"{name}_step"
-    mod = fx.stateless_fx_import(gm, output_type="linalg-on-tensors", model_name=func_name)
-    split = split_shared_empties(mod) if split_empties else 0
-    fills = split_shared_fills(mod) if split_fills else 0
-    text = mod.operation.get_asm(enable_debug_info=debug_info)
-    generic = mod.operation.get_asm(enable_debug_info=debug_info, print_generic_op_form=True)
-    params = list(sig.parameters)
-    info = dict(meta, func=func_name, split_empties=split, split_fills=fills, generic_text=generic,
-                arguments=params + [f"input{i}" for i in range(len(sig.user_inputs))],
-                results=["loss"] + [f"grad({p})" for p in sig.backward_signature.gradients_to_parameters.values()])
-    return text, info
+    exp = remat.torch.export_step(model, inputs, path=f"{name}.mlir", func_name=func_name, normalize=split_empties,
+                                  split_fills=split_fills, form="custom", header="", debug_info=debug_info,
+                                  write=False)
+    man = exp.manifest
+    info = dict(meta, func=func_name, split_empties=exp.split_empties, split_fills=exp.split_fills,
+                generic_text=exp.generic_text, manifest=man,
+                arguments=[a["name"] for a in man["arguments"] if a["role"] != "input"] +
+                [f"input{i}" for i, _ in enumerate(a for a in man["arguments"] if a["role"] == "input")],
+                results=["loss"] + [f"grad({r['of']})" for r in man["results"] if r["role"] == "gradient"])
+    return exp.text, info

@@ -51,6 +51,7 @@ typedef struct Options {
   const char *planFile; // replay a schedule: lines "FUNC OP ANCHOR" (top-level op indices)
   const char *exportGraph;
   bool fuseElementwise; // --fuse-elementwise
+  bool quiet;           // --quiet: no summary line per planned function
   int64_t maxOps;       // --max-ops, 0: the library's default (REMAT_DEFAULT_MAX_OPS)
   intptr_t numBudgets;  // --budgets: one variant per entry
   int64_t budgetsBytes[16];
@@ -99,6 +100,7 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "                        dispatcher that runs the cheapest variant fitting\n"
                             "                        the memory free at run time (docs/variants.md)\n"
                             "  --gpu-chip=CHIP       PTX target of --lower=gpu (default sm_90)\n"
+                            "  --quiet               no summary line per planned function on stderr\n"
                             "  --help, --version\n";
 
 //===----------------------------------------------------------------------===//
@@ -136,6 +138,8 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       opts->splitInputFile = true;
     } else if (strcmp(a, "--fuse-elementwise") == 0) {
       opts->fuseElementwise = true;
+    } else if (strcmp(a, "--quiet") == 0) {
+      opts->quiet = true;
     } else if (startsWith(a, "--report=")) {
       const char *f = a + strlen("--report=");
       if (strcmp(f, "text") == 0)
@@ -462,6 +466,35 @@ static bool printNotes(const RematDriverResult *r, const Options *opts) {
   return unmet;
 }
 
+/// One line per planned function on stderr (--budget or --plan-file): the
+/// peak before and after, the budget, the recompute's share of the step's
+/// flops and the number of decisions. Printed once the plan met its budget.
+static void printSummaries(const RematDriverResult *r, const Options *opts) {
+  if (opts->quiet || (!opts->hasBudget && !opts->planFile))
+    return;
+  for (intptr_t i = 0; i < r->numFunctions; ++i) {
+    const RematDriverFunction *f = &r->functions[i];
+    if (!f->planned || rematGraphIsNull(f->graph))
+      continue;
+    MlirAttribute sym = mlirOperationGetAttributeByName(f->func, mlirStringRefCreateFromCString("sym_name"));
+    MlirStringRef name = mlirAttributeIsNull(sym) ? mlirStringRefCreate("?", 1) : mlirStringAttrGetValue(sym);
+    const RematPlanResult *p = &f->plan;
+    double recompute = p->recomputeFlops, baseline = rematGraphGetTotalFlops(f->graph) - recompute;
+    char budget[64];
+    if (f->budgetBytes >= 0)
+      snprintf(budget, sizeof(budget), "budget %lld bytes", (long long)f->budgetBytes);
+    else
+      snprintf(budget, sizeof(budget), "no budget (plan file)");
+    fprintf(stderr,
+            "remat-opt: @%.*s: peak %lld -> %lld bytes (%.1f%%), %s, recompute %.2f%% of the step's flops (%.6g of "
+            "%.6g), %ld decision%s\n",
+            (int)name.length, name.data, (long long)p->peakBytesBefore, (long long)f->peakBytes,
+            p->peakBytesBefore > 0 ? 100.0 * (double)f->peakBytes / (double)p->peakBytesBefore : 100.0, budget,
+            baseline > 0 ? 100.0 * recompute / baseline : 0.0, recompute, baseline, (long)p->numDecisions,
+            p->numDecisions == 1 ? "" : "s");
+  }
+}
+
 static int processModule(MlirModule module, const Options *opts, const RematDriverSchedule *schedule, Outputs *out,
                          RematToolDiagnostics *diags) {
   RematLowering lowering = loweringOf(opts->lower);
@@ -506,6 +539,8 @@ static int processModule(MlirModule module, const Options *opts, const RematDriv
     free(reports);
   }
   bool unmet = printNotes(&result, opts);
+  if (rc == RematExitOk && !unmet)
+    printSummaries(&result, opts);
   rematDriverResultFree(&result);
   if (rc == RematExitOk && unmet)
     rc = RematExitUser;
@@ -532,11 +567,13 @@ static int processModule(MlirModule module, const Options *opts, const RematDriv
 }
 
 /// Closes the IR output of a run that fails before it ends, leaving no file
-/// (the IR goes to `temp`, renamed over -o only on success).
+/// (the IR goes to `temp`, renamed over -o only on success; no `temp` when
+/// -o is not a regular file and is written directly).
 static void discardIR(FILE *ir, char *temp) {
   if (ir != stdout) {
     fclose(ir);
-    remove(temp);
+    if (temp)
+      remove(temp);
   }
   free(temp);
 }
@@ -577,7 +614,20 @@ int main(int argc, char **argv) {
   // every function succeeded: a failed run leaves no file and never
   // truncates an existing one (as mlir-opt does).
   char *irTemp = NULL;
-  if (opts.output && !opts.estimate) {
+  // A target that is not a regular file (/dev/null, a pipe, a terminal) is
+  // written directly: renaming a file over it would replace the device (as
+  // root, /dev/null itself) with a regular file.
+  struct stat target;
+  bool direct = opts.output && !opts.estimate && stat(opts.output, &target) == 0 && !S_ISREG(target.st_mode);
+  if (direct) {
+    out.ir = fopen(opts.output, "w");
+    if (!out.ir) {
+      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.output, strerror(errno));
+      free(buf);
+      free(scheduleStorage);
+      return RematExitUser;
+    }
+  } else if (opts.output && !opts.estimate) {
     irTemp = malloc(strlen(opts.output) + 16);
     int fd = -1;
     if (irTemp) {
@@ -684,7 +734,12 @@ int main(int argc, char **argv) {
   free(chunks);
   free(scheduleStorage);
   free(buf);
-  if (out.ir != stdout) {
+  if (out.ir != stdout && direct) {
+    if (fclose(out.ir) != 0 && worst == RematExitOk) {
+      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.output, strerror(errno));
+      worst = RematExitUser;
+    }
+  } else if (out.ir != stdout) {
     bool written = fclose(out.ir) == 0;
     if (worst == RematExitOk && !(written && rename(irTemp, opts.output) == 0)) {
       fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.output, strerror(errno));

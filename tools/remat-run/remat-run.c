@@ -1,14 +1,16 @@
 //===- remat-run.c - Lower, JIT and measure one training step -------------===//
 //
 // remat-run [--target=cpu|gpu] [--steps=N] [--seed=S] [--entry=NAME]
-//           [--mem-cap=SIZE] [--json] [--inputs-dir=DIR] [--outputs-dir=DIR]
-//           FILE|-
+//           [--mem-cap=SIZE] [--json] [--manifest=FILE] [--inputs=DIR]
+//           [--outputs=DIR] [--int-range=LO,HI] [--inputs-dir=DIR]
+//           [--outputs-dir=DIR] FILE|-
 //
 // Reads tensor IR, lowers it with the project's CPU pipeline (remat/Lower.h),
 // JIT-compiles it with the MLIR ExecutionEngine and calls the entry function
-// through its C interface with seeded random inputs. The allocation hooks of
-// runtime/ measure the peak of live heap bytes during each step. See
-// docs/runner.md.
+// through its C interface with seeded random inputs or arguments from .npy
+// files. The allocation hooks of runtime/ measure the peak of live heap bytes
+// during each step. Mutable ml_program globals (RNG seeds) are the step's
+// state: they advance from step to step. See docs/runner.md.
 //
 // Exit codes: 0 success, 1 user error, 2 internal error.
 //
@@ -20,6 +22,9 @@
 #include "remat/Lower.h"
 #include "remat/Parse.h"
 
+#include "Manifest.h"
+#include "Npy.h"
+#include "StepFiles.h"
 #include "Tool.h"
 #include "remat_runtime.h"
 
@@ -38,29 +43,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef REMAT_C_RUNNER_UTILS
 #define REMAT_C_RUNNER_UTILS ""
 #endif
 
 static const char *kUsage = "usage: remat-run [--target=cpu|gpu|gpu-kernels-on-cpu] [--steps=N] [--seed=S]\n"
-                            "                 [--entry=NAME]\n"
-                            "                 [--mem-cap=SIZE] [--json] [--inputs-dir=DIR] [--outputs-dir=DIR] FILE|-\n"
+                            "                 [--entry=NAME] [--mem-cap=SIZE] [--json] [--manifest=FILE]\n"
+                            "                 [--inputs=DIR] [--outputs=DIR] [--int-range=LO,HI]\n"
+                            "                 [--inputs-dir=DIR] [--outputs-dir=DIR] FILE|-\n"
                             "  Lowers the tensor IR in FILE (or stdin for -) with the CPU pipeline, runs the\n"
                             "  entry function on seeded random inputs and reports peak heap bytes, step time\n"
                             "  and output checksums. SIZE: bytes, or with KiB/MiB/GiB or KB/MB/GB.\n"
+                            "  FILE's manifest (NAME.manifest.json beside NAME.mlir, or --manifest) names the\n"
+                            "  function, argument and result files and integer ranges; it must match FILE.\n"
+                            "  --inputs=DIR reads the arguments from .npy files (the manifest's names, else\n"
+                            "  arg<i>.npy), --outputs=DIR writes the results of step 1 as .npy (result<i>.npy).\n"
+                            "  --int-range=LO,HI: generated integers in [LO, HI) where the manifest gives no\n"
+                            "  range (default [0, 8)). --inputs-dir/--outputs-dir: raw bytes (arg<i>.bin in,\n"
+                            "  out<i>.bin out; kept for scripts, prefer .npy).\n"
                             "  REMAT_MEM_CAP sets the cap when --mem-cap is absent. --target=gpu-kernels-on-cpu\n"
                             "  runs the GPU lowering's kernel structure (tiled loops, split reductions) on the\n"
                             "  CPU, to check it without a GPU.\n";
-
-static void errorf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("remat-run: error: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
 
 //===----------------------------------------------------------------------===//
 // Options
@@ -73,8 +78,13 @@ typedef struct Options {
   const char *entry;
   size_t memCap;
   int json;
-  const char *inputsDir;
-  const char *outputsDir;
+  const char *inputsDir;  // raw arg<i>.bin
+  const char *outputsDir; // raw out<i>.bin
+  const char *inputsNpy;  // --inputs: .npy
+  const char *outputsNpy; // --outputs: .npy
+  const char *manifest;   // --manifest
+  int hasIntRange;
+  int64_t intLo, intHi;
   const char *file;
 } Options;
 
@@ -121,32 +131,32 @@ static int parseOptions(int argc, char **argv, Options *opts) {
       else if (!strcmp(v, "gpu-kernels-on-cpu"))
         opts->gpu = 2;
       else {
-        errorf("unknown target '%s' (expected cpu, gpu or gpu-kernels-on-cpu)", v);
+        rematRunErrorf("unknown target '%s' (expected cpu, gpu or gpu-kernels-on-cpu)", v);
         return RematExitUser;
       }
     } else if ((v = flagValue(arg, "--steps"))) {
       unsigned long long n;
       if (!parseUnsigned(v, &n) || n < 1 || n > 1000000) {
-        errorf("invalid --steps value '%s' (expected an integer in [1, 1000000])", v);
+        rematRunErrorf("invalid --steps value '%s' (expected an integer in [1, 1000000])", v);
         return RematExitUser;
       }
       opts->steps = (long)n;
     } else if ((v = flagValue(arg, "--seed"))) {
       unsigned long long n;
       if (!parseUnsigned(v, &n)) {
-        errorf("invalid --seed value '%s' (expected a non-negative integer)", v);
+        rematRunErrorf("invalid --seed value '%s' (expected a non-negative integer)", v);
         return RematExitUser;
       }
       opts->seed = (uint64_t)n;
     } else if ((v = flagValue(arg, "--entry"))) {
       if (!*v) {
-        errorf("--entry needs a function name");
+        rematRunErrorf("--entry needs a function name");
         return RematExitUser;
       }
       opts->entry = v;
     } else if ((v = flagValue(arg, "--mem-cap"))) {
       if (!rematParseByteSize(v, &opts->memCap) || opts->memCap == 0) {
-        errorf("invalid --mem-cap value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", v);
+        rematRunErrorf("invalid --mem-cap value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", v);
         return RematExitUser;
       }
       haveCap = 1;
@@ -154,20 +164,46 @@ static int parseOptions(int argc, char **argv, Options *opts) {
       opts->inputsDir = v;
     } else if ((v = flagValue(arg, "--outputs-dir"))) {
       opts->outputsDir = v;
+    } else if ((v = flagValue(arg, "--inputs"))) {
+      opts->inputsNpy = v;
+    } else if ((v = flagValue(arg, "--outputs"))) {
+      opts->outputsNpy = v;
+    } else if ((v = flagValue(arg, "--manifest"))) {
+      if (!*v) {
+        rematRunErrorf("--manifest needs a file name");
+        return RematExitUser;
+      }
+      opts->manifest = v;
+    } else if ((v = flagValue(arg, "--int-range"))) {
+      long long lo, hi;
+      char extra;
+      if (sscanf(v, "%lld,%lld%c", &lo, &hi, &extra) != 2 || lo >= hi) {
+        rematRunErrorf("invalid --int-range value '%s' (expected LO,HI with LO < HI: integers in [LO, HI))", v);
+        return RematExitUser;
+      }
+      opts->hasIntRange = 1;
+      opts->intLo = lo;
+      opts->intHi = hi;
     } else if (arg[0] == '-' && arg[1] != '\0') {
-      errorf("unknown option '%s'", arg);
+      rematRunErrorf("unknown option '%s'", arg);
       fputs(kUsage, stderr);
       return RematExitUser;
     } else {
       if (opts->file) {
-        errorf("more than one input file ('%s' and '%s')", opts->file, arg);
+        rematRunErrorf("more than one input file ('%s' and '%s')", opts->file, arg);
         return RematExitUser;
       }
       opts->file = arg;
     }
   }
+  if ((opts->inputsNpy && opts->inputsDir) || (opts->outputsNpy && opts->outputsDir)) {
+    rematRunErrorf("--%s takes .npy files and --%s raw ones: give one of them",
+                   opts->inputsNpy && opts->inputsDir ? "inputs" : "outputs",
+                   opts->inputsNpy && opts->inputsDir ? "inputs-dir" : "outputs-dir");
+    return RematExitUser;
+  }
   if (!opts->file) {
-    errorf("no input file (use - for stdin)");
+    rematRunErrorf("no input file (use - for stdin)");
     fputs(kUsage, stderr);
     return RematExitUser;
   }
@@ -175,7 +211,7 @@ static int parseOptions(int argc, char **argv, Options *opts) {
     const char *env = getenv("REMAT_MEM_CAP");
     if (env && *env) {
       if (!rematParseByteSize(env, &opts->memCap) || opts->memCap == 0) {
-        errorf("invalid REMAT_MEM_CAP value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", env);
+        rematRunErrorf("invalid REMAT_MEM_CAP value '%s' (expected bytes, or with KiB/MiB/GiB or KB/MB/GB)", env);
         return RematExitUser;
       }
     }
@@ -190,16 +226,6 @@ static int parseOptions(int argc, char **argv, Options *opts) {
 //===----------------------------------------------------------------------===//
 // Signature
 //===----------------------------------------------------------------------===//
-
-typedef struct ValueInfo {
-  int isMemref; // ranked tensor (memref at the C interface) vs. scalar
-  RematElemKind elem;
-  size_t elemSize;
-  intptr_t rank;
-  int64_t *shape; // rank entries; negative = dynamic (results only)
-  size_t bytes;   // static byte size (inputs)
-  char typeText[256];
-} ValueInfo;
 
 typedef struct TextBuf {
   char *buf;
@@ -397,7 +423,7 @@ static int findEntry(MlirModule module, const char *wanted, MlirOperation *out) 
     if (wanted) {
       if (stringRefEquals(symName(op), wanted)) {
         if (!isFuncWithBody(op)) {
-          errorf("entry function '%s' is a declaration (it has no body)", wanted);
+          rematRunErrorf("entry function '%s' is a declaration (it has no body)", wanted);
           return 0;
         }
         *out = op;
@@ -409,62 +435,72 @@ static int findEntry(MlirModule module, const char *wanted, MlirOperation *out) 
       firstPublic = op;
   }
   if (wanted) {
-    errorf("no func.func named '%s' in the input", wanted);
+    rematRunErrorf("no func.func named '%s' in the input", wanted);
     return 0;
   }
   if (mlirOperationIsNull(firstPublic)) {
-    errorf("no public func.func with a body in the input (use --entry=NAME)");
+    rematRunErrorf("no public func.func with a body in the input (use --entry=NAME)");
     return 0;
   }
   *out = firstPublic;
   return 1;
 }
 
-static int readInputFile(const char *dir, size_t index, void *data, size_t bytes) {
-  size_t len = strlen(dir) + 64;
-  char *path = malloc(len);
-  if (!path)
-    return 0;
-  snprintf(path, len, "%s/arg%zu.bin", dir, index);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    errorf("cannot open input file '%s': %s", path, strerror(errno));
-    free(path);
-    return 0;
+/// A mutable ml_program.global: the step's state (an RNG seed).
+typedef struct StateGlobal {
+  char name[128];
+  ValueInfo type;
+  unsigned char *address; // in the JIT
+  unsigned char *initial, *afterFirst;
+  int advanced;
+} StateGlobal;
+
+/// The mutable ml_program.global ops of the module (the step's state), made
+/// public so that the JIT exports them (a private global has no symbol to
+/// look up). Returns the count, -1 on an unsupported type (printed).
+static long collectStateGlobals(MlirModule module, const char *displayName, StateGlobal **out) {
+  MlirBlock body = mlirModuleGetBody(module);
+  size_t n = 0, cap = 0;
+  *out = NULL;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!stringRefEquals(mlirIdentifierStr(mlirOperationGetName(op)), "ml_program.global"))
+      continue;
+    if (mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("is_mutable"))))
+      continue;
+    MlirAttribute typeAttr = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("type"));
+    MlirStringRef name = symName(op);
+    if (n == cap) {
+      cap = cap ? 2 * cap : 4;
+      StateGlobal *bigger = realloc(*out, cap * sizeof(StateGlobal));
+      if (!bigger) {
+        rematRunErrorf("out of memory");
+        return -1;
+      }
+      *out = bigger;
+    }
+    StateGlobal *g = &(*out)[n++];
+    memset(g, 0, sizeof(*g));
+    snprintf(g->name, sizeof(g->name), "%.*s", (int)name.length, name.data);
+    char why[512];
+    if (mlirAttributeIsNull(typeAttr) || !mlirAttributeIsAType(typeAttr) ||
+        !describeType(mlirTypeAttrGetValue(typeAttr), 0, &g->type, why, sizeof(why))) {
+      rematRunErrorf("'%s': mutable ml_program.global @%s: %s", displayName, g->name,
+                     mlirAttributeIsNull(typeAttr) ? "it has no type" : why);
+      return -1;
+    }
+    mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString("sym_visibility"));
   }
-  size_t n = bytes ? fread(data, 1, bytes, f) : 0;
-  int extra = fgetc(f) != EOF;
-  fclose(f);
-  if (n != bytes || extra) {
-    errorf("input file '%s' does not hold exactly %zu bytes (the byte size of argument %zu)", path, bytes, index);
-    free(path);
-    return 0;
-  }
-  free(path);
-  return 1;
+  return (long)n;
 }
 
-static int writeOutputFile(const char *dir, size_t index, const void *data, size_t bytes) {
-  size_t len = strlen(dir) + 64;
-  char *path = malloc(len);
-  if (!path)
-    return 0;
-  snprintf(path, len, "%s/out%zu.bin", dir, index);
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    errorf("cannot write output file '%s': %s", path, strerror(errno));
-    free(path);
-    return 0;
+static void freeStateGlobals(StateGlobal *globals, size_t n) {
+  for (size_t i = 0; globals && i < n; ++i) {
+    free(globals[i].type.shape);
+    free(globals[i].initial);
+    free(globals[i].afterFirst);
   }
-  size_t n = bytes ? fwrite(data, 1, bytes, f) : 0;
-  int closed = fclose(f) == 0;
-  if (n != bytes || !closed) {
-    errorf("cannot write output file '%s'", path);
-    free(path);
-    return 0;
-  }
-  free(path);
-  return 1;
+  free(globals);
 }
 
 typedef struct Program {
@@ -474,6 +510,10 @@ typedef struct Program {
   char *entryName;
   size_t numArgs, numResults;
   ValueInfo *args, *results;
+  RematManifest manifest; // haveManifest
+  int haveManifest;
+  StateGlobal *globals; // mutable ml_program globals
+  size_t numGlobals;
 } Program;
 
 /// The name of variant `index` from the entry's `remat.variants` attribute.
@@ -515,6 +555,9 @@ static void destroyProgram(Program *p) {
   free(p->args);
   free(p->results);
   free(p->entryName);
+  if (p->haveManifest)
+    rematManifestFree(&p->manifest);
+  freeStateGlobals(p->globals, p->numGlobals);
 }
 
 typedef struct Output {
@@ -547,10 +590,167 @@ static void printJsonString(const char *s) {
   putchar('"');
 }
 
+/// What one step needs: the entry, its argument and result buffers, and the
+/// statistics over the steps.
+typedef struct Stepper {
+  const Options *opts;
+  Program *prog;
+  void (*packed)(void **);
+  void **packedArgs;
+  void **argData, **argPristine;
+  unsigned char *resultBuf;
+  size_t resultSize;
+  size_t *resultOffset;
+  void **freed;
+  size_t peakBytes, leakedBytes;
+  double minTime, totalTime;
+  RematVariantChoice ranVariant;
+} Stepper;
+
+/// Runs step `step` (0-based; -1: step 1 again, not counted in the
+/// statistics) from the pristine inputs and the state globals as they are;
+/// records each output's checksum and size in `outputs`, writes the outputs
+/// of step 0 where the options ask, frees the results. Returns an exit code
+/// (printed unless 0).
+static int runStep(Stepper *s, long step, Output *outputs) {
+  const Options *opts = s->opts;
+  Program *prog = s->prog;
+  memset(s->resultBuf, 0, s->resultSize + 16);
+  for (size_t i = 0; i < prog->numArgs; ++i)
+    memcpy(s->argData[i], s->argPristine[i], prog->args[i].bytes);
+  rematAllocTrackerReleaseAll();
+  rematAllocTrackerReset();
+  size_t baseLive = rematAllocTrackerGetLiveBytes();
+  double dt = 0;
+  rematRuntimeResetVariantChoice();
+  noVariantStop = 0;
+  if (!invokeGuarded(s->packed, s->packedArgs, &dt)) {
+    rematAllocTrackerReleaseAll();
+    rematAllocTrackerSetCap(0);
+    if (noVariantStop)
+      rematRunErrorf("no variant of @%s fits: the smallest needs %lld bytes, %lld bytes are free (%s); nothing was run",
+                     prog->entryName, (long long)noVariantChoice.peakBytes, (long long)noVariantChoice.freeBytes,
+                     noVariantChoice.source);
+    else
+      rematRunErrorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive,
+                     capRequested, capCap);
+    return RematExitUser;
+  }
+  if (step >= 0) {
+    if (step == 0)
+      s->ranVariant = *rematRuntimeGetVariantChoice();
+    size_t stepPeak = rematAllocTrackerGetPeakBytes() - baseLive;
+    if (stepPeak > s->peakBytes)
+      s->peakBytes = stepPeak;
+    s->totalTime += dt;
+    if (step == 0 || dt < s->minTime)
+      s->minTime = dt;
+  }
+
+  // Outputs: checksum, optionally write, free (unless aliasing an input).
+  size_t numFreed = 0;
+  for (size_t i = 0; i < prog->numResults; ++i) {
+    ValueInfo *v = &prog->results[i];
+    const unsigned char *slot = s->resultBuf + s->resultOffset[i];
+    const void *data = slot;
+    size_t bytes = v->elemSize;
+    if (v->isMemref) {
+      bytes = v->elemSize;
+      for (intptr_t d = 0; d < v->rank; ++d) {
+        int64_t size = descField(slot, 3 + (size_t)d);
+        bytes *= size > 0 ? (size_t)size : 0;
+      }
+      data = (const unsigned char *)descAligned(slot) + (size_t)descField(slot, 2) * v->elemSize;
+      if (bytes == 0)
+        data = slot;
+    }
+    outputs[i].checksum = rematChecksum64(data, bytes);
+    outputs[i].bytes = bytes;
+    if (step == 0 && opts->outputsDir && !rematRunWriteRawResult(opts->outputsDir, i, data, bytes))
+      return RematExitUser;
+    if (step == 0 && opts->outputsNpy) {
+      int64_t sizes[kRematNpyMaxRank];
+      for (intptr_t d = 0; d < v->rank && d < kRematNpyMaxRank; ++d)
+        sizes[d] = descField(slot, 3 + (size_t)d);
+      if (!rematRunWriteNpyResult(opts->outputsNpy, prog->haveManifest ? &prog->manifest.results[i] : NULL, i, v, sizes,
+                                  data, bytes))
+        return RematExitUser;
+    }
+  }
+  for (size_t i = 0; i < prog->numResults; ++i) {
+    if (!prog->results[i].isMemref)
+      continue;
+    void *allocated = descAllocated(s->resultBuf + s->resultOffset[i]);
+    int skip = allocated == NULL;
+    for (size_t j = 0; j < prog->numArgs && !skip; ++j)
+      skip = allocated == s->argData[j];
+    for (size_t j = 0; j < numFreed && !skip; ++j)
+      skip = allocated == s->freed[j];
+    if (skip || !rematAllocTrackerIsTracked(allocated))
+      continue; // aliases an input, a global, or was freed already
+    _mlir_memref_to_llvm_free(allocated);
+    s->freed[numFreed++] = allocated;
+  }
+  size_t leftover = rematAllocTrackerGetLiveBytes();
+  if (leftover > s->leakedBytes)
+    s->leakedBytes = leftover;
+  rematAllocTrackerReleaseAll();
+  return RematExitOk;
+}
+
+/// The manifest's rng globals must be mutable ml_program globals of the
+/// module (the step's state).
+static int checkRngGlobals(const Program *prog, const char *displayName) {
+  const RematManifest *m = &prog->manifest;
+  for (size_t r = 0; r < m->numRngGlobals; ++r) {
+    size_t g = 0;
+    while (g < prog->numGlobals && strcmp(prog->globals[g].name, m->rngGlobals[r]) != 0)
+      ++g;
+    if (g == prog->numGlobals) {
+      rematRunErrorf("manifest '%s' does not match @%s in '%s': its rng global '%s' (line %d) is not a mutable "
+                     "ml_program.global of the module",
+                     m->path, prog->entryName, displayName, m->rngGlobals[r], m->rngLine);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/// Loads the manifest: --manifest, else NAME.manifest.json beside NAME.mlir
+/// when it exists. Returns 0 (printed) when one is given or found but bad.
+static int loadManifest(const Options *opts, Program *prog) {
+  char *found = NULL;
+  const char *path = opts->manifest;
+  if (!path && strcmp(opts->file, "-") != 0) {
+    found = rematManifestPathFor(opts->file);
+    if (found && access(found, F_OK) == 0)
+      path = found;
+  }
+  if (!path) {
+    free(found);
+    return 1;
+  }
+  char why[1024];
+  prog->haveManifest = rematManifestLoad(path, &prog->manifest, why, sizeof(why));
+  if (!prog->haveManifest)
+    rematRunErrorf("%s", why);
+  free(found);
+  return prog->haveManifest;
+}
+
+static int hasFunction(MlirModule module, const char *name) {
+  MlirBlock body = mlirModuleGetBody(module);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (stringRefEquals(mlirIdentifierStr(mlirOperationGetName(op)), "func.func") && stringRefEquals(symName(op), name))
+      return 1;
+  return 0;
+}
+
 static int run(const Options *opts) {
   if (opts->gpu == 1) {
-    errorf("--target=gpu: remat-run JITs on the CPU only; build a GPU executable with "
-           "scripts/build-gpu-step.py FILE -o EXE (docs/gpu.md) and run it on the GPU machine");
+    rematRunErrorf("--target=gpu: remat-run JITs on the CPU only; build a GPU executable with "
+                   "scripts/build-gpu-step.py FILE -o EXE (docs/gpu.md) and run it on the GPU machine");
     return RematExitUser;
   }
 
@@ -561,7 +761,7 @@ static int run(const Options *opts) {
   errno = 0;
   char *source = rematToolReadFile(opts->file, &sourceSize);
   if (!source) {
-    errorf("cannot open '%s': %s", displayName, strerror(errno ? errno : EIO));
+    rematRunErrorf("cannot open '%s': %s", displayName, strerror(errno ? errno : EIO));
     return RematExitUser;
   }
   RematToolDiagnostics diag = {.displayName = displayName};
@@ -578,17 +778,46 @@ static int run(const Options *opts) {
   free(source);
   if (mlirModuleIsNull(prog.module)) {
     if (diag.errors == 0)
-      errorf("cannot parse '%s'", displayName);
+      rematRunErrorf("cannot parse '%s'", displayName);
     rc = RematExitUser;
     goto done;
   }
 
-  // Entry function and its signature.
-  MlirOperation entry;
-  if (!findEntry(prog.module, opts->entry, &entry)) {
+  // The manifest (--manifest, else NAME.manifest.json beside NAME.mlir)
+  // names the entry function.
+  const char *wanted = opts->entry;
+  if (!loadManifest(opts, &prog)) {
     rc = RematExitUser;
     goto done;
   }
+  if (prog.haveManifest) {
+    if (opts->entry && strcmp(opts->entry, prog.manifest.function) != 0) {
+      rematRunErrorf("manifest '%s' describes @%s, not @%s (--entry)", prog.manifest.path, prog.manifest.function,
+                     opts->entry);
+      rc = RematExitUser;
+      goto done;
+    }
+    wanted = prog.manifest.function;
+    if (!hasFunction(prog.module, wanted)) {
+      rematRunErrorf("manifest '%s' does not match '%s': it describes @%s, which '%s' does not define",
+                     prog.manifest.path, displayName, wanted, displayName);
+      rc = RematExitUser;
+      goto done;
+    }
+  }
+
+  // Entry function and its signature.
+  MlirOperation entry;
+  if (!findEntry(prog.module, wanted, &entry)) {
+    rc = RematExitUser;
+    goto done;
+  }
+  long numGlobals = collectStateGlobals(prog.module, displayName, &prog.globals);
+  if (numGlobals < 0) {
+    rc = RematExitUser;
+    goto done;
+  }
+  prog.numGlobals = (size_t)numGlobals;
   MlirStringRef nameRef = symName(entry);
   prog.entryName = malloc(nameRef.length + 1);
   if (!prog.entryName)
@@ -598,7 +827,7 @@ static int run(const Options *opts) {
 
   MlirAttribute fnTypeAttr = mlirOperationGetAttributeByName(entry, mlirStringRefCreateFromCString("function_type"));
   if (mlirAttributeIsNull(fnTypeAttr) || !mlirAttributeIsAType(fnTypeAttr)) {
-    errorf("internal error: func.func without function_type");
+    rematRunErrorf("internal error: func.func without function_type");
     goto done;
   }
   MlirType fnType = mlirTypeAttrGetValue(fnTypeAttr);
@@ -611,17 +840,23 @@ static int run(const Options *opts) {
   char why[512];
   for (size_t i = 0; i < prog.numArgs; ++i) {
     if (!describeType(mlirFunctionTypeGetInput(fnType, (intptr_t)i), 0, &prog.args[i], why, sizeof(why))) {
-      errorf("@%s argument %zu: %s", prog.entryName, i, why);
+      rematRunErrorf("@%s argument %zu: %s", prog.entryName, i, why);
       rc = RematExitUser;
       goto done;
     }
   }
   for (size_t i = 0; i < prog.numResults; ++i) {
     if (!describeType(mlirFunctionTypeGetResult(fnType, (intptr_t)i), 1, &prog.results[i], why, sizeof(why))) {
-      errorf("@%s result %zu: %s", prog.entryName, i, why);
+      rematRunErrorf("@%s result %zu: %s", prog.entryName, i, why);
       rc = RematExitUser;
       goto done;
     }
+  }
+  if (prog.haveManifest && (!rematRunCheckManifest(&prog.manifest, displayName, prog.entryName, prog.args, prog.numArgs,
+                                                   prog.results, prog.numResults) ||
+                            !checkRngGlobals(&prog, displayName))) {
+    rc = RematExitUser;
+    goto done;
   }
 
   // Lower (through the driver, as remat-opt does: normalized, not planned)
@@ -633,8 +868,8 @@ static int run(const Options *opts) {
   if (mlirLogicalResultIsSuccess(status))
     status = rematDriverLowerModule(prog.module, &driverOptions);
   if (mlirLogicalResultIsFailure(status)) {
-    errorf("lowering @%s with the %s pipeline failed (see the diagnostics above)", prog.entryName,
-           opts->gpu == 2 ? "GPU kernels-on-CPU" : "CPU");
+    rematRunErrorf("lowering @%s with the %s pipeline failed (see the diagnostics above)", prog.entryName,
+                   opts->gpu == 2 ? "GPU kernels-on-CPU" : "CPU");
     rc = RematExitUser;
     goto done;
   }
@@ -653,7 +888,7 @@ static int run(const Options *opts) {
   prog.jit = mlirExecutionEngineCreate(prog.module, /*optLevel=*/0, numLibs, libs, /*enableObjectDump=*/false,
                                        /*enablePIC=*/false);
   if (mlirExecutionEngineIsNull(prog.jit)) {
-    errorf("internal error: cannot create the execution engine for @%s", prog.entryName);
+    rematRunErrorf("internal error: cannot create the execution engine for @%s", prog.entryName);
     goto done;
   }
   mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("_mlir_memref_to_llvm_alloc"),
@@ -676,43 +911,58 @@ static int run(const Options *opts) {
   void *packedSym = mlirExecutionEngineLookupPacked(prog.jit, mlirStringRefCreateFromCString(cifaceName));
   free(cifaceName);
   if (!packedSym) {
-    errorf("internal error: cannot find the C interface of @%s in the JIT", prog.entryName);
+    rematRunErrorf("internal error: cannot find the C interface of @%s in the JIT", prog.entryName);
     goto done;
   }
   void (*packed)(void **);
   memcpy(&packed, &packedSym, sizeof(packed));
 
+  // State: the mutable globals' initial values, as the JIT initialized them.
+  for (size_t g = 0; g < prog.numGlobals; ++g) {
+    StateGlobal *sg = &prog.globals[g];
+    sg->address = mlirExecutionEngineLookup(prog.jit, mlirStringRefCreateFromCString(sg->name));
+    sg->initial = malloc(sg->type.bytes + 1);
+    sg->afterFirst = malloc(sg->type.bytes + 1);
+    if (!sg->address || !sg->initial || !sg->afterFirst) {
+      rematRunErrorf("internal error: cannot find the state global @%s in the JIT", sg->name);
+      goto done;
+    }
+    memcpy(sg->initial, sg->address, sg->type.bytes);
+  }
+
   // Inputs: plain malloc, not tracked.
   size_t numArgs = prog.numArgs, numResults = prog.numResults;
-  void **argData = calloc(numArgs + 1, sizeof(void *));
+  Stepper st = {.opts = opts, .prog = &prog, .packed = packed};
+  st.argData = calloc(numArgs + 1, sizeof(void *));
   // One-shot bufferization treats function arguments as writable: the lowered
   // step may update its inputs in place. Each step starts from a pristine copy.
-  void **argPristine = calloc(numArgs + 1, sizeof(void *));
+  st.argPristine = calloc(numArgs + 1, sizeof(void *));
   unsigned char **argDesc = calloc(numArgs + 1, sizeof(unsigned char *));
   void **argDescPtr = calloc(numArgs + 1, sizeof(void *));
   // Results: with several results or a memref result, the C interface takes a
   // pointer to the result struct as its first argument; a single scalar result
   // is returned and the packed wrapper stores it through the last pointer.
   int resultByPointer = numResults > 1 || (numResults == 1 && prog.results[0].isMemref);
-  size_t *resultOffset = calloc(numResults + 1, sizeof(size_t));
-  size_t resultSize = 0, resultAlign = 1;
-  for (size_t i = 0; i < numResults; ++i) {
+  st.resultOffset = calloc(numResults + 1, sizeof(size_t));
+  size_t resultAlign = 1;
+  for (size_t i = 0; st.resultOffset && i < numResults; ++i) {
     size_t a = valueSlotAlign(&prog.results[i]);
-    resultSize = (resultSize + a - 1) / a * a;
-    resultOffset[i] = resultSize;
-    resultSize += valueSlotSize(&prog.results[i]);
+    st.resultSize = (st.resultSize + a - 1) / a * a;
+    st.resultOffset[i] = st.resultSize;
+    st.resultSize += valueSlotSize(&prog.results[i]);
     if (a > resultAlign)
       resultAlign = a;
   }
-  resultSize = (resultSize + resultAlign - 1) / resultAlign * resultAlign;
-  unsigned char *resultBuf = calloc(resultSize + 16, 1);
-  void *resultBufPtr = resultBuf;
-  void **packedArgs = calloc(numArgs + 2, sizeof(void *));
+  st.resultSize = (st.resultSize + resultAlign - 1) / resultAlign * resultAlign;
+  st.resultBuf = calloc(st.resultSize + 16, 1);
+  void *resultBufPtr = st.resultBuf;
+  st.packedArgs = calloc(numArgs + 2, sizeof(void *));
   Output *firstOutputs = calloc(numResults + 1, sizeof(Output));
-  void **freed = calloc(numResults + 1, sizeof(void *));
-  if (!argData || !argPristine || !argDesc || !argDescPtr || !resultOffset || !resultBuf || !packedArgs ||
-      !firstOutputs || !freed) {
-    errorf("out of memory");
+  Output *outputs = calloc(numResults + 1, sizeof(Output));
+  st.freed = calloc(numResults + 1, sizeof(void *));
+  if (!st.argData || !st.argPristine || !argDesc || !argDescPtr || !st.resultOffset || !st.resultBuf ||
+      !st.packedArgs || !firstOutputs || !outputs || !st.freed) {
+    rematRunErrorf("out of memory");
     rc = RematExitInternal;
     goto cleanup;
   }
@@ -722,36 +972,42 @@ static int run(const Options *opts) {
   rematRngInit(&rng, opts->seed);
   for (size_t i = 0; i < numArgs; ++i) {
     ValueInfo *v = &prog.args[i];
-    argData[i] = aligned_alloc(64, (v->bytes + 64) / 64 * 64);
-    if (!argData[i]) {
-      errorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
+    const RematManifestValue *mv = prog.haveManifest ? &prog.manifest.args[i] : NULL;
+    st.argData[i] = aligned_alloc(64, (v->bytes + 64) / 64 * 64);
+    if (!st.argData[i]) {
+      rematRunErrorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
       rc = RematExitUser;
       goto cleanup;
     }
     if (opts->inputsDir) {
-      if (!readInputFile(opts->inputsDir, i, argData[i], v->bytes)) {
+      if (!rematRunReadRawArgument(opts->inputsDir, i, st.argData[i], v->bytes)) {
+        rc = RematExitUser;
+        goto cleanup;
+      }
+    } else if (opts->inputsNpy) {
+      if (!rematRunReadNpyArgument(opts->inputsNpy, mv, i, v, prog.entryName, st.argData[i])) {
         rc = RematExitUser;
         goto cleanup;
       }
     } else {
-      rematRngFillElements(&rng, v->elem, argData[i], v->bytes);
+      rematRunFillArgument(&rng, v, mv, opts->hasIntRange, opts->intLo, opts->intHi, st.argData[i]);
     }
     argumentBytes += v->bytes;
-    argPristine[i] = malloc(v->bytes ? v->bytes : 1);
-    if (!argPristine[i]) {
-      errorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
+    st.argPristine[i] = malloc(v->bytes ? v->bytes : 1);
+    if (!st.argPristine[i]) {
+      rematRunErrorf("cannot allocate %zu bytes for argument %zu", v->bytes, i);
       rc = RematExitUser;
       goto cleanup;
     }
-    memcpy(argPristine[i], argData[i], v->bytes);
+    memcpy(st.argPristine[i], st.argData[i], v->bytes);
     if (v->isMemref) {
       argDesc[i] = calloc(descriptorSize(v->rank), 1);
       if (!argDesc[i]) {
-        errorf("out of memory");
+        rematRunErrorf("out of memory");
         goto cleanup;
       }
-      memcpy(argDesc[i], &argData[i], sizeof(void *));
-      memcpy(argDesc[i] + 8, &argData[i], sizeof(void *));
+      memcpy(argDesc[i], &st.argData[i], sizeof(void *));
+      memcpy(argDesc[i] + 8, &st.argData[i], sizeof(void *));
       int64_t stride = 1;
       for (intptr_t d = v->rank - 1; d >= 0; --d) {
         int64_t size = v->shape[d];
@@ -764,104 +1020,70 @@ static int run(const Options *opts) {
   }
   size_t k = 0;
   if (resultByPointer)
-    packedArgs[k++] = &resultBufPtr;
+    st.packedArgs[k++] = &resultBufPtr;
   for (size_t i = 0; i < numArgs; ++i)
-    packedArgs[k++] = prog.args[i].isMemref ? (void *)&argDescPtr[i] : argData[i];
+    st.packedArgs[k++] = prog.args[i].isMemref ? (void *)&argDescPtr[i] : st.argData[i];
   if (!resultByPointer && numResults == 1)
-    packedArgs[k++] = resultBuf;
+    st.packedArgs[k++] = st.resultBuf;
 
-  // Steps.
+  // Steps. The state globals carry over from step to step; everything else
+  // starts from the same inputs.
   rematAllocTrackerReleaseAll();
   rematAllocTrackerSetCap(opts->memCap);
   rematAllocTrackerSetCapExceededHandler(onCapExceeded, NULL);
   rematRuntimeSetNoVariantHandler(onNoVariant, NULL);
-  RematVariantChoice ranVariant = {-1, 0, -1, "unlimited", 0};
-  size_t peakBytes = 0, leakedBytes = 0;
-  double minTime = 0, totalTime = 0;
+  st.ranVariant = (RematVariantChoice){-1, 0, -1, "unlimited", 0};
   for (long step = 0; step < opts->steps; ++step) {
-    memset(resultBuf, 0, resultSize + 16);
-    for (size_t i = 0; i < numArgs; ++i)
-      memcpy(argData[i], argPristine[i], prog.args[i].bytes);
-    rematAllocTrackerReleaseAll();
-    rematAllocTrackerReset();
-    size_t baseLive = rematAllocTrackerGetLiveBytes();
-    double dt = 0;
-    rematRuntimeResetVariantChoice();
-    noVariantStop = 0;
-    if (!invokeGuarded(packed, packedArgs, &dt)) {
-      rematAllocTrackerReleaseAll();
-      rematAllocTrackerSetCap(0);
-      if (noVariantStop)
-        errorf("no variant of @%s fits: the smallest needs %lld bytes, %lld bytes are free (%s); nothing was run",
-               prog.entryName, (long long)noVariantChoice.peakBytes, (long long)noVariantChoice.freeBytes,
-               noVariantChoice.source);
-      else
-        errorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive, capRequested,
-               capCap);
-      rc = RematExitUser;
+    rc = runStep(&st, step, step == 0 ? firstOutputs : outputs);
+    if (rc != RematExitOk)
       goto cleanup;
+    if (step == 0) {
+      for (size_t g = 0; g < prog.numGlobals; ++g)
+        memcpy(prog.globals[g].afterFirst, prog.globals[g].address, prog.globals[g].type.bytes);
+      continue;
     }
-    if (step == 0)
-      ranVariant = *rematRuntimeGetVariantChoice();
-    size_t stepPeak = rematAllocTrackerGetPeakBytes() - baseLive;
-    if (stepPeak > peakBytes)
-      peakBytes = stepPeak;
-    totalTime += dt;
-    if (step == 0 || dt < minTime)
-      minTime = dt;
-
-    // Outputs: checksum, optionally write, free (unless aliasing an input).
-    size_t numFreed = 0;
-    for (size_t i = 0; i < numResults; ++i) {
-      ValueInfo *v = &prog.results[i];
-      const unsigned char *slot = resultBuf + resultOffset[i];
-      const void *data = slot;
-      size_t bytes = v->elemSize;
-      if (v->isMemref) {
-        bytes = v->elemSize;
-        for (intptr_t d = 0; d < v->rank; ++d) {
-          int64_t size = descField(slot, 3 + (size_t)d);
-          bytes *= size > 0 ? (size_t)size : 0;
-        }
-        data = (const unsigned char *)descAligned(slot) + (size_t)descField(slot, 2) * v->elemSize;
-        if (bytes == 0)
-          data = slot;
-      }
-      uint64_t sum = rematChecksum64(data, bytes);
-      if (step == 0) {
-        firstOutputs[i].checksum = sum;
-        firstOutputs[i].bytes = bytes;
-        if (opts->outputsDir && !writeOutputFile(opts->outputsDir, i, data, bytes)) {
-          rc = RematExitUser;
-          goto cleanup;
-        }
-      } else if (firstOutputs[i].checksum != sum) {
-        errorf("output %zu of @%s differs between step 1 and step %ld (checksums %016" PRIx64 " and %016" PRIx64
-               "): the program is not deterministic (does it read uninitialized memory?)",
-               i, prog.entryName, step + 1, firstOutputs[i].checksum, sum);
+    // Without state every step must repeat step 1 exactly.
+    for (size_t i = 0; i < numResults && prog.numGlobals == 0; ++i)
+      if (firstOutputs[i].checksum != outputs[i].checksum) {
+        rematRunErrorf("output %zu of @%s differs between step 1 and step %ld (checksums %016" PRIx64 " and %016" PRIx64
+                       "): the program is not deterministic (does it read uninitialized memory?)",
+                       i, prog.entryName, step + 1, firstOutputs[i].checksum, outputs[i].checksum);
         rc = RematExitUser;
         goto cleanup;
       }
-    }
-    for (size_t i = 0; i < numResults; ++i) {
-      if (!prog.results[i].isMemref)
-        continue;
-      void *allocated = descAllocated(resultBuf + resultOffset[i]);
-      int skip = allocated == NULL;
-      for (size_t j = 0; j < numArgs && !skip; ++j)
-        skip = allocated == argData[j];
-      for (size_t j = 0; j < numFreed && !skip; ++j)
-        skip = allocated == freed[j];
-      if (skip || !rematAllocTrackerIsTracked(allocated))
-        continue; // aliases an input, a global, or was freed already
-      _mlir_memref_to_llvm_free(allocated);
-      freed[numFreed++] = allocated;
-    }
-    size_t leftover = rematAllocTrackerGetLiveBytes();
-    if (leftover > leakedBytes)
-      leakedBytes = leftover;
-    rematAllocTrackerReleaseAll();
   }
+  // With state, the outputs of later steps may differ from step 1's; step 1
+  // is run again from the initial state instead, and must repeat exactly.
+  for (size_t g = 0; g < prog.numGlobals; ++g)
+    prog.globals[g].advanced =
+        memcmp(prog.globals[g].address, prog.globals[g].initial, prog.globals[g].type.bytes) != 0;
+  if (prog.numGlobals > 0 && opts->steps > 1) {
+    for (size_t g = 0; g < prog.numGlobals; ++g)
+      memcpy(prog.globals[g].address, prog.globals[g].initial, prog.globals[g].type.bytes);
+    rc = runStep(&st, -1, outputs);
+    if (rc != RematExitOk)
+      goto cleanup;
+    for (size_t i = 0; i < numResults; ++i)
+      if (firstOutputs[i].checksum != outputs[i].checksum) {
+        rematRunErrorf("output %zu of @%s differs between step 1 and step 1 run again from the same inputs and state "
+                       "(the state globals restored; checksums %016" PRIx64 " and %016" PRIx64
+                       "): the program is not deterministic (does it read uninitialized memory?)",
+                       i, prog.entryName, firstOutputs[i].checksum, outputs[i].checksum);
+        rc = RematExitUser;
+        goto cleanup;
+      }
+    for (size_t g = 0; g < prog.numGlobals; ++g)
+      if (memcmp(prog.globals[g].address, prog.globals[g].afterFirst, prog.globals[g].type.bytes) != 0) {
+        rematRunErrorf("the state global @%s after step 1 differs from its value after step 1 run again from the same "
+                       "state: the program is not deterministic",
+                       prog.globals[g].name);
+        rc = RematExitUser;
+        goto cleanup;
+      }
+  }
+  size_t peakBytes = st.peakBytes, leakedBytes = st.leakedBytes;
+  double minTime = st.minTime, totalTime = st.totalTime;
+  RematVariantChoice ranVariant = st.ranVariant;
 
   // Report. A dispatcher (remat-opt --budgets) names the variant it ran.
   char variantName[192];
@@ -879,6 +1101,19 @@ static int run(const Options *opts) {
       printf(", \"variant_reason\": \"needs %lld bytes, %lld free (%s), %lld variant(s) tried\"",
              (long long)ranVariant.peakBytes, (long long)ranVariant.freeBytes, ranVariant.source,
              (long long)ranVariant.numTried);
+    if (prog.haveManifest) {
+      printf(", \"manifest\": ");
+      printJsonString(prog.manifest.path);
+    }
+    if (prog.numGlobals > 0) {
+      printf(", \"state\": [");
+      for (size_t g = 0; g < prog.numGlobals; ++g) {
+        printf("%s{\"global\": ", g ? ", " : "");
+        printJsonString(prog.globals[g].name);
+        printf(", \"advanced\": %s, \"steps\": %ld}", prog.globals[g].advanced ? "true" : "false", opts->steps);
+      }
+      printf("]");
+    }
     printf("}\n");
   } else {
     char h[64];
@@ -896,6 +1131,11 @@ static int run(const Options *opts) {
     for (size_t i = 0; i < numResults; ++i)
       printf("output %zu: %s, %zu bytes, checksum %016" PRIx64 "\n", i, prog.results[i].typeText, firstOutputs[i].bytes,
              firstOutputs[i].checksum);
+    if (prog.haveManifest)
+      printf("manifest: %s\n", prog.manifest.path);
+    for (size_t g = 0; g < prog.numGlobals; ++g)
+      printf("state: %s %s over %ld step%s\n", prog.globals[g].name,
+             prog.globals[g].advanced ? "advanced" : "unchanged", opts->steps, opts->steps == 1 ? "" : "s");
   }
   if (leakedBytes)
     fprintf(stderr, "remat-run: warning: %zu bytes allocated during a step were never freed\n", leakedBytes);
@@ -906,21 +1146,22 @@ cleanup:
   capJumpArmed = 0;
   rematAllocTrackerReleaseAll();
   rematAllocTrackerSetCapExceededHandler(NULL, NULL);
-  for (size_t i = 0; argData && i < numArgs; ++i)
-    free(argData[i]);
+  for (size_t i = 0; st.argData && i < numArgs; ++i)
+    free(st.argData[i]);
   for (size_t i = 0; argDesc && i < numArgs; ++i)
     free(argDesc[i]);
-  for (size_t i = 0; argPristine && i < numArgs; ++i)
-    free(argPristine[i]);
-  free(argPristine);
-  free(argData);
+  for (size_t i = 0; st.argPristine && i < numArgs; ++i)
+    free(st.argPristine[i]);
+  free(st.argPristine);
+  free(st.argData);
   free(argDesc);
   free(argDescPtr);
-  free(resultOffset);
-  free(resultBuf);
-  free(packedArgs);
+  free(st.resultOffset);
+  free(st.resultBuf);
+  free(st.packedArgs);
   free(firstOutputs);
-  free(freed);
+  free(outputs);
+  free(st.freed);
 done:
   destroyProgram(&prog);
   return rc;

@@ -1,0 +1,155 @@
+"""remat-export: a training step of your model as linalg-on-tensors MLIR for remat-opt.
+
+  remat-export torch FILE.py:FACTORY -o step.mlir [options]
+  remat-export jax   FILE.py:FACTORY -o step.mlir [options]
+
+torch: FACTORY() returns (model, example_inputs) or (model, example_inputs,
+  loss_fn). Without loss_fn, model(*example_inputs) returns the loss (or
+  (loss, ...), {"loss": ...}, an object with .loss); with it, the step's loss is
+  loss_fn(model(*example_inputs[:-1]), example_inputs[-1]) (--model-inputs N: the
+  first N inputs go to the model).
+jax: FACTORY() returns (fn, args) or (fn, args, donate_argnums): the step is
+  jax.jit(fn)(*args); args[0] holds the parameters (--params-argnums).
+
+Writes step.mlir (.mlir.xz: compressed) and step.manifest.json beside it
+(docs/models.md). --args-dir DIR also writes the arguments as DIR/arg<i>.npy
+(the factory's weights and example inputs, for remat-run --inputs=DIR);
+--reference-dir DIR the framework's own results as DIR/result<i>.npy (PyTorch
+eager, or JAX jit) for comparisons (remat/compare.py).
+
+Exit status: 0 written; 1 the model or an op cannot be exported (named, with
+the model's source line when torch gives it; nothing written) or bad usage.
+Run it through scripts/remat-export (the project's venv, PYTHONPATH=python).
+"""
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import time
+
+
+def load_factory(spec, kwargs=None):
+    """FILE.py:NAME -> the result of NAME(**kwargs) from FILE.py."""
+    if ":" not in spec:
+        raise SystemExit(f"remat-export: error: expected FILE.py:FACTORY, got {spec!r}")
+    file, name = spec.rsplit(":", 1)
+    if not os.path.exists(file):
+        raise SystemExit(f"remat-export: error: {file}: no such file")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(file)))
+    mod_name = "_remat_user_" + os.path.splitext(os.path.basename(file))[0]
+    s = importlib.util.spec_from_file_location(mod_name, file)
+    mod = importlib.util.module_from_spec(s)
+    sys.modules[mod_name] = mod
+    s.loader.exec_module(mod)
+    if not hasattr(mod, name):
+        raise SystemExit(f"remat-export: error: {file} has no {name}")
+    return getattr(mod, name)(**(kwargs or {}))
+
+
+def parse_int_ranges(items):
+    out = {}
+    for it in items or []:
+        try:
+            k, v = it.split("=", 1)
+            lo, hi = (int(x) for x in v.split(","))
+        except ValueError:
+            raise SystemExit(f"remat-export: error: --int-range wants NAME=LO,HI, got {it!r}")
+        out[int(k) if k.isdigit() else k] = (lo, hi)
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="remat-export", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("framework", choices=["torch", "jax"])
+    ap.add_argument("factory", help="FILE.py:FACTORY")
+    ap.add_argument("-o", "--output", default="step.mlir", help="the MLIR to write (.mlir or .mlir.xz)")
+    ap.add_argument("--func", default="step", help="name of the step's func.func (default: step)")
+    ap.add_argument("--factory-args", default=None, help="JSON dict of keyword arguments for FACTORY")
+    ap.add_argument("--int-range", action="append", metavar="NAME=LO,HI",
+                    help="valid values [LO, HI) of an integer input (name or argument index); repeatable")
+    ap.add_argument("--args-dir", default=None, help="also write the arguments as DIR/arg<i>.npy")
+    ap.add_argument("--reference-dir", default=None, help="also write the framework's results as DIR/result<i>.npy")
+    ap.add_argument("--model-inputs", type=int, default=None, help="torch with loss_fn: inputs that go to the model")
+    ap.add_argument("--no-normalize", action="store_true",
+                    help="torch: keep torch-mlir's shared tensor.empty / linalg.fill destinations")
+    ap.add_argument("--bn-stats-dtype", choices=["float64", "float32"], default=None,
+                    help="torch: dtype of variance statistics (BatchNorm, GroupNorm, var); default torch-mlir's float64")
+    ap.add_argument("--sdpa-backend", choices=["math", "default"], default="math",
+                    help="torch: SDPA backend while tracing (default math: its backward lowers)")
+    ap.add_argument("--form", choices=["auto", "custom", "generic"], default="auto")
+    ap.add_argument("--params-argnums", default="0", help="jax: comma-separated argument positions holding parameters")
+    ap.add_argument("--quiet", action="store_true")
+    a = ap.parse_args(argv)
+    kwargs = json.loads(a.factory_args) if a.factory_args else None
+    ranges = parse_int_ranges(a.int_range)
+    t0 = time.monotonic()
+    try:
+        made = load_factory(a.factory, kwargs)
+    except SystemExit:
+        raise
+    except Exception as e:
+        print(f"remat-export: error: {a.factory}() raised {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    if not isinstance(made, (tuple, list)) or len(made) not in (2, 3):
+        print(f"remat-export: error: {a.factory}() must return (model, example_inputs[, loss_fn]) or "
+              f"(fn, args[, donate_argnums]); got {type(made).__name__}", file=sys.stderr)
+        return 1
+    if a.framework == "torch":
+        import remat.torch as rt
+        model, inputs = made[0], made[1]
+        loss_fn = made[2] if len(made) == 3 else None
+        try:
+            exp = rt.export_step(model, inputs, loss_fn, a.output, func_name=a.func, model_inputs=a.model_inputs,
+                                 int_ranges=ranges, normalize=not a.no_normalize, bn_stats_dtype=a.bn_stats_dtype,
+                                 sdpa_backend=a.sdpa_backend, form=a.form)
+        except rt.ExportError as e:
+            print(f"remat-export: error: {e}", file=sys.stderr)
+            return 1
+        if a.args_dir:
+            rt.write_arguments(model, inputs, exp.manifest, a.args_dir)
+        if a.reference_dir:
+            rt.write_reference(model, inputs, exp.manifest, a.reference_dir, loss_fn=loss_fn,
+                               model_inputs=a.model_inputs)
+        extra = f"{exp.form} form, {exp.split_empties} tensor.empty + {exp.split_fills} linalg.fill split"
+        left = exp.unlowered
+    else:
+        import remat.jax as rj
+        fn, args = made[0], made[1]
+        donate = made[2] if len(made) == 3 else ()
+        params = tuple(int(x) for x in a.params_argnums.split(",") if x != "")
+        try:
+            exp = rj.export_step(fn, *args, path=a.output, donate_argnums=donate, params_argnums=params,
+                                 int_ranges=ranges, func_name=a.func)
+        except rj.ExportError as e:
+            print(f"remat-export: error: {e}", file=sys.stderr)
+            return 1
+        if a.args_dir:
+            rj.write_arguments(args, exp.manifest, a.args_dir)
+        if a.reference_dir:
+            os.makedirs(a.reference_dir, exist_ok=True)
+            import numpy as np
+            for r, arr in zip(exp.manifest["results"], rj.reference(fn, *args)):
+                np.save(os.path.join(a.reference_dir, r["file"]), arr)
+        extra = f"{exp.repacked_i1_constants} i1 constants repacked"
+        left = exp.leftovers
+    if not a.quiet:
+        m = exp.manifest
+        nops = sum(v for k, v in exp.op_counts.items() if k not in ("linalg.yield", "func.func", "func.return"))
+        print(f"remat-export: wrote {exp.path} and {exp.manifest_path}: @{m['function']}, {len(m['arguments'])} "
+              f"arguments, {len(m['results'])} results, {nops} ops ({extra}), {time.monotonic() - t0:.1f} s",
+              file=sys.stderr)
+        ints = [f"{x['name']} in [{x['int_range'][0]}, {x['int_range'][1]})" for x in m["arguments"] if "int_range" in x]
+        if ints:
+            print(f"remat-export: integer inputs: {', '.join(ints)}", file=sys.stderr)
+        if left:
+            print("remat-export: ops outside upstream MLIR: " + ", ".join(f"{k} x{v}" for k, v in sorted(left.items())),
+                  file=sys.stderr)
+        if "rng" in m:
+            print(f"remat-export: RNG state in mutable globals: {', '.join(m['rng']['globals'])}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

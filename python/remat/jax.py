@@ -1,0 +1,293 @@
+"""Export of a JAX training step as one linalg-on-tensors func.func, through
+StableHLO and IREE's input phase, with its manifest.
+
+    import remat.jax
+    step = jax.value_and_grad(loss)                       # or a train_step with an optimizer update
+    remat.jax.export_step(step, params, tokens, targets, path="step.mlir")
+    remat.jax.export_step(train_step, params, opt_state, batch, path="step.mlir", donate_argnums=(0, 1))
+
+jax.jit(fn, donate_argnums=..., keep_unused=True).lower(*args) -> StableHLO
+(donated arguments carry tf.aliasing_output) -> iree-compile
+--iree-input-type=stablehlo --compile-to=input -> util.func renamed to
+func.func and dense i1 constants repacked for MLIR 22 (what
+bench/models/iree_bridge.py to-func does; iree_bridge.py to-util undoes it
+for IREE).
+
+The step's arguments are the leaves of `args` (jax.tree_util order), named by
+their pytree paths ("0['blocks'][0]['qkv']['w']"; args_names renames the
+top-level arguments: args_names=("params", "tokens", "targets") gives
+"params['blocks'][0]...") ; its results are the leaves of fn's output. Roles:
+arguments in params_argnums (default (0,)) are parameters, the others inputs;
+a result that is a scalar first leaf is the loss; results whose pytree has the
+structure of argument p's are its gradients (when p is not donated) or its
+updated values (updated_parameter, when p is donated); other results are outputs.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import manifest as mf
+from . import mlir as mlir_util
+
+
+class ExportError(Exception):
+    pass
+
+
+@dataclass
+class Export:
+    text: str
+    manifest: dict
+    path: str = None
+    manifest_path: str = None
+    func_name: str = "step"
+    export_time_s: float = 0.0
+    op_counts: dict = field(default_factory=dict)
+    leftovers_before_bridge: dict = field(default_factory=dict)
+    leftovers: dict = field(default_factory=dict)
+    repacked_i1_constants: int = 0
+    stablehlo: str = ""
+
+
+def iree_compile():
+    """iree-compile of the running venv (iree-base-compiler), else PATH."""
+    cand = os.path.join(os.path.dirname(sys.executable), "iree-compile")
+    if os.path.exists(cand):
+        return cand
+    import shutil
+    found = shutil.which("iree-compile")
+    if not found:
+        raise ExportError("iree-compile not found (pip install iree-base-compiler; scripts/setup-python.sh)")
+    return found
+
+
+def pack_i1_hex(text):
+    """Newer MLIR prints a dense i1 constant in hex with one byte per element; MLIR 22
+    reads hex i1 data bit-packed (element i at bit i % 8 of byte i / 8) and rejects
+    the byte form ("elements hex data size is invalid"). Repacks such constants;
+    returns (text, number repacked)."""
+    count = [0]
+
+    def repl(m):
+        data, dims = m.group(1), m.group(2)
+        n = 1
+        for d in dims.split("x"):
+            n *= int(d)
+        raw = bytes.fromhex(data)
+        if n <= 1 or len(raw) != n or any(b > 1 for b in raw):
+            return m.group(0)
+        packed = bytearray((n + 7) // 8)
+        for i, b in enumerate(raw):
+            if b:
+                packed[i // 8] |= 1 << (i % 8)
+        count[0] += 1
+        return f'dense<"0x{packed.hex().upper()}"> : tensor<{dims}xi1>'
+
+    text = re.sub(r'dense<"0x([0-9A-Fa-f]+)">\s*:\s*tensor<([0-9]+(?:x[0-9]+)*)xi1>', repl, text)
+    return text, count[0]
+
+
+def to_func(text):
+    """IREE's util.func / util.return -> func.func / func.return. Returns (text, functions, returns)."""
+    text, n = re.subn(r'^(\s*)util\.func (?:public |private )?@', r'\1func.func @', text, flags=re.M)
+    text, r = re.subn(r'^(\s*)util\.return\b', r'\1func.return', text, flags=re.M)
+    if n == 0:
+        raise ExportError("no util.func in IREE's output (expected --compile-to=input output in custom form)")
+    return text, n, r
+
+
+def to_util(text):
+    """func.func / return -> util.func public / util.return (for iree-compile --compile-from=input)."""
+    text, n = re.subn(r'^(\s*)func\.func (?:public )?@', r'\1util.func public @', text, flags=re.M)
+    text, r = re.subn(r'^(\s*)(?:func\.)?return\b', r'\1util.return', text, flags=re.M)
+    return text, n, r
+
+
+def _dtype(x):
+    return str(np.dtype(x.dtype))
+
+
+def _leaves(tree):
+    import jax
+    return jax.tree_util.tree_flatten_with_path(tree)[0]
+
+
+def _keystr(prefix, path):
+    import jax
+    return prefix + jax.tree_util.keystr(path)
+
+
+def stablehlo(fn, *args, donate_argnums=()):
+    """StableHLO text of jax.jit(fn) on args (every argument kept: keep_unused=True)."""
+    import jax
+    lowered = jax.jit(fn, donate_argnums=donate_argnums, keep_unused=True).lower(*args)
+    return lowered.as_text(), lowered
+
+
+def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(0,), args_names=None,
+                int_ranges=None, func_name="step", header=None, write=True, iree=None):
+    """Exports jax.jit(fn) on `args` (see the module's docstring) to `path` (.mlir
+    or .mlir.xz) and its manifest (NAME.manifest.json). Returns an Export.
+    int_ranges: {argument name or flat index: (lo, hi)} for integer arguments.
+    Raises ExportError (nothing written) when lowering, IREE's input phase or
+    MLIR 22's parse fails."""
+    import jax
+    t0 = time.monotonic()
+    donate = tuple(donate_argnums) if isinstance(donate_argnums, (tuple, list)) else (donate_argnums,)
+    try:
+        shlo, lowered = stablehlo(fn, *args, donate_argnums=donate)
+    except Exception as e:
+        raise ExportError(f"jax.jit(fn).lower failed ({type(e).__name__}): {str(e).strip()[:800]}") from None
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = os.path.join(tmp, "step.stablehlo.mlir"), os.path.join(tmp, "step.input.mlir")
+        with open(src, "w") as f:
+            f.write(shlo)
+        p = subprocess.run([iree or iree_compile(), "--iree-input-type=stablehlo", "--compile-to=input", src, "-o",
+                            dst], capture_output=True, text=True)
+        if p.returncode:
+            raise ExportError(f"iree-compile --compile-to=input failed: {p.stderr.strip()[:1500]}")
+        with open(dst) as f:
+            text = f.read()
+    before = mlir_util.leftovers(text)
+    text, _, _ = to_func(text)
+    text, repacked = pack_i1_hex(text)
+    text = re.sub(r'func\.func @main\(', f"func.func @{func_name}(", text, count=1)
+    left = mlir_util.leftovers(text)
+    try:
+        err = mlir_util.check_mlir22(text)
+    except FileNotFoundError:
+        err = None
+    if err:
+        raise ExportError(f"MLIR 22 does not parse the bridged IREE output: {err[:1000]}")
+
+    # Manifest.
+    names = list(args_names) if args_names else [str(i) for i in range(len(args))]
+    arguments, arg_struct = [], {}
+    flat_index = 0
+    for ai, a in enumerate(args):
+        leaves = _leaves(a)
+        arg_struct[ai] = (jax.tree_util.tree_structure(a), flat_index, leaves)
+        for path_, leaf in leaves:
+            leaf = np.asarray(leaf) if not hasattr(leaf, "dtype") else leaf
+            name = _keystr(names[ai], path_)
+            rng = None
+            if int_ranges and (name in int_ranges or flat_index in int_ranges):
+                rng = tuple(int_ranges[name] if name in int_ranges else int_ranges[flat_index])[:2]
+            arguments.append(mf.argument(flat_index, name, "parameter" if ai in params_argnums else "input",
+                                         _dtype(leaf), leaf.shape, int_range=rng, donated=ai in donate))
+            flat_index += 1
+    out_shape = jax.eval_shape(fn, *args)
+    results = _result_entries(out_shape, args, arg_struct, arguments, params_argnums, donate)
+    mlir_name = os.path.basename(path) if path else f"{func_name}.mlir"
+    m = mf.make("jax", func_name, mlir_name, arguments, results, rng_globals=mlir_util.mutable_globals(text))
+    _check_signature(text, func_name, m)
+    if header is None:
+        header = (f"// {func_name}: training step exported by remat.jax.export_step (StableHLO -> IREE input phase -> "
+                  f"func.func); manifest: {os.path.basename(mf.manifest_path(mlir_name))}\n")
+    text = header + text
+    exp = Export(text=text, manifest=m, func_name=func_name, op_counts=mlir_util.count_ops(text),
+                 leftovers_before_bridge=before, leftovers=left, repacked_i1_constants=repacked, stablehlo=shlo)
+    exp.export_time_s = round(time.monotonic() - t0, 3)
+    if write and path:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        mlir_util.write_text(path, text)
+        exp.path = path
+        exp.manifest_path = mf.manifest_path(path)
+        mf.write(exp.manifest_path, m)
+    return exp
+
+
+def _result_entries(out_shape, args, arg_struct, arguments, params_argnums, donate):
+    import jax
+    flat = _leaves(out_shape)
+    results = []
+    # Which output subtrees mirror an argument: compare each top-level element of a tuple output.
+    tops = list(out_shape) if isinstance(out_shape, (tuple, list)) else [out_shape]
+    top_of_leaf = []
+    for ti, t in enumerate(tops):
+        top_of_leaf += [ti] * len(jax.tree_util.tree_leaves(t))
+    mirror = {}
+    for ti, t in enumerate(tops):
+        st = jax.tree_util.tree_structure(t)
+        for ai, (ast, start, leaves) in arg_struct.items():
+            if st == ast and ai not in [m[0] for m in mirror.values()] and leaves:
+                shapes_ok = all(tuple(np.shape(l)) == tuple(x.shape)
+                                for (_, l), x in zip(leaves, jax.tree_util.tree_leaves(t)))
+                if shapes_ok:
+                    mirror[ti] = (ai, start)
+                    break
+    k_in_top = {}
+    for i, (path_, leaf) in enumerate(flat):
+        ti = top_of_leaf[i] if i < len(top_of_leaf) else 0
+        k = k_in_top.get(ti, 0)
+        k_in_top[ti] = k + 1
+        name = "out" + jax.tree_util.keystr(path_)
+        dt, shape = str(np.dtype(leaf.dtype)), tuple(leaf.shape)
+        if ti in mirror:
+            ai, start = mirror[ti]
+            of = arguments[start + k]["name"]
+            if ai in donate:
+                results.append(mf.result(i, of + " (updated)", "updated_parameter", dt, shape, of=of))
+            else:
+                results.append(mf.result(i, of + ".grad", "gradient", dt, shape, of=of))
+        elif i == 0 and shape == () and np.dtype(leaf.dtype).kind == "f":
+            results.append(mf.result(i, "loss", "loss", dt, shape))
+        else:
+            results.append(mf.result(i, name, "output", dt, shape))
+    return results
+
+
+_ELEM = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16", "i64": "int64", "i32": "int32",
+         "i16": "int16", "i8": "int8", "ui8": "uint8", "i1": "bool"}
+
+
+def _tensor_types(sig):
+    out = []
+    for m in re.finditer(r'tensor<((?:\d+x)*)([a-z0-9]+)>', sig):
+        dims = [int(d) for d in m.group(1).split("x") if d]
+        out.append((_ELEM.get(m.group(2), m.group(2)), dims))
+    return out
+
+
+def _check_signature(text, func_name, m):
+    """The manifest's dtypes and shapes against the func.func's signature (custom form)."""
+    mm = re.search(r'func\.func @' + re.escape(func_name) + r'\((.*?)\)\s*->\s*(\(.*?\)|tensor<[^>]*>)\s*(?:attributes|\{)',
+                   text, re.S)
+    if not mm:
+        return
+    args = _tensor_types(re.sub(r'\{[^{}]*\}', '', mm.group(1)))
+    res = _tensor_types(re.sub(r'\{[^{}]*\}', '', mm.group(2)))
+    for kind, got, entries in (("argument", args, m["arguments"]), ("result", res, m["results"])):
+        if len(got) != len(entries):
+            raise ExportError(f"the step has {len(got)} {kind}s but the pytree has {len(entries)} leaves")
+        for (dt, shape), e in zip(got, entries):
+            if dt != e["dtype"] or shape != e["shape"]:
+                raise ExportError(f"{kind} {e['index']} ({e['name']}): the step has {dt}{shape}, the pytree "
+                                  f"{e['dtype']}{e['shape']}")
+
+
+def argument_arrays(args, manifest=None):
+    """numpy arrays of the step's arguments (the leaves of args, in order)."""
+    import jax
+    return [np.asarray(x) for a in args for x in jax.tree_util.tree_leaves(a)]
+
+
+def write_arguments(args, manifest, directory):
+    os.makedirs(directory, exist_ok=True)
+    arrs = argument_arrays(args)
+    if len(arrs) != len(manifest["arguments"]):
+        raise ValueError(f"{len(arrs)} leaves but the manifest has {len(manifest['arguments'])} arguments")
+    for a, arr in zip(manifest["arguments"], arrs):
+        np.save(os.path.join(directory, a["file"]), arr)
+
+
+def reference(fn, *args):
+    """fn(*args) run by JAX (jit), its output leaves as numpy arrays (manifest order)."""
+    import jax
+    return [np.asarray(x) for x in jax.tree_util.tree_leaves(jax.jit(fn)(*args))]

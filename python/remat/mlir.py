@@ -1,0 +1,168 @@
+"""MLIR text helpers shared by the exporters: MLIR 22 checks, the printed form,
+op counts, .xz output and the destination normalisation of torch-mlir's output
+(split_shared_empties / split_shared_fills; docs/models.md says why)."""
+import lzma
+import os
+import re
+import shutil
+import subprocess
+
+MLIR_OPT_22 = "/usr/lib/llvm-22/bin/mlir-opt"
+
+
+def mlir_opt_22():
+    """Path of MLIR 22's mlir-opt (the one remat is built against), or None."""
+    env = os.environ.get("REMAT_MLIR_OPT")
+    if env:
+        return env
+    if os.path.exists(MLIR_OPT_22):
+        return MLIR_OPT_22
+    return shutil.which("mlir-opt-22")
+
+
+def check_mlir22(text, allow_unregistered=False, mlir_opt=None):
+    """None if MLIR 22's mlir-opt parses and verifies `text`, else its message.
+    Raises FileNotFoundError when no MLIR 22 mlir-opt is found."""
+    tool = mlir_opt or mlir_opt_22()
+    if not tool:
+        raise FileNotFoundError("MLIR 22's mlir-opt not found (/usr/lib/llvm-22/bin/mlir-opt; REMAT_MLIR_OPT=path)")
+    p = subprocess.run([tool, "-", "-o", os.devnull] + (["--allow-unregistered-dialect"] if allow_unregistered else []),
+                       input=text, capture_output=True, text=True)
+    return None if p.returncode == 0 else p.stderr.strip()
+
+
+def choose_form(custom, generic, mlir_opt=None):
+    """(text, form): the custom form when MLIR 22 parses it, else the generic
+    form (ops of dialects MLIR 22 lacks, e.g. tm_tensor, parse there as
+    unregistered ops; remat-opt accepts them). Raises RuntimeError when MLIR 22
+    parses neither. Without an MLIR 22 mlir-opt the generic form is chosen
+    (it depends on nothing but op names, operands and attributes)."""
+    try:
+        err = check_mlir22(custom, mlir_opt=mlir_opt)
+    except FileNotFoundError:
+        return generic, "generic"
+    if not err:
+        return custom, "custom"
+    err2 = check_mlir22(generic, allow_unregistered=True, mlir_opt=mlir_opt)
+    if err2:
+        raise RuntimeError(f"MLIR 22 parses neither the custom form ({err[:500]}) nor the generic form ({err2[:500]})")
+    return generic, "generic"
+
+
+def count_ops(text):
+    """{op name: count} over the generic or custom form of an MLIR text (ops in
+    region bodies included)."""
+    counts = {}
+    for m in re.finditer(r'(?:^|=\s*|^\s*)"?([a-z_][a-z0-9_]*\.[a-z0-9_.]+)"?[ (<{]', text, re.M):
+        counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    return counts
+
+
+def mutable_globals(text):
+    """Names of the mutable ml_program globals of a module (custom or generic
+    form): torch-mlir keeps the RNG seed of dropout and torch.rand there."""
+    names = re.findall(r'ml_program\.global\s+(?:private\s+|public\s+)?mutable\s+@([\w$.]+)', text)
+    for m in re.finditer(r'"ml_program\.global"\(\)\s*<\{([^}]*)\}', text):
+        if "is_mutable" in m.group(1):
+            n = re.search(r'sym_name\s*=\s*"([^"]+)"', m.group(1))
+            if n:
+                names.append(n.group(1))
+    return sorted(set(names))
+
+
+def write_text(path, text):
+    """Writes `text` to `path`; .xz paths compressed with fixed settings (the
+    same text gives the same bytes: no timestamps in the .xz format)."""
+    if path.endswith(".xz"):
+        with open(path, "wb") as f:
+            f.write(lzma.compress(text.encode(), preset=9 | lzma.PRESET_EXTREME))
+    else:
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def read_text(path):
+    if path.endswith(".xz"):
+        with lzma.open(path, "rt") as f:
+            return f.read()
+    with open(path) as f:
+        return f.read()
+
+
+# --------------------------------------------------------------------------- normalisation (torch-mlir ir modules)
+
+
+def _body_ops(module, name):
+    """The top-level ops named `name` in the bodies of the module's functions,
+    collected first (the callers clone and erase ops as they go)."""
+    return [op for func in module.body.operations for region in func.regions for block in region.blocks
+            for op in list(block.operations) if op.name == name]
+
+
+def _before(op):
+    from torch_mlir import ir
+    return ir.InsertionPoint(op)
+
+
+def split_shared_empties(module):
+    """torch-mlir hands one `tensor.empty` to several ops as their destination
+    (`outs`). Gives every use its own `tensor.empty`, created right before the
+    user (same semantics: an empty tensor has no contents). Returns how many
+    tensor.empty ops were added. See docs/models.md: remat-opt's schedule
+    simulation refuses two writers sharing one fresh destination."""
+    added = 0
+    for op in _body_ops(module, "tensor.empty"):
+        uses = [(u.owner, u.operand_number) for u in op.result.uses]
+        if not uses:
+            continue
+        for user, index in uses:
+            clone = op.clone(ip=_before(user))
+            user.operands[index] = clone.result
+            added += 1
+        op.erase()
+        added -= 1
+    return added
+
+
+def split_shared_fills(module):
+    """torch-mlir also shares one `linalg.fill` (zeros, mostly: the accumulator
+    of every matmul and convolution of a shape) between many ops, forward and
+    backward. Each use but one makes One-Shot Bufferize copy the filled buffer,
+    and the fill stays live from its first use to its last, across the whole
+    step. Gives every use its own fill (and its own tensor.empty, when the
+    fill's destination is one), created right before the user: the same values,
+    no copies. Run after split_shared_empties. Returns how many linalg.fill ops
+    were added."""
+    added = 0
+    for op in _body_ops(module, "linalg.fill"):
+        uses = [(u.owner, u.operand_number) for u in op.results[0].uses]
+        if len(uses) < 2:
+            continue
+        dest = op.operands[1].owner
+        fresh = getattr(dest, "name", None) == "tensor.empty"
+        for user, index in uses:
+            fill = op.clone(ip=_before(user))
+            if fresh:
+                fill.operands[1] = dest.clone(ip=_before(fill)).result
+            user.operands[index] = fill.results[0]
+            added += 1
+        op.erase()
+        added -= 1
+        if fresh and not list(dest.results[0].uses):
+            dest.erase()
+    return added
+
+
+UPSTREAM = {"builtin", "func", "arith", "math", "linalg", "tensor", "bufferization", "memref", "scf", "cf",
+            "affine", "index", "complex"}
+
+
+def leftovers(text):
+    """{op: count} of ops outside upstream MLIR dialects (custom or generic form):
+    tm_tensor.*, ml_program.*, util.* and the like."""
+    found = {}
+    for m in re.finditer(r'(?:^|=\s*)\s*"?([a-z_][a-z0-9_]*)\.([a-z0-9_.]+)"?[\s(<{]', text, re.M):
+        if m.group(1) not in UPSTREAM:
+            op = f"{m.group(1)}.{m.group(2)}"
+            found[op] = found.get(op, 0) + 1
+    return found

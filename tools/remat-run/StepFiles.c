@@ -1,0 +1,222 @@
+//===- StepFiles.c - remat-run's arguments and results in files -----------===//
+//
+// See StepFiles.h.
+//
+//===----------------------------------------------------------------------===//
+#include "StepFiles.h"
+
+#include "Npy.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rematRunErrorf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("remat-run: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+int rematRunReadRawArgument(const char *dir, size_t index, void *data, size_t bytes) {
+  size_t len = strlen(dir) + 64;
+  char *path = malloc(len);
+  if (!path)
+    return 0;
+  snprintf(path, len, "%s/arg%zu.bin", dir, index);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    rematRunErrorf("cannot open input file '%s': %s", path, strerror(errno));
+    free(path);
+    return 0;
+  }
+  size_t n = bytes ? fread(data, 1, bytes, f) : 0;
+  int extra = fgetc(f) != EOF;
+  fclose(f);
+  if (n != bytes || extra) {
+    rematRunErrorf("input file '%s' does not hold exactly %zu bytes (the byte size of argument %zu)", path, bytes,
+                   index);
+    free(path);
+    return 0;
+  }
+  free(path);
+  return 1;
+}
+
+int rematRunWriteRawResult(const char *dir, size_t index, const void *data, size_t bytes) {
+  size_t len = strlen(dir) + 64;
+  char *path = malloc(len);
+  if (!path)
+    return 0;
+  snprintf(path, len, "%s/out%zu.bin", dir, index);
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    rematRunErrorf("cannot write output file '%s': %s", path, strerror(errno));
+    free(path);
+    return 0;
+  }
+  size_t n = bytes ? fwrite(data, 1, bytes, f) : 0;
+  int closed = fclose(f) == 0;
+  if (n != bytes || !closed) {
+    rematRunErrorf("cannot write output file '%s'", path);
+    free(path);
+    return 0;
+  }
+  free(path);
+  return 1;
+}
+
+/// numpy's name and descr of an element kind.
+static const char *elemDtype(RematElemKind kind) {
+  static const char *const names[] = {"float32", "float64", "int32", "int64", "bool"};
+  return names[kind];
+}
+static const char *elemDescr(RematElemKind kind) {
+  static const char *const descrs[] = {"<f4", "<f8", "<i4", "<i8", "|b1"};
+  return descrs[kind];
+}
+
+/// "float32 (2, 16)": how a value reads in numpy's terms.
+static void describeNumpy(const char *dtype, intptr_t rank, const int64_t *shape, char *buf, size_t size) {
+  char s[256];
+  rematNpyFormatShape(rank, shape, s, sizeof(s));
+  snprintf(buf, size, "%s %s", dtype, s);
+}
+
+/// Whether the manifest's value has the type's dtype and shape (dynamic
+/// dims of results match any size).
+static int manifestValueMatches(const RematManifestValue *m, const ValueInfo *v) {
+  if (strcmp(m->dtype, elemDtype(v->elem)) != 0)
+    return 0;
+  intptr_t rank = v->isMemref ? v->rank : 0;
+  if (m->rank != rank)
+    return 0;
+  for (intptr_t d = 0; d < rank; ++d)
+    if (v->shape[d] >= 0 && v->shape[d] != m->shape[d])
+      return 0;
+  return 1;
+}
+
+int rematRunCheckManifest(const RematManifest *m, const char *displayName, const char *entryName, const ValueInfo *args,
+                          size_t numArgs, const ValueInfo *results, size_t numResults) {
+  const char *head = "manifest '%s' does not match @%s in '%s': ";
+  char what[256], in[320];
+  if (m->numArgs != numArgs || m->numResults != numResults) {
+    rematRunErrorf(
+        "manifest '%s' does not match @%s in '%s': it lists %zu argument(s) and %zu result(s), @%s takes %zu and "
+        "returns %zu",
+        m->path, entryName, displayName, m->numArgs, m->numResults, entryName, numArgs, numResults);
+    return 0;
+  }
+  for (size_t k = 0; k < numArgs + numResults; ++k) {
+    int isArg = k < numArgs;
+    const RematManifestValue *mv = isArg ? &m->args[k] : &m->results[k - numArgs];
+    const ValueInfo *v = isArg ? &args[k] : &results[k - numArgs];
+    rematManifestDescribe(mv, isArg ? "argument" : "result", what, sizeof(what));
+    if (!manifestValueMatches(mv, v)) {
+      describeNumpy(mv->dtype, mv->rank, mv->shape, in, sizeof(in));
+      fprintf(stderr, "remat-run: error: ");
+      fprintf(stderr, head, m->path, entryName, displayName);
+      fprintf(stderr, "%s is %s in the manifest (line %d), %s in the MLIR\n", what, in, mv->line, v->typeText);
+      return 0;
+    }
+    if (mv->hasIntRange && v->elem != RematElemI32 && v->elem != RematElemI64) {
+      rematRunErrorf("manifest '%s': %s has an int_range, but it is %s, not an integer tensor", m->path, what,
+                     v->typeText);
+      return 0;
+    }
+    if (mv->hasIntRange && v->elem == RematElemI32 && (mv->lo < INT32_MIN || mv->hi - 1 > INT32_MAX)) {
+      rematRunErrorf("manifest '%s': int_range [%lld, %lld) of %s does not fit its i32 elements", m->path,
+                     (long long)mv->lo, (long long)mv->hi, what);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/// DIR/NAME, NAME from the manifest's `file` when it has one, else
+/// DEFAULT<i>.EXT. Caller frees.
+static char *valuePath(const char *dir, const RematManifestValue *mv, const char *prefix, size_t index) {
+  const char *name = mv && mv->file ? mv->file : NULL;
+  size_t len = strlen(dir) + (name ? strlen(name) : 0) + 64;
+  char *path = malloc(len);
+  if (!path)
+    return NULL;
+  if (name)
+    snprintf(path, len, "%s/%s", dir, name);
+  else
+    snprintf(path, len, "%s/%s%zu.npy", dir, prefix, index);
+  return path;
+}
+
+int rematRunReadNpyArgument(const char *dir, const RematManifestValue *mv, size_t index, const ValueInfo *v,
+                            const char *entryName, void *data) {
+  char *path = valuePath(dir, mv, "arg", index);
+  if (!path)
+    return 0;
+  RematNpyArray a;
+  char why[512], what[256], got[320], want[320];
+  int ok = 0;
+  rematManifestDescribe(mv, "argument", what, sizeof(what));
+  if (!mv)
+    snprintf(what, sizeof(what), "argument %zu", index);
+  if (!rematNpyRead(path, &a, why, sizeof(why))) {
+    rematRunErrorf("input file '%s' for %s of @%s: %s", path, what, entryName, why);
+  } else if (!rematNpyCheckLayout(&a, why, sizeof(why))) {
+    rematRunErrorf("input file '%s' for %s of @%s: %s", path, what, entryName, why);
+  } else {
+    intptr_t rank = v->isMemref ? v->rank : 0;
+    int same = strcmp(a.dtype, elemDtype(v->elem)) == 0 && a.rank == rank;
+    for (intptr_t d = 0; same && d < rank; ++d)
+      same = a.shape[d] == v->shape[d];
+    if (!same) {
+      describeNumpy(a.dtype, a.rank, a.shape, got, sizeof(got));
+      describeNumpy(elemDtype(v->elem), rank, v->shape, want, sizeof(want));
+      rematRunErrorf("input file '%s' holds %s, but %s of @%s is %s (%s)", path, got, what, entryName, v->typeText,
+                     want);
+    } else {
+      memcpy(data, a.data, v->bytes);
+      ok = 1;
+    }
+  }
+  rematNpyArrayFree(&a);
+  free(path);
+  return ok;
+}
+
+int rematRunWriteNpyResult(const char *dir, const RematManifestValue *mv, size_t index, const ValueInfo *v,
+                           const int64_t *sizes, const void *data, size_t bytes) {
+  char *path = valuePath(dir, mv, "result", index);
+  if (!path)
+    return 0;
+  int64_t shape[kRematNpyMaxRank];
+  intptr_t rank = v->isMemref ? v->rank : 0;
+  if (rank > kRematNpyMaxRank) {
+    rematRunErrorf("cannot write output file '%s': rank %ld is over %d", path, (long)rank, kRematNpyMaxRank);
+    free(path);
+    return 0;
+  }
+  for (intptr_t d = 0; d < rank; ++d)
+    shape[d] = sizes[d];
+  char why[256];
+  int ok = rematNpyWrite(path, elemDescr(v->elem), rank, shape, data, bytes, why, sizeof(why));
+  if (!ok)
+    rematRunErrorf("cannot write output file '%s': %s", path, why);
+  free(path);
+  return ok;
+}
+
+void rematRunFillArgument(RematRng *rng, const ValueInfo *v, const RematManifestValue *mv, int hasRange, int64_t lo,
+                          int64_t hi, void *data) {
+  int isInt = v->elem == RematElemI32 || v->elem == RematElemI64;
+  if (isInt && mv && mv->hasIntRange)
+    rematRngFillIntRange(rng, v->elem, data, v->bytes, mv->lo, mv->hi);
+  else if (isInt && hasRange)
+    rematRngFillIntRange(rng, v->elem, data, v->bytes, lo, hi);
+  else
+    rematRngFillElements(rng, v->elem, data, v->bytes);
+}
