@@ -604,9 +604,11 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, const int8_t *
   }
 
   // Returned values stay resident to the end. A returned value that lives in
-  // an argument or global buffer, or that is returned twice, is copied into a
-  // fresh buffer by the deallocation pipeline (the caller must own results),
-  // unless it is a donated result in its argument's buffer (Donation.h).
+  // an argument or global buffer is copied into a fresh buffer by the
+  // deallocation pipeline (the caller must own results), at every position it
+  // is returned at, unless it is a donated result in its argument's buffer
+  // (Donation.h). A buffer the step allocated is returned as it is, however
+  // many values of it are returned.
   if (g->numOps > 0 && rematNameIs(rematOpName(g->ops[g->numOps - 1].op), "func.return")) {
     intptr_t ret = g->numOps - 1;
     MlirOperation retOp = g->ops[ret].op;
@@ -619,7 +621,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, const int8_t *
       intptr_t donor = i < g->numReturnOperands ? g->donorOfResult[i] : -1;
       if (donor >= 0 && g->values[v].buffer == g->values[donor].buffer)
         continue;
-      if (b->external || b->result) {
+      if (b->external) {
         RematBufferInfo copy = {.bytes = rematReturnCopyBytes(g, g->values[v].bytes),
                                 .allocOp = ret,
                                 .lastUseOp = g->numOps,

@@ -529,9 +529,9 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
       ver->buffer = nb++;
       ver->epoch = 0;
     }
-    // Returned values stay resident; one living in an argument or global, or
-    // returned twice, is copied into a fresh buffer (as Graph.c models it),
-    // but for a donated result in its argument's buffer.
+    // Returned values stay resident; one living in an argument or global is
+    // copied into a fresh buffer (as Graph.c models it), but for a donated
+    // result in its argument's buffer.
     if (ok && !sim->instClone[k] && sim->instOp[k] == ctx->returnOp) {
       for (intptr_t q = sim->instReadsBegin[k]; q < sim->instReadsBegin[k + 1]; ++q)
         versionOfValue[sim->versions[sim->readVersion[q]].value] = sim->readVersion[q];
@@ -544,7 +544,7 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
         intptr_t donor = i < g->numReturnOperands ? g->donorOfResult[i] : -1;
         if (donor >= 0 && sim->versions[verId].buffer == sim->versions[donor].buffer)
           continue; // a donated result in its argument's buffer: handed back as it is
-        if (b->external || b->result) {
+        if (b->external) {
           sim->buffers[nb++] = (RematSimBuffer){
               .bytes = rematReturnCopyBytes(g, g->values[x].bytes), .alloc = k, .lastUse = k, .result = true};
           continue;

@@ -5,6 +5,7 @@ parameters, both moments and the step count, exported like export_jax.py does
 (StableHLO -> iree-compile --compile-to=input -> iree_bridge.py to-func).
 
   python bench/models/jax_adam.py [--size ci] [--override JSON] [--out DIR] [--remat-opt PATH] [--no-write]
+      [--compare]
 
 Writes DIR/jax-adam.<size>.mlir.xz (the donated step) and
 DIR/jax-adam-nodonate.<size>.mlir.xz (the same step jitted without
@@ -152,6 +153,39 @@ def export(s, donate, iree):
     return shlo, text, names, leaves, x, labels
 
 
+def compare(s, steps, remat_run, workdir):
+    """Runs each written step with remat-run on inputs that JAX's own step also gets
+    (moments as a trained model has them: v >= 0; count 7; labels in range) and
+    prints, per step, remat-run's peak and the largest difference to JAX's outputs
+    (per output: max |remat - jax| / max |jax|)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    step, params, m, v, count, x, labels = model(s)
+    rng = np.random.default_rng(1)
+    m = jax.tree_util.tree_map(lambda a: jnp.asarray(rng.normal(0, 0.01, a.shape), jnp.float32), m)
+    v = jax.tree_util.tree_map(lambda a: jnp.asarray(rng.uniform(0, 1e-3, a.shape), jnp.float32), v)
+    count = jnp.asarray(7, jnp.int32)
+    labels = jnp.asarray(rng.integers(0, s["classes"], labels.shape), jnp.int32)
+    args = jax.tree_util.tree_leaves((params, m, v, count, x, labels))
+    ref = [np.asarray(r) for r in jax.tree_util.tree_leaves(jax.jit(step)(params, m, v, count, x, labels))]
+    os.makedirs(os.path.join(workdir, "in"), exist_ok=True)
+    for i, a in enumerate(args):
+        np.save(os.path.join(workdir, "in", f"arg{i}.npy"), np.asarray(a))
+    for path in steps:
+        out = os.path.join(workdir, "out-" + os.path.basename(path))
+        os.makedirs(out, exist_ok=True)
+        p = subprocess.run([remat_run, "--json", "--inputs=" + os.path.join(workdir, "in"), "--outputs=" + out, path],
+                           capture_output=True, text=True)
+        if p.returncode:
+            sys.exit(f"remat-run {path}: {p.stderr.strip()}")
+        got = [np.load(os.path.join(out, f"result{i}.npy")) for i in range(len(ref))]
+        worst = max(float(np.max(np.abs(g.astype(np.float64) - r)) / max(float(np.max(np.abs(r))), 1e-30))
+                    if g.dtype.kind == "f" else float(np.any(g != r)) for g, r in zip(got, ref))
+        print(f"   {os.path.basename(path)}: remat-run peak {json.loads(p.stdout)['peak_bytes']} B, "
+              f"outputs against JAX's: largest difference {worst:.2g} (of the output's largest magnitude)")
+
+
 def main():
     from export import estimate, check_mlir22, write_xz, ROOT
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -159,6 +193,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "ir"))
     ap.add_argument("--remat-opt", default=None)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--compare", action="store_true",
+                    help="run the written steps (and plans of the donated one at 90%% and 76%%) with remat-run on "
+                         "JAX's inputs and compare with JAX's outputs")
     ap.add_argument("--override", default=None, help='JSON changes to the size, e.g. \'{"batch": 64}\'')
     a = ap.parse_args()
     remat_opt = a.remat_opt or next((p for p in (os.path.join(ROOT, b, "bin", "remat-opt")
@@ -167,6 +204,7 @@ def main():
         sys.exit("jax_adam.py: no remat-opt found; build it (scripts/setup.sh) or pass --remat-opt")
     iree = os.path.join(os.path.dirname(sys.executable), "iree-compile")
     s = dict(SIZES[a.size], **(json.loads(a.override) if a.override else {}))
+    written = []
     for donate in (True, False):
         name = f"jax-adam{'' if donate else '-nodonate'}.{a.size}"
         t0 = time.monotonic()
@@ -193,6 +231,24 @@ def main():
             with open(os.path.join(a.out, f"{name}.manifest.json"), "w") as f:
                 json.dump(manifest(name, s, names, leaves, x, labels, donate), f, indent=1)
                 f.write("\n")
+        if a.compare:
+            written.append((name, header + text, manifest(name, s, names, leaves, x, labels, donate)))
+    if a.compare:
+        remat_run = os.path.join(os.path.dirname(remat_opt), "remat-run")
+        with tempfile.TemporaryDirectory() as tmp:
+            steps = []
+            for name, text, man in written:
+                steps.append(os.path.join(tmp, name + ".mlir"))
+                open(steps[-1], "w").write(text)
+                man = dict(man, mlir=name + ".mlir")
+                json.dump(man, open(os.path.join(tmp, name + ".manifest.json"), "w"))
+                if "nodonate" not in name:
+                    for b in ("90%", "76%"):
+                        plan = os.path.join(tmp, f"{name}.plan{b[:-1]}")
+                        subprocess.run([remat_opt, f"--budget={b}", "--quiet", steps[0], "-o", plan + ".mlir"], check=True)
+                        json.dump(dict(man, mlir=os.path.basename(plan) + ".mlir"), open(plan + ".manifest.json", "w"))
+                        steps.append(plan + ".mlir")
+            compare(s, steps, remat_run, tmp)
 
 
 if __name__ == "__main__":

@@ -57,9 +57,39 @@ func.func @chain_reads(%w: tensor<16x16xf32> {iree.abi.output = 0 : index}, %x: 
   return %r : tensor<16x16xf32>
 }
 
-// A donated argument returned unchanged is handed back as it is: 0 bytes
-// donated; not donated, the deallocation pipeline copies it (4096, aligned to
-// 16) -- and so does the second return of it, donated or not.
+// A donated argument returned unchanged is handed back as it is; not donated,
+// the deallocation pipeline copies it (4096 bytes, aligned to 16). Its second
+// return is copied either way: 4096 bytes donated, 8192 not.
 func.func @identity(%p: tensor<1024xf32> {iree.abi.output = 0 : index}) -> (tensor<1024xf32>, tensor<1024xf32>) {
   return %p, %p : tensor<1024xf32>, tensor<1024xf32>
+}
+
+// The update returned twice: in the argument's buffer at its donated position,
+// copied (4096 bytes) at the other; not donated, p' (4096) is returned as it
+// is at both (the deallocation pipeline copies no buffer the step owns).
+// 4096 bytes either way.
+func.func @returned_twice(%p: tensor<1024xf32> {iree.abi.output = 1 : index}, %g: tensor<1024xf32>)
+    -> (tensor<1024xf32>, tensor<1024xf32>) {
+  %e0 = tensor.empty() : tensor<1024xf32>
+  %p2 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%p, %g : tensor<1024xf32>, tensor<1024xf32>) outs(%e0 : tensor<1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<1024xf32>
+  return %p2, %p2 : tensor<1024xf32>, tensor<1024xf32>
+}
+
+// No donation: a buffer the step allocated, returned with a view of it, is
+// not copied either (4096 bytes).
+func.func @with_view(%p: tensor<1024xf32>, %g: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<32x32xf32>) {
+  %e0 = tensor.empty() : tensor<1024xf32>
+  %p2 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%p, %g : tensor<1024xf32>, tensor<1024xf32>) outs(%e0 : tensor<1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<1024xf32>
+  %v = tensor.expand_shape %p2 [[0, 1]] output_shape [32, 32] : tensor<1024xf32> into tensor<32x32xf32>
+  return %p2, %v : tensor<1024xf32>, tensor<32x32xf32>
 }
