@@ -466,11 +466,14 @@ static bool printNotes(const RematDriverResult *r, const Options *opts) {
   return unmet;
 }
 
-/// One line per planned function on stderr (--budget or --plan-file): the
-/// peak before and after, the budget, the recompute's share of the step's
-/// flops and the number of decisions. Printed once the plan met its budget.
+/// One line per planned function on stderr (--budget or --plan-file, IR
+/// written): the peak before and after, the budget, the recompute's share of
+/// the step's flops and the number of decisions. Printed once the plan met
+/// its budget. Not with --estimate: the report, on stdout, says it all, and
+/// scripts that read stdout and stderr together (test/gpu/check_examples.py)
+/// would find a line in their JSON.
 static void printSummaries(const RematDriverResult *r, const Options *opts) {
-  if (opts->quiet || (!opts->hasBudget && !opts->planFile))
+  if (opts->quiet || opts->estimate || (!opts->hasBudget && !opts->planFile))
     return;
   for (intptr_t i = 0; i < r->numFunctions; ++i) {
     const RematDriverFunction *f = &r->functions[i];

@@ -153,6 +153,31 @@ static char *valuePath(const char *dir, const RematManifestValue *mv, const char
   return path;
 }
 
+/// Integer arguments read from a file must lie in the manifest's int_range
+/// (an id out of it would index out of bounds).
+static int checkIntRange(const char *path, const RematManifestValue *mv, const char *what, const ValueInfo *v,
+                         const void *data) {
+  if (!mv || !mv->hasIntRange || (v->elem != RematElemI32 && v->elem != RematElemI64))
+    return 1;
+  size_t size = v->elem == RematElemI32 ? 4 : 8, count = v->bytes / size;
+  for (size_t i = 0; i < count; ++i) {
+    int64_t x;
+    if (size == 4) {
+      int32_t y;
+      memcpy(&y, (const char *)data + 4 * i, 4);
+      x = y;
+    } else {
+      memcpy(&x, (const char *)data + 8 * i, 8);
+    }
+    if (x < mv->lo || x >= mv->hi) {
+      rematRunErrorf("input file '%s': element %zu of %s is %lld, outside its int_range [%lld, %lld) in the manifest",
+                     path, i, what, (long long)x, (long long)mv->lo, (long long)mv->hi);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 int rematRunReadNpyArgument(const char *dir, const RematManifestValue *mv, size_t index, const ValueInfo *v,
                             const char *entryName, void *data) {
   char *path = valuePath(dir, mv, "arg", index);
@@ -180,7 +205,7 @@ int rematRunReadNpyArgument(const char *dir, const RematManifestValue *mv, size_
                      want);
     } else {
       memcpy(data, a.data, v->bytes);
-      ok = 1;
+      ok = checkIntRange(path, mv, what, v, data);
     }
   }
   rematNpyArrayFree(&a);

@@ -62,7 +62,9 @@ static const char *kUsage = "usage: remat-run [--target=cpu|gpu|gpu-kernels-on-c
                             "  arg<i>.npy), --outputs=DIR writes the results of step 1 as .npy (result<i>.npy).\n"
                             "  --int-range=LO,HI: generated integers in [LO, HI) where the manifest gives no\n"
                             "  range (default [0, 8)). --inputs-dir/--outputs-dir: raw bytes (arg<i>.bin in,\n"
-                            "  out<i>.bin out; kept for scripts, prefer .npy).\n"
+                            "  out<i>.bin out; kept for scripts, prefer .npy). Mutable ml_program globals\n"
+                            "  (RNG seeds) carry over from step to step (--steps); step 1 is rerun from the\n"
+                            "  initial state to check determinism.\n"
                             "  REMAT_MEM_CAP sets the cap when --mem-cap is absent. --target=gpu-kernels-on-cpu\n"
                             "  runs the GPU lowering's kernel structure (tiled loops, split reductions) on the\n"
                             "  CPU, to check it without a GPU.\n";
