@@ -367,6 +367,28 @@ static void onNoVariant(const RematVariantChoice *choice, void *userData) {
     longjmp(capJump, 1);
 }
 
+// The CPU lowering turns a cf.assert (torch-mlir guards every index: an
+// embedding's token id, a loss's target) into puts(message) then abort().
+// Both are the JIT's symbols here: the message is kept and the abort comes
+// back to invokeGuarded, so that a failed assertion is an error that quotes
+// it, not a signal whose message is lost in stdout's buffer. A step's only
+// puts calls are its assertions' (nothing else in the lowering prints).
+static int assertFailed;
+static char assertMessage[512];
+
+static int stepPuts(const char *message) {
+  snprintf(assertMessage, sizeof assertMessage, "%s", message ? message : "");
+  return 0;
+}
+
+static void stepAbort(void) {
+  if (capJumpArmed) {
+    assertFailed = 1;
+    longjmp(capJump, 1);
+  }
+  abort();
+}
+
 static double nowSeconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -651,10 +673,16 @@ static int runStep(Stepper *s, long step, Output *outputs) {
   double dt = 0;
   rematRuntimeResetVariantChoice();
   noVariantStop = 0;
+  assertFailed = 0;
+  assertMessage[0] = '\0';
   if (!invokeGuarded(s->packed, s->packedArgs, &dt)) {
     rematAllocTrackerReleaseAll();
     rematAllocTrackerSetCap(0);
-    if (noVariantStop)
+    if (assertFailed)
+      rematRunErrorf("@%s stopped at a failed assertion of the step: \"%s\" (torch-mlir asserts that indices are in "
+                     "range: integer inputs come from the manifest's int_range, else --int-range, else [0, 8))",
+                     prog->entryName, assertMessage);
+    else if (noVariantStop)
       rematRunErrorf("no variant of @%s fits: the smallest needs %lld bytes, %lld bytes are free (%s); nothing was run",
                      prog->entryName, (long long)noVariantChoice.peakBytes, (long long)noVariantChoice.freeBytes,
                      noVariantChoice.source);
@@ -926,6 +954,8 @@ static int run(const Options *opts) {
                                     (void *)(uintptr_t)&remat_variant_fits);
   mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("remat_no_variant_fits"),
                                     (void *)(uintptr_t)&remat_no_variant_fits);
+  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("puts"), (void *)(uintptr_t)&stepPuts);
+  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("abort"), (void *)(uintptr_t)&stepAbort);
   mlirExecutionEngineInitialize(prog.jit);
 
   size_t cifaceLen = strlen(prog.entryName) + 16;
