@@ -215,7 +215,10 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
     results = _result_entries(out_shape, args, arg_struct, arguments, params_argnums, donate)
     mlir_name = os.path.basename(path) if path else f"{func_name}.mlir"
     m = mf.make("jax", func_name, mlir_name, arguments, results, rng_globals=mlir_util.mutable_globals(text))
-    _check_signature(text, func_name, m)
+    try:
+        mlir_util.check_signature(text, func_name, m)
+    except ValueError as e:
+        raise ExportError(str(e)) from None
     if header is None:
         header = (f"// {func_name}: training step exported by remat.jax.export_step (StableHLO -> IREE input phase -> "
                   f"func.func); manifest: {os.path.basename(mf.manifest_path(mlir_name))}\n")
@@ -270,37 +273,6 @@ def _result_entries(out_shape, args, arg_struct, arguments, params_argnums, dona
         else:
             results.append(mf.result(i, name, "output", dt, shape))
     return results
-
-
-_ELEM = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16", "i64": "int64", "i32": "int32",
-         "i16": "int16", "i8": "int8", "ui8": "uint8", "i1": "bool"}
-
-
-def _tensor_types(sig):
-    out = []
-    for m in re.finditer(r'tensor<((?:\d+x)*)([a-z0-9]+)>', sig):
-        dims = [int(d) for d in m.group(1).split("x") if d]
-        out.append((_ELEM.get(m.group(2), m.group(2)), dims))
-    return out
-
-
-def _check_signature(text, func_name, m):
-    """The manifest's dtypes and shapes against the func.func's signature (custom or generic form)."""
-    mm = re.search(r'func\.func @' + re.escape(func_name) + r'\((.*?)\)\s*->\s*(\(.*?\)|tensor<[^>]*>)\s*(?:attributes|\{)',
-                   text, re.S)
-    if not mm:
-        mm = re.search(r'"func\.func"\(\)\s*<\{.*?function_type = \((.*?)\) -> (\(.*?\)|tensor<[^>]*>)', text, re.S)
-    if not mm:
-        return
-    args = _tensor_types(re.sub(r'\{[^{}]*\}', '', mm.group(1)))
-    res = _tensor_types(re.sub(r'\{[^{}]*\}', '', mm.group(2)))
-    for kind, got, entries in (("argument", args, m["arguments"]), ("result", res, m["results"])):
-        if len(got) != len(entries):
-            raise ExportError(f"the step has {len(got)} {kind}s but the pytree has {len(entries)} leaves")
-        for (dt, shape), e in zip(got, entries):
-            if dt != e["dtype"] or shape != e["shape"]:
-                raise ExportError(f"{kind} {e['index']} ({e['name']}): the step has {dt}{shape}, the pytree "
-                                  f"{e['dtype']}{e['shape']}")
 
 
 def argument_arrays(args, manifest=None):
