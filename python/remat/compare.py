@@ -4,7 +4,8 @@
       [--budget 50%] [--rtol 1e-5] [--bn-stats-dtype float32] [--remat-run PATH] [--remat-opt PATH]
 
 1. FACTORY(**factory_args) gives (model, example_inputs[, loss_fn]) as for
-   remat-export; the step is exported to WORKDIR/step.mlir (or --mlir: an
+   remat-export (--framework jax: (fn, args[, donate_argnums]), compared with
+   jax.jit(fn)(*args)); the step is exported to WORKDIR/step.mlir (or --mlir: an
    existing export of the same factory, with its manifest beside it).
 2. The arguments (the model's weights and buffers, the example inputs) are
    written as WORKDIR/in/arg<i>.npy; PyTorch's eager step on the same model
@@ -95,7 +96,8 @@ def run_step(remat_run, mlir, manifest, in_dir, out_dir, npy):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m remat.compare", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("factory", help="FILE.py:FACTORY (torch)")
+    ap.add_argument("factory", help="FILE.py:FACTORY (as for remat-export)")
+    ap.add_argument("--framework", choices=["torch", "jax"], default="torch")
     ap.add_argument("workdir")
     ap.add_argument("--factory-args", default=None)
     ap.add_argument("--mlir", default=None, help="an existing export (manifest beside it) instead of exporting")
@@ -106,14 +108,15 @@ def main(argv=None):
     ap.add_argument("--remat-opt", default=None)
     a = ap.parse_args(argv)
     from .cli import load_factory
-    import remat.torch as rt
+    if a.framework == "torch":
+        import remat.torch as rt
     remat_run = find_tool("remat-run", a.remat_run)
     remat_opt = find_tool("remat-opt", a.remat_opt)
     if not remat_run or not remat_opt:
         sys.exit("remat.compare: remat-run / remat-opt not found (build them: scripts/setup.sh; or --remat-run)")
     made = load_factory(a.factory, json.loads(a.factory_args) if a.factory_args else None)
     model, inputs = made[0], made[1]
-    loss_fn = made[2] if len(made) > 2 else None
+    loss_fn = made[2] if len(made) > 2 else None  # jax: donate_argnums
     os.makedirs(a.workdir, exist_ok=True)
     step = os.path.join(a.workdir, "step.mlir")
     failures = []
@@ -128,13 +131,26 @@ def main(argv=None):
         mlir_util.write_text(step, mlir_util.read_text(a.mlir))
         mf.write(mf.manifest_path(step), dict(man, mlir="step.mlir"))
         print(f"ok   using {os.path.basename(a.mlir)}")
+    elif a.framework == "jax":
+        import remat.jax as rj
+        exp = rj.export_step(model, *inputs, path=step, donate_argnums=loss_fn or ())
+        man = exp.manifest
+        print(f"ok   exported in {exp.export_time_s:.1f} s ({exp.form} form)")
     else:
         exp = rt.export_step(model, inputs, loss_fn, step, func_name="step", bn_stats_dtype=a.bn_stats_dtype)
         man = exp.manifest
         print(f"ok   exported in {exp.export_time_s:.1f} s ({exp.form} form)")
     in_dir, ref_dir = os.path.join(a.workdir, "in"), os.path.join(a.workdir, "ref")
-    rt.write_arguments(model, inputs, man, in_dir)
-    ref = rt.write_reference(model, inputs, man, ref_dir, loss_fn=loss_fn)
+    if a.framework == "jax":
+        import remat.jax as rj
+        rj.write_arguments(inputs, man, in_dir)
+        ref = rj.reference(model, *inputs)
+        os.makedirs(ref_dir, exist_ok=True)
+        for r, arr in zip(man["results"], ref):
+            np.save(os.path.join(ref_dir, r["file"]), arr)
+    else:
+        rt.write_arguments(model, inputs, man, in_dir)
+        ref = rt.write_reference(model, inputs, man, ref_dir, loss_fn=loss_fn)
     npy = has_npy_flags(remat_run)
     got, run, secs = run_step(remat_run, step, man, in_dir, os.path.join(a.workdir, "out"), npy)
     print(f"ok   remat-run ({'npy' if npy else 'raw .bin'} i/o): {secs:.1f} s, peak {run['peak_bytes']} bytes")
@@ -151,7 +167,8 @@ def main(argv=None):
                 check(False, f"{label}: {r['name']} ({r['role']}): error {e:.3g} > {a.rtol:g}")
         loss_i = next((i for i, r in enumerate(man["results"]) if r["role"] == "loss"), None)
         loss_e = rel_error(results[loss_i], ref[loss_i]) if loss_i is not None else float("nan")
-        check(worst <= a.rtol, f"{label}: {len(results)} results vs PyTorch eager: loss error {loss_e:.3g}, "
+        against = "JAX" if a.framework == "jax" else "PyTorch eager"
+        check(worst <= a.rtol, f"{label}: {len(results)} results vs {against}: loss error {loss_e:.3g}, "
                                f"worst {worst:.3g} ({worst_name}), bound {a.rtol:g}")
         return worst
 

@@ -19,8 +19,10 @@ top-level arguments: args_names=("params", "tokens", "targets") gives
 "params['blocks'][0]...") ; its results are the leaves of fn's output. Roles:
 arguments in params_argnums (default (0,)) are parameters, the others inputs;
 a result that is a scalar first leaf is the loss; results whose pytree has the
-structure of argument p's are its gradients (when p is not donated) or its
-updated values (updated_parameter, when p is donated); other results are outputs.
+structure of argument p's (shapes and dtypes) are its gradients (when p is not
+donated) or its updated values (updated_parameter, when p is donated; updated_buffer
+for a donated argument outside params_argnums, whose role is then "buffer": an
+optimizer's state); other results are outputs.
 """
 import os
 import re
@@ -208,14 +210,20 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
             leaf = np.asarray(leaf) if not hasattr(leaf, "dtype") else leaf
             name = _keystr(names[ai], path_)
             rng = mf.lookup_range(int_ranges, name, flat_index)
-            arguments.append(mf.argument(flat_index, name, "parameter" if ai in params_argnums else "input",
+            # Donated state that is not a parameter (an optimizer's moments, a step count)
+            # is carried from step to step like a module's buffer.
+            role = "parameter" if ai in params_argnums else "buffer" if ai in donate else "input"
+            arguments.append(mf.argument(flat_index, name, role,
                                          _dtype(leaf), leaf.shape, int_range=rng, donated=ai in donate))
             flat_index += 1
     out_shape = jax.eval_shape(fn, *args)
     results = _result_entries(out_shape, args, arg_struct, arguments, params_argnums, donate)
     mlir_name = os.path.basename(path) if path else f"{func_name}.mlir"
     m = mf.make("jax", func_name, mlir_name, arguments, results, rng_globals=mlir_util.mutable_globals(text))
-    _check_signature(text, func_name, m)
+    try:
+        mlir_util.check_signature(text, func_name, m)
+    except ValueError as e:
+        raise ExportError(str(e)) from None
     if header is None:
         header = (f"// {func_name}: training step exported by remat.jax.export_step (StableHLO -> IREE input phase -> "
                   f"func.func); manifest: {os.path.basename(mf.manifest_path(mlir_name))}\n")
@@ -246,8 +254,12 @@ def _result_entries(out_shape, args, arg_struct, arguments, params_argnums, dona
         st = jax.tree_util.tree_structure(t)
         for ai, (ast, start, leaves) in arg_struct.items():
             if st == ast and ai not in [m[0] for m in mirror.values()] and leaves:
-                shapes_ok = all(tuple(np.shape(l)) == tuple(x.shape)
+                # Shapes and dtypes: a scalar loss must not pass for a donated scalar
+                # step count (both are one-leaf trees of shape ()).
+                shapes_ok = all(tuple(np.shape(l)) == tuple(x.shape) and str(np.asarray(l).dtype) == str(np.dtype(x.dtype))
                                 for (_, l), x in zip(leaves, jax.tree_util.tree_leaves(t)))
+                if ti == 0 and hasattr(t, "shape") and tuple(t.shape) == () and np.dtype(t.dtype).kind == "f":
+                    shapes_ok = False  # a leading float scalar is the loss (below)
                 if shapes_ok:
                     mirror[ti] = (ai, start)
                     break
@@ -262,7 +274,8 @@ def _result_entries(out_shape, args, arg_struct, arguments, params_argnums, dona
             ai, start = mirror[ti]
             of = arguments[start + k]["name"]
             if ai in donate:
-                results.append(mf.result(i, of + " (updated)", "updated_parameter", dt, shape, of=of))
+                role = "updated_parameter" if ai in params_argnums else "updated_buffer"
+                results.append(mf.result(i, of + " (updated)", role, dt, shape, of=of))
             else:
                 results.append(mf.result(i, of + ".grad", "gradient", dt, shape, of=of))
         elif i == 0 and shape == () and np.dtype(leaf.dtype).kind == "f":
@@ -270,37 +283,6 @@ def _result_entries(out_shape, args, arg_struct, arguments, params_argnums, dona
         else:
             results.append(mf.result(i, name, "output", dt, shape))
     return results
-
-
-_ELEM = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16", "i64": "int64", "i32": "int32",
-         "i16": "int16", "i8": "int8", "ui8": "uint8", "i1": "bool"}
-
-
-def _tensor_types(sig):
-    out = []
-    for m in re.finditer(r'tensor<((?:\d+x)*)([a-z0-9]+)>', sig):
-        dims = [int(d) for d in m.group(1).split("x") if d]
-        out.append((_ELEM.get(m.group(2), m.group(2)), dims))
-    return out
-
-
-def _check_signature(text, func_name, m):
-    """The manifest's dtypes and shapes against the func.func's signature (custom or generic form)."""
-    mm = re.search(r'func\.func @' + re.escape(func_name) + r'\((.*?)\)\s*->\s*(\(.*?\)|tensor<[^>]*>)\s*(?:attributes|\{)',
-                   text, re.S)
-    if not mm:
-        mm = re.search(r'"func\.func"\(\)\s*<\{.*?function_type = \((.*?)\) -> (\(.*?\)|tensor<[^>]*>)', text, re.S)
-    if not mm:
-        return
-    args = _tensor_types(re.sub(r'\{[^{}]*\}', '', mm.group(1)))
-    res = _tensor_types(re.sub(r'\{[^{}]*\}', '', mm.group(2)))
-    for kind, got, entries in (("argument", args, m["arguments"]), ("result", res, m["results"])):
-        if len(got) != len(entries):
-            raise ExportError(f"the step has {len(got)} {kind}s but the pytree has {len(entries)} leaves")
-        for (dt, shape), e in zip(got, entries):
-            if dt != e["dtype"] or shape != e["shape"]:
-                raise ExportError(f"{kind} {e['index']} ({e['name']}): the step has {dt}{shape}, the pytree "
-                                  f"{e['dtype']}{e['shape']}")
 
 
 def argument_arrays(args, manifest=None):

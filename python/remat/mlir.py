@@ -166,3 +166,34 @@ def leftovers(text):
             op = f"{m.group(1)}.{m.group(2)}"
             found[op] = found.get(op, 0) + 1
     return found
+
+
+_ELEM = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16", "i64": "int64", "i32": "int32",
+         "i16": "int16", "i8": "int8", "ui8": "uint8", "i1": "bool"}
+
+
+def _tensor_types(sig):
+    out = []
+    for m in re.finditer(r'tensor<((?:\d+x)*)([a-z0-9]+)>', sig):
+        dims = [int(d) for d in m.group(1).split("x") if d]
+        out.append((_ELEM.get(m.group(2), m.group(2)), dims))
+    return out
+
+
+def check_signature(text, func_name, m):
+    """The manifest's dtypes and shapes against the func.func's signature (custom or generic form)."""
+    mm = re.search(r'func\.func @' + re.escape(func_name) + r'\((.*?)\)\s*->\s*(\(.*?\)|tensor<[^>]*>)\s*(?:attributes|\{)',
+                   text, re.S)
+    if not mm:
+        mm = re.search(r'"func\.func"\(\)\s*<\{.*?function_type = \((.*?)\) -> (\(.*?\)|tensor<[^>]*>)', text, re.S)
+    if not mm:
+        return
+    args = _tensor_types(re.sub(r'\{[^{}]*\}', '', mm.group(1)))
+    res = _tensor_types(re.sub(r'\{[^{}]*\}', '', mm.group(2)))
+    for kind, got, entries in (("argument", args, m["arguments"]), ("result", res, m["results"])):
+        if len(got) != len(entries):
+            raise ValueError(f"the step has {len(got)} {kind}s but the manifest {len(entries)}")
+        for (dt, shape), e in zip(got, entries):
+            if dt != e["dtype"] or shape != e["shape"]:
+                raise ValueError(f"{kind} {e['index']} ({e['name']}): the step has {dt}{shape}, the manifest "
+                                  f"{e['dtype']}{e['shape']}")

@@ -525,6 +525,10 @@ def export_step(model, example_inputs, loss_fn=None, path="step.mlir", *, func_n
     mlir_name = os.path.basename(path) if path else f"{func_name}.mlir"
     m, inferred_from = _build_manifest(gm, sig, inputs, names, int_ranges, func_name, mlir_name,
                                        mlir_util.mutable_globals(custom))
+    try:
+        mlir_util.check_signature(custom, func_name, m)
+    except ValueError as e:
+        raise ExportError(f"internal: the manifest does not match the step: {e}") from None
     if header is None:
         header = (f"// {func_name}: training step exported by remat.torch.export_step (torch-mlir, linalg on tensors); "
                   f"manifest: {os.path.basename(mf.manifest_path(mlir_name))}\n")
