@@ -8,11 +8,13 @@
 //   Q  = D * D                   the squared deviations
 //   V  = sum(Q), V / n           the (sum of the) squared deviations, the variance
 //
-// The normalization is a batch norm when X is rank 4 and M is 1xCx1x1 (the
-// statistics per channel over N, H, W: BatchNorm2d's in training mode), a
-// layer norm when M is X's shape with the last dimension 1, else "a
-// normalization". Nothing is inferred from names alone: the location text
-// only adds what it mentions.
+// The normalization is a batch norm when X is NxCxHxW with N > 1 and M is
+// 1xCx1x1 (the statistics per channel over N, H, W: BatchNorm2d's in
+// training mode; group and instance norms keep N); statistics over the last
+// dimension are said to be "as a layer norm computes them" (a group norm
+// reshaped computes them so too); else "a normalization" with the reduced
+// dimensions. Nothing is inferred from names alone: the names in the
+// location (not its file name) only add what they mention.
 //
 //===----------------------------------------------------------------------===//
 #include "OpRole.h"
@@ -156,20 +158,36 @@ static bool isSquare(MlirOperation op, MlirValue *d) {
   return false;
 }
 
-/// Which normalization statistics of X are per M's shape.
-static const char *normalizationOf(MlirValue x, MlirValue m) {
+/// Which normalization computes statistics of X of M's shape. Only a shape
+/// that nothing else has is named: M 1xCx1x1 of an NxCxHxW X with N > 1 is
+/// batch norm's (a group or instance norm keeps N in its statistics; with
+/// N = 1 they look alike).
+static const char *normalizationOf(MlirValue x, MlirValue m, char *buf, size_t size) {
   MlirType tx = mlirValueGetType(x), tm = mlirValueGetType(m);
   if (!mlirTypeIsARankedTensor(tx) || !mlirTypeIsARankedTensor(tm) ||
       mlirShapedTypeGetRank(tx) != mlirShapedTypeGetRank(tm))
     return "a normalization";
   intptr_t rank = mlirShapedTypeGetRank(tx);
-  if (rank == 4 && mlirShapedTypeGetDimSize(tm, 0) == 1 && mlirShapedTypeGetDimSize(tm, 2) == 1 &&
-      mlirShapedTypeGetDimSize(tm, 3) == 1 && mlirShapedTypeGetDimSize(tm, 1) == mlirShapedTypeGetDimSize(tx, 1))
+  if (rank == 4 && mlirShapedTypeGetDimSize(tx, 0) > 1 && mlirShapedTypeGetDimSize(tm, 0) == 1 &&
+      mlirShapedTypeGetDimSize(tm, 2) == 1 && mlirShapedTypeGetDimSize(tm, 3) == 1 &&
+      mlirShapedTypeGetDimSize(tm, 1) == mlirShapedTypeGetDimSize(tx, 1))
     return "a batch norm (statistics per channel over N, H, W)";
   bool lastOnly = rank >= 2 && mlirShapedTypeGetDimSize(tm, rank - 1) == 1;
   for (intptr_t d = 0; lastOnly && d + 1 < rank; ++d)
     lastOnly = mlirShapedTypeGetDimSize(tm, d) == mlirShapedTypeGetDimSize(tx, d);
-  return lastOnly ? "a layer norm (statistics over the last dimension)" : "a normalization";
+  if (lastOnly)
+    return "a normalization with statistics over the last dimension (as a layer norm computes them)";
+  size_t n = (size_t)snprintf(buf, size, "a normalization (statistics over dimension");
+  const char *sep = "s ";
+  int count = 0;
+  for (intptr_t d = 0; d < rank && n < size; ++d)
+    if (mlirShapedTypeGetDimSize(tm, d) == 1 && mlirShapedTypeGetDimSize(tx, d) != 1) {
+      n += (size_t)snprintf(buf + n, size - n, "%s%ld", count ? ", " : sep, (long)d);
+      ++count;
+    }
+  if (n < size)
+    snprintf(buf + n, size - n, ")");
+  return buf;
 }
 
 static void elementText(MlirValue v, char *buf, size_t size) {
@@ -177,16 +195,32 @@ static void elementText(MlirValue v, char *buf, size_t size) {
   printType(mlirTypeIsAShaped(t) ? mlirShapedTypeGetElementType(t) : t, buf, size);
 }
 
-/// The variance chain `op` is part of, if any: writes "<part> the <elem>
-/// variance of <normalization>" into buf.
+/// Whether some user of `v` is `pred` on it (its result's input is `v`).
+static bool hasUser(MlirValue v, bool (*pred)(MlirOperation, MlirValue *)) {
+  for (MlirOpOperand use = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use)) {
+    MlirValue in;
+    if (pred(mlirOpOperandGetOwner(use), &in) && mlirValueEqual(in, v))
+      return true;
+  }
+  return false;
+}
+
+/// The normalization chain `op` is part of, if any: the deviations X - M
+/// (and, when they are squared, as part of the variance), their square (of
+/// the variance when summed), that sum, the variance.
 static bool describeVariancePart(MlirOperation op, char *buf, size_t size) {
   MlirValue x, m, d, q, v;
   char elem[32];
   const char *part = NULL;
+  bool variance = true;
+  if (mlirOperationIsNull(op) || mlirOperationGetNumResults(op) != 1)
+    return false;
   if (isDeviation(op, &x, &m)) {
-    part = "the deviations from the mean, for";
+    variance = hasUser(mlirOperationGetResult(op, 0), isSquare);
+    part = variance ? "the deviations from the mean, for" : "the deviations from the mean (x - mean) in";
   } else if (isSquare(op, &d) && isDeviation(producer(d), &x, &m)) {
-    part = "the squared deviations of";
+    variance = hasUser(mlirOperationGetResult(op, 0), isSum);
+    part = variance ? "the squared deviations of" : "the squared deviations from the mean in";
   } else if (isSum(op, &q) && isSquare(producer(q), &d) && isDeviation(producer(d), &x, &m)) {
     part = "the sum of squared deviations of";
   } else if (isScale(op, &v) && isSum(producer(v), &q) && isSquare(producer(q), &d) &&
@@ -196,7 +230,12 @@ static bool describeVariancePart(MlirOperation op, char *buf, size_t size) {
     return false;
   }
   elementText(x, elem, sizeof(elem));
-  snprintf(buf, size, "%s%sthe %s variance of %s", part, *part ? " " : "", elem, normalizationOf(x, m));
+  char norm[160];
+  const char *what = normalizationOf(x, m, norm, sizeof(norm));
+  if (variance)
+    snprintf(buf, size, "%s%sthe %s variance of %s", part, *part ? " " : "", elem, what);
+  else
+    snprintf(buf, size, "%s %s, in %s", part, what, elem);
   return true;
 }
 
@@ -214,8 +253,9 @@ static bool describeUpcastForStatistics(MlirOperation op, char *buf, size_t size
     char from[32], to[32];
     elementText(mlirOperationGetOperand(op, 0), from, sizeof(from));
     elementText(r, to, sizeof(to));
-    snprintf(buf, size, "the %s copy (arith.extf) of the %s input of %s, whose mean and variance are computed in %s",
-             to, from, normalizationOf(x, m), to);
+    char norm[160];
+    snprintf(buf, size, "the %s copy (arith.extf) of the %s input of %s, whose statistics are computed in %s", to, from,
+             normalizationOf(x, m, norm, sizeof(norm)), to);
     return true;
   }
   return false;
@@ -257,8 +297,9 @@ static void describeGeneric(MlirOperation op, char *buf, size_t size) {
     snprintf(buf, size, "%.*s", (int)name.length, name.data);
 }
 
-/// Layer kinds a location may mention (torch-mlir and JAX keep op names and
-/// source lines in them when exported with debug info).
+/// Layer kinds a location's names may mention (NameLoc: remat's examples
+/// name ops "block2.mlp.gelu.grad"; JAX's "jit(step)/.../softmax"). File
+/// names are not read: a step in "dropout.mlir" says nothing about its ops.
 static const char *const kLocationWords[][2] = {
     {"batch_norm", "batch norm"}, {"batchnorm", "batch norm"},
     {"layer_norm", "layer norm"}, {"layernorm", "layer norm"},
@@ -268,15 +309,38 @@ static const char *const kLocationWords[][2] = {
     {"nll_loss", "NLL loss"},     {"dropout", "dropout"},
 };
 
+/// Appends the names of the NameLocs in `loc` (through fused and call-site
+/// locations) to `t`, lowercased, separated by spaces.
+static void collectLocationNames(MlirLocation loc, Text *t, int depth) {
+  if (depth > 8)
+    return;
+  if (mlirLocationIsAName(loc)) {
+    appendText(mlirIdentifierStr(mlirLocationNameGetName(loc)), t);
+    appendText(rematStr(" "), t);
+    collectLocationNames(mlirLocationNameGetChildLoc(loc), t, depth + 1);
+  } else if (mlirLocationIsAFused(loc)) {
+    MlirLocation parts[16];
+    intptr_t n = mlirLocationFusedGetNumLocations(loc);
+    if (n > 16)
+      return;
+    mlirLocationFusedGetLocations(loc, parts);
+    for (intptr_t i = 0; i < n; ++i)
+      collectLocationNames(parts[i], t, depth + 1);
+  } else if (mlirLocationIsACallSite(loc)) {
+    collectLocationNames(mlirLocationCallSiteGetCallee(loc), t, depth + 1);
+    collectLocationNames(mlirLocationCallSiteGetCaller(loc), t, depth + 1);
+  }
+}
+
 static void appendLocationWords(MlirOperation op, char *buf, size_t size) {
-  char loc[512];
-  Text t = {loc, sizeof(loc), 0};
-  loc[0] = '\0';
-  mlirLocationPrint(mlirOperationGetLocation(op), appendText, &t);
-  for (char *c = loc; *c; ++c)
+  char names[512];
+  Text t = {names, sizeof(names), 0};
+  names[0] = '\0';
+  collectLocationNames(mlirOperationGetLocation(op), &t, 0);
+  for (char *c = names; *c; ++c)
     *c = (char)tolower((unsigned char)*c);
   for (size_t i = 0; i < sizeof(kLocationWords) / sizeof(kLocationWords[0]); ++i)
-    if (strstr(loc, kLocationWords[i][0])) {
+    if (strstr(names, kLocationWords[i][0])) {
       size_t n = strlen(buf);
       if (n < size)
         snprintf(buf + n, size - n, "; its location mentions %s", kLocationWords[i][1]);

@@ -7,6 +7,7 @@
 
 #include "Clock.h"
 #include "GraphInternal.h"
+#include "OpRole.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -316,6 +317,10 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
     emitJSONString(w, op);
     emit(w, ", \"lower_bound_loc\": ");
     emitJSONString(w, loc);
+    char role[512];
+    rematDescribeOpRole(rematGraphGetOp(g, lbOp), role, sizeof(role));
+    emit(w, ", \"lower_bound_role\": ");
+    emitJSONString(w, role);
   }
   emit(w, ", \"argument_bytes\": %" PRId64, rematGraphGetArgumentBytes(g));
   // The graph is the rewritten function: its totals include the recompute.

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Scatter.h"
 
+#include "remat/Lower.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -193,6 +195,7 @@ typedef struct Expansion {
   Loop loops[kMaxRank];
   intptr_t numLoops;
   MlirValue iv[kMaxRank];    // per update dim
+  bool ivIsZero[kMaxRank];   // the dim has one position: iv is the constant 0
   MlirValue index[kMaxRank]; // per column of the indices, as index
 } Expansion;
 
@@ -262,9 +265,10 @@ static MlirValue emitElement(Expansion *e, Cursor c, MlirValue tensor) {
   MlirValue pos[kMaxRank], inRange = {NULL};
   for (intptr_t d = 0; d < s->originalRank; ++d) {
     MlirValue p = d >= s->offset ? e->iv[d - s->offset + 1] : (MlirValue){NULL};
+    bool zero = d >= s->offset && e->ivIsZero[d - s->offset + 1];
     intptr_t k = s->indexOfDim[d];
     if (k >= 0) {
-      p = mlirValueIsNull(p) ? e->index[k] : binary(e, c, "arith.addi", e->index[k], p);
+      p = mlirValueIsNull(p) || zero ? e->index[k] : binary(e, c, "arith.addi", e->index[k], p);
       MlirValue ok = unsignedLess(e, c, p, indexConstant(e, c, s->originalShape[d]));
       inRange = mlirValueIsNull(inRange) ? ok : binary(e, c, "arith.andi", inRange, ok);
     }
@@ -316,6 +320,7 @@ static MlirValue emitLevel(Expansion *e, intptr_t level, Cursor c, MlirValue ten
   // analysis form reads its decision there).
   if (extent == 1 && l.updateDim != 0) {
     e->iv[l.updateDim] = indexConstant(e, c, 0);
+    e->ivIsZero[l.updateDim] = true;
     return emitLevel(e, level + 1, c, tensor);
   }
   MlirValue operands[4] = {indexConstant(e, c, 0), indexConstant(e, c, extent), indexConstant(e, c, 1), tensor};
@@ -417,6 +422,14 @@ MlirLogicalResult rematExpandScattersInBlock(MlirBlock block, RematScatterForm f
     if (rematIsScatter(op))
       rematOpListPush(&scatters, op);
   return expandAll(&scatters, form);
+}
+
+MlirLogicalResult rematExpandScattersInFunction(MlirOperation func) {
+  MlirBlock body = mlirOperationGetNumRegions(func) == 1 ? mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0))
+                                                         : (MlirBlock){NULL};
+  if (mlirBlockIsNull(body))
+    return mlirLogicalResultSuccess();
+  return rematExpandScattersInBlock(body, RematScatterFormLoops);
 }
 
 MlirOperation rematScatterAnalysisLoop(MlirOperation op) {

@@ -3,6 +3,7 @@
 // mlir-opt --load-pass-plugin=libRematPlugin.so registers, on func.func,
 //   remat-estimate{dim-bound=N}                    (rematAnnotateEstimate)
 //   remat{budget=SIZE planner=NAME profile=NAME}   (rematRunPass)
+//   remat-expand-scatters                          (rematExpandScattersInFunction)
 // Options need C++ (Pass::Option), so this shim is C++; the work is done by
 // the C functions of remat/Passes.h. See docs/plugin.md.
 //
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
+#include "remat/Lower.h"
 #include "remat/Passes.h"
 
 namespace {
@@ -112,11 +114,31 @@ struct RematPass : RematPassBase<RematPass> {
                               llvm::cl::init("h200")};
 };
 
+/// torch-mlir's tm_tensor.scatter as remat lowers it (docs/plugin.md), so
+/// that stock bufferization lowers (or analyses) what remat's CPU lowering
+/// does. The scatters' dialect is unregistered: run mlir-opt with
+/// --allow-unregistered-dialect.
+struct ExpandScattersPass : mlir::PassWrapper<ExpandScattersPass, mlir::OperationPass<mlir::func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ExpandScattersPass)
+  llvm::StringRef getArgument() const override { return "remat-expand-scatters"; }
+  llvm::StringRef getDescription() const override {
+    return "Rewrite torch-mlir's tm_tensor.scatter (generic form) into scf.for loops on tensors";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::arith::ArithDialect, mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
+  }
+  void runOnOperation() override {
+    if (mlirLogicalResultIsFailure(rematExpandScattersInFunction(wrap(getOperation()))))
+      signalPassFailure();
+  }
+};
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT ::mlir::PassPluginLibraryInfo mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "remat", REMAT_PLUGIN_VERSION, []() {
             mlir::PassRegistration<EstimatePass>();
             mlir::PassRegistration<RematPass>();
+            mlir::PassRegistration<ExpandScattersPass>();
           }};
 }

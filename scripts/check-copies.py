@@ -12,7 +12,12 @@ insert_slice's own work, and the returned-value copies of the deallocation
 pipeline come later). Prints one line per function; exits 1 when any pair
 differs, 2 on tool errors.
 
-  scripts/check-copies.py FILE...
+torch-mlir's tm_tensor.scatter has no dialect in MLIR 22: with --plugin
+(remat's mlir-opt plugin, docs/plugin.md) its remat-expand-scatters pass first
+turns each scatter into the loops remat lowers it to, so that their copies
+are MLIR's own decision too. Without it a file with a scatter is refused.
+
+  scripts/check-copies.py [--plugin libRematPlugin.so] FILE...
 """
 import argparse
 import json
@@ -61,14 +66,24 @@ def copies_per_function(text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+")
+    ap.add_argument("--plugin", help="remat's mlir-opt plugin, for files with tm_tensor.scatter")
     args = ap.parse_args()
     opt = find_tool("remat-opt", PROG)
     mlir_opt = find_tool("mlir-opt", PROG, ("/usr/lib/llvm-22/bin/mlir-opt",))
     failed, compared = False, 0
     for path in args.files:
         report = json.loads(run_tool([opt, "--estimate", "--report=json", path], PROG))
+        pipeline, plugin = PIPELINE, []
+        if "tm_tensor.scatter" in open(path).read():
+            if not args.plugin:
+                print(f"{PROG}: {path} has tm_tensor.scatter: give --plugin (remat's mlir-opt plugin)",
+                      file=sys.stderr)
+                return 2
+            pipeline = PIPELINE.replace("builtin.module(", "builtin.module(func.func(remat-expand-scatters),", 1)
+            plugin = [f"--load-pass-plugin={args.plugin}"]
         real = copies_per_function(
-            run_tool([mlir_opt, "--allow-unregistered-dialect", f"--pass-pipeline={PIPELINE}", path], PROG))
+            run_tool([mlir_opt, "--allow-unregistered-dialect"] + plugin + [f"--pass-pipeline={pipeline}", path],
+                     PROG))
         for fn in report["functions"]:
             if not fn.get("bufferization_analysis", True):
                 print(f"SKIP {os.path.basename(path)} @{fn['name']}: no bufferization analysis")

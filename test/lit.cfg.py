@@ -57,3 +57,17 @@ _bench_py = _bench_py if os.path.exists(_bench_py) else (shutil.which("python3")
 config.substitutions.append(("%bench_python", _bench_py))
 if os.system("'%s' -c 'import ortools.sat.python.cp_model' >/dev/null 2>&1" % _bench_py) == 0:
     config.available_features.add("ortools")
+
+# The exporters' venv (scripts/setup-python.sh: ~/.cache/remat/venv-<hash of
+# python/requirements.txt>) when it exists and is complete: `torch` = the
+# PyTorch/torch-mlir tests (test/models/zoo-*.test: export through
+# python/remat, run, compare with PyTorch eager). %torch_python runs python/remat.
+import hashlib
+
+with open(os.path.join(config.remat_src_root, "python", "requirements.txt"), "rb") as _f:
+    _venv = os.path.join(os.environ.get("REMAT_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "remat")),
+                         "venv-" + hashlib.sha256(_f.read()).hexdigest()[:12])
+_torch_py = os.path.join(_venv, "bin", "python")
+config.substitutions.append(("%torch_python", _torch_py))
+if os.path.exists(os.path.join(_venv, ".requirements.txt")) and os.path.exists(_torch_py):
+    config.available_features.add("torch")

@@ -49,6 +49,13 @@ MlirLogicalResult rematPrepareForGPU(MlirModule module);
 /// through runtime/'s hooks (remat-run --target=gpu-kernels-on-cpu).
 MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module);
 
+/// The first step of the CPU lowering on its own: every torch-mlir
+/// `tm_tensor.scatter` (generic form) in the body of `func` becomes scf.for
+/// loops on tensors that One-Shot Bufferize writes in place
+/// (docs/memory-model.md). A scatter remat does not support is an error at
+/// the op. The mlir-opt plugin's `remat-expand-scatters` pass runs it.
+MlirLogicalResult rematExpandScattersInFunction(MlirOperation func);
+
 #ifdef __cplusplus
 }
 #endif

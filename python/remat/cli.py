@@ -55,7 +55,7 @@ def parse_int_ranges(items):
             lo, hi = (int(x) for x in v.split(","))
         except ValueError:
             raise SystemExit(f"remat-export: error: --int-range wants NAME=LO,HI, got {it!r}")
-        out[int(k) if k.isdigit() else k] = (lo, hi)
+        out[k] = (lo, hi)
     return out
 
 
@@ -68,7 +68,8 @@ def main(argv=None):
     ap.add_argument("--func", default="step", help="name of the step's func.func (default: step)")
     ap.add_argument("--factory-args", default=None, help="JSON dict of keyword arguments for FACTORY")
     ap.add_argument("--int-range", action="append", metavar="NAME=LO,HI",
-                    help="valid values [LO, HI) of an integer input (name or argument index); repeatable")
+                    help="valid values [LO, HI) of an integer input (its name, else its position among the inputs "
+                         "(torch) or arguments (jax)); repeatable")
     ap.add_argument("--args-dir", default=None, help="also write the arguments as DIR/arg<i>.npy")
     ap.add_argument("--reference-dir", default=None, help="also write the framework's results as DIR/result<i>.npy")
     ap.add_argument("--model-inputs", type=int, default=None, help="torch with loss_fn: inputs that go to the model")

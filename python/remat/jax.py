@@ -47,6 +47,7 @@ class Export:
     path: str = None
     manifest_path: str = None
     func_name: str = "step"
+    form: str = "custom"
     export_time_s: float = 0.0
     op_counts: dict = field(default_factory=dict)
     leftovers_before_bridge: dict = field(default_factory=dict)
@@ -109,6 +110,33 @@ def to_util(text):
     return text, n, r
 
 
+def _param_names(fn, n):
+    """The names of fn's first n positional parameters (else "0", "1", ...)."""
+    import inspect
+    try:
+        ps = [p.name for p in inspect.signature(fn).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        ps = []
+    return [ps[i] if i < len(ps) else str(i) for i in range(n)]
+
+
+def _iree_input(shlo, iree=None, generic=False):
+    """iree-compile --iree-input-type=stablehlo --compile-to=input of a StableHLO text."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = os.path.join(tmp, "step.stablehlo.mlir"), os.path.join(tmp, "step.input.mlir")
+        with open(src, "w") as f:
+            f.write(shlo)
+        cmd = [iree or iree_compile(), "--iree-input-type=stablehlo", "--compile-to=input", src, "-o", dst]
+        if generic:
+            cmd.insert(1, "--mlir-print-op-generic")
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode:
+            raise ExportError(f"iree-compile --compile-to=input failed: {p.stderr.strip()[:1500]}")
+        with open(dst) as f:
+            return f.read()
+
+
 def _dtype(x):
     return str(np.dtype(x.dtype))
 
@@ -144,30 +172,33 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
         shlo, lowered = stablehlo(fn, *args, donate_argnums=donate)
     except Exception as e:
         raise ExportError(f"jax.jit(fn).lower failed ({type(e).__name__}): {str(e).strip()[:800]}") from None
-    with tempfile.TemporaryDirectory() as tmp:
-        src, dst = os.path.join(tmp, "step.stablehlo.mlir"), os.path.join(tmp, "step.input.mlir")
-        with open(src, "w") as f:
-            f.write(shlo)
-        p = subprocess.run([iree or iree_compile(), "--iree-input-type=stablehlo", "--compile-to=input", src, "-o",
-                            dst], capture_output=True, text=True)
-        if p.returncode:
-            raise ExportError(f"iree-compile --compile-to=input failed: {p.stderr.strip()[:1500]}")
-        with open(dst) as f:
-            text = f.read()
+    text = _iree_input(shlo, iree)
     before = mlir_util.leftovers(text)
     text, _, _ = to_func(text)
     text, repacked = pack_i1_hex(text)
     text = re.sub(r'func\.func @main\(', f"func.func @{func_name}(", text, count=1)
-    left = mlir_util.leftovers(text)
+    form = "custom"
     try:
         err = mlir_util.check_mlir22(text)
     except FileNotFoundError:
         err = None
     if err:
-        raise ExportError(f"MLIR 22 does not parse the bridged IREE output: {err[:1000]}")
+        # Ops of IREE dialects MLIR 22 lacks (iree_linalg_ext.scatter: the backward of a
+        # gather) parse only in generic form, as unregistered ops (like tm_tensor for torch).
+        gen = _iree_input(shlo, iree, generic=True)
+        gen, _ = re.subn(r'"util\.func"\(\)', '"func.func"()', gen)
+        gen, _ = re.subn(r'"util\.return"\(', '"func.return"(', gen)
+        gen, repacked = pack_i1_hex(gen)
+        gen = re.sub(r'sym_name = "main"', f'sym_name = "{func_name}"', gen, count=1)
+        err2 = mlir_util.check_mlir22(gen, allow_unregistered=True)
+        if err2:
+            raise ExportError(f"MLIR 22 parses neither the custom form ({err[:600]}) nor the generic form "
+                              f"({err2[:600]}) of the bridged IREE output")
+        text, form = gen, "generic"
+    left = mlir_util.leftovers(text)
 
     # Manifest.
-    names = list(args_names) if args_names else [str(i) for i in range(len(args))]
+    names = list(args_names) if args_names else _param_names(fn, len(args))
     arguments, arg_struct = [], {}
     flat_index = 0
     for ai, a in enumerate(args):
@@ -176,9 +207,7 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
         for path_, leaf in leaves:
             leaf = np.asarray(leaf) if not hasattr(leaf, "dtype") else leaf
             name = _keystr(names[ai], path_)
-            rng = None
-            if int_ranges and (name in int_ranges or flat_index in int_ranges):
-                rng = tuple(int_ranges[name] if name in int_ranges else int_ranges[flat_index])[:2]
+            rng = mf.lookup_range(int_ranges, name, flat_index)
             arguments.append(mf.argument(flat_index, name, "parameter" if ai in params_argnums else "input",
                                          _dtype(leaf), leaf.shape, int_range=rng, donated=ai in donate))
             flat_index += 1
@@ -191,7 +220,7 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
         header = (f"// {func_name}: training step exported by remat.jax.export_step (StableHLO -> IREE input phase -> "
                   f"func.func); manifest: {os.path.basename(mf.manifest_path(mlir_name))}\n")
     text = header + text
-    exp = Export(text=text, manifest=m, func_name=func_name, op_counts=mlir_util.count_ops(text),
+    exp = Export(text=text, manifest=m, func_name=func_name, form=form, op_counts=mlir_util.count_ops(text),
                  leftovers_before_bridge=before, leftovers=left, repacked_i1_constants=repacked, stablehlo=shlo)
     exp.export_time_s = round(time.monotonic() - t0, 3)
     if write and path:
@@ -256,9 +285,11 @@ def _tensor_types(sig):
 
 
 def _check_signature(text, func_name, m):
-    """The manifest's dtypes and shapes against the func.func's signature (custom form)."""
+    """The manifest's dtypes and shapes against the func.func's signature (custom or generic form)."""
     mm = re.search(r'func\.func @' + re.escape(func_name) + r'\((.*?)\)\s*->\s*(\(.*?\)|tensor<[^>]*>)\s*(?:attributes|\{)',
                    text, re.S)
+    if not mm:
+        mm = re.search(r'"func\.func"\(\)\s*<\{.*?function_type = \((.*?)\) -> (\(.*?\)|tensor<[^>]*>)', text, re.S)
     if not mm:
         return
     args = _tensor_types(re.sub(r'\{[^{}]*\}', '', mm.group(1)))

@@ -36,6 +36,20 @@ def result(index, name, role, dtype, shape, of=None):
     return e
 
 
+def lookup_range(int_ranges, name, index):
+    """(lo, hi) for an argument from a user's {name or position: (lo, hi)}: by
+    name first, then by position (an int, or a string of digits); else None."""
+    if not int_ranges:
+        return None
+    for k, v in int_ranges.items():
+        if k == name:
+            return (int(v[0]), int(v[1]))
+    for k, v in int_ranges.items():
+        if (isinstance(k, int) and k == index) or (isinstance(k, str) and k.isdigit() and int(k) == index):
+            return (int(v[0]), int(v[1]))
+    return None
+
+
 def make(framework, function, mlir, arguments, results, rng_globals=()):
     m = {"format": FORMAT, "framework": framework, "function": function, "mlir": mlir,
          "arguments": arguments, "results": results}

@@ -312,9 +312,27 @@ def _locate(step, inputs, op, diag, sdpa_backend):
     return text
 
 
+def _unlowered_aten(gm):
+    """The torch.aten ops that torch-mlir's conversions to linalg / tm_tensor /
+    scf / arith leave (partial conversions on the torch backend IR): the ops
+    without a lowering, when the failure names only a constant they use."""
+    try:
+        from torch_mlir import fx
+        from torch_mlir.passmanager import PassManager
+        mod = fx.stateless_fx_import(gm, output_type="torch")
+        with mod.context:
+            PassManager.parse("builtin.module(func.func(convert-torch-to-tmtensor,convert-torch-to-linalg,"
+                              "convert-torch-to-scf,convert-torch-to-arith))").run(mod.operation)
+        return sorted(set(re.findall(r"torch\.aten\.[\w]+", mod.operation.get_asm())))
+    except Exception:
+        return []
+
+
 def _torch_mlir_error(e, gm, step=None, inputs=None, sdpa_backend="math"):
     msg = str(e)
     ops = re.findall(r"failed to legalize operation '([^']+)'", msg)
+    if ops and not ops[0].startswith("torch.aten."):
+        ops = (_unlowered_aten(gm) or []) + ops
     if not ops:
         ops = re.findall(r"unsupported[^\n]*'(torch\.[\w.]+)'", msg)
     diag = [ln.strip() for ln in msg.splitlines() if "error:" in ln]
@@ -442,10 +460,8 @@ def _build_manifest(gm, sig, inputs, names, int_ranges, func_name, mlir_name, rn
         elif p.name in user_pos:
             k = user_pos[p.name]
             name, role = names[k], "input"
-            rng_ = None
-            if int_ranges and (name in int_ranges or k in int_ranges):
-                rng_ = tuple(int_ranges[name] if name in int_ranges else int_ranges[k])[:2]
-            elif k in inferred:
+            rng_ = mf.lookup_range(int_ranges, name, k)
+            if rng_ is None and k in inferred:
                 rng_ = inferred[k][:2]
         else:
             raise ExportError(f"graph input {p.name} is neither a parameter, a buffer nor an input")
@@ -532,10 +548,10 @@ def export_step(model, example_inputs, loss_fn=None, path="step.mlir", *, func_n
 
 
 def _named(model):
-    d = {}
-    for k, v in model.named_parameters():
+    d = {}  # every name of a tied (shared) parameter: torch.export may name it by any of them
+    for k, v in model.named_parameters(remove_duplicate=False):
         d[k] = v
-    for k, v in model.named_buffers():
+    for k, v in model.named_buffers(remove_duplicate=False):
         d[k] = v
     return d
 
@@ -579,8 +595,10 @@ def write_arguments(model, example_inputs, manifest, directory):
 def reference(model, example_inputs, manifest, loss_fn=None, model_inputs=None, sdpa_backend=None):
     """PyTorch eager: the step's results in manifest order (loss, gradients,
     updated buffers) as numpy arrays, computed on a deep copy of the model
-    (the model itself is not changed). sdpa_backend None: PyTorch's choice."""
+    (the model itself is not changed; tied parameters untied as in the step,
+    see untie). sdpa_backend None: PyTorch's choice."""
     m = copy.deepcopy(model)
+    untie(m)
     inputs, n = _split_inputs(example_inputs, loss_fn, model_inputs)
     step = _Step(m, loss_fn, n)
     for p in m.parameters():
@@ -601,6 +619,24 @@ def reference(model, example_inputs, manifest, loss_fn=None, model_inputs=None, 
         else:
             raise ValueError(f"reference: result {r['index']} has role {r['role']}, which eager PyTorch does not give")
     return out
+
+
+def untie(model):
+    """Gives every alias of a tied (shared) parameter its own copy, in place.
+    The exported step does the same: aot_export_module lifts each name of a
+    shared parameter as its own argument, and the step returns one partial
+    gradient per name (PyTorch's .grad of the shared tensor is their sum).
+    Returns the names untied."""
+    seen, untied = {}, []
+    for name, p in list(model.named_parameters(remove_duplicate=False)):
+        if id(p) in seen:
+            mod_name, _, attr = name.rpartition(".")
+            owner = model.get_submodule(mod_name) if mod_name else model
+            setattr(owner, attr, nn.Parameter(p.detach().clone(), requires_grad=p.requires_grad))
+            untied.append(name)
+        else:
+            seen[id(p)] = name
+    return untied
 
 
 def write_reference(model, example_inputs, manifest, directory, **kw):

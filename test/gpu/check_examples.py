@@ -41,9 +41,10 @@ def fail(msg):
 
 remat = os.path.join(a.bin, "remat-opt")
 extra = ["--budget=" + a.budget] if a.budget else []
-p = run([remat, "--lower=gpu", "--estimate", "--report=json"] + extra + [a.file])
+# stderr apart: remat-opt --budget prints its one-line summary there.
+p = subprocess.run([remat, "--lower=gpu", "--estimate", "--report=json"] + extra + [a.file], capture_output=True, text=True)
 if p.returncode != 0:
-    fail("remat-opt --estimate: " + p.stdout[-2000:])
+    fail("remat-opt --estimate: " + p.stderr[-2000:])
 f = json.loads(p.stdout)["functions"][0]
 expected = f["peak_bytes_after"] if a.budget else f["peak_bytes_before"]
 with tempfile.TemporaryDirectory() as tmp:

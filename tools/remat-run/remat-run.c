@@ -449,19 +449,41 @@ static int findEntry(MlirModule module, const char *wanted, MlirOperation *out) 
 /// A mutable ml_program.global: the step's state (an RNG seed).
 typedef struct StateGlobal {
   char name[128];
-  ValueInfo type;
+  size_t bytes;           // of its value (a static tensor or a scalar)
   unsigned char *address; // in the JIT
   unsigned char *initial, *afterFirst;
   int advanced;
 } StateGlobal;
 
+/// The bytes of a global's value: a statically shaped tensor or a scalar of
+/// an integer or float type (sub-byte elements take a byte each, as the
+/// lowering stores them); 0 for anything else.
+static size_t globalBytes(MlirType type) {
+  MlirType elem = mlirTypeIsAShaped(type) ? mlirShapedTypeGetElementType(type) : type;
+  size_t width = 0;
+  if (mlirTypeIsAInteger(elem))
+    width = mlirIntegerTypeGetWidth(elem);
+  else if (mlirTypeIsAFloat(elem))
+    width = mlirFloatTypeGetWidth(elem);
+  size_t bytes = (width + 7) / 8;
+  if (!mlirTypeIsAShaped(type))
+    return bytes;
+  if (!mlirTypeIsARankedTensor(type) || !mlirShapedTypeHasStaticShape(type))
+    return 0;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
+    bytes *= (size_t)mlirShapedTypeGetDimSize(type, d);
+  return bytes;
+}
+
 /// The mutable ml_program.global ops of the module (the step's state), made
 /// public so that the JIT exports them (a private global has no symbol to
-/// look up). Returns the count, -1 on an unsupported type (printed).
-static long collectStateGlobals(MlirModule module, const char *displayName, StateGlobal **out) {
+/// look up). A global whose value has no static byte size is not tracked (a
+/// warning says so). Returns 0 when out of memory.
+static int collectStateGlobals(MlirModule module, const char *displayName, StateGlobal **out, size_t *count) {
   MlirBlock body = mlirModuleGetBody(module);
-  size_t n = 0, cap = 0;
+  size_t cap = 0;
   *out = NULL;
+  *count = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (!stringRefEquals(mlirIdentifierStr(mlirOperationGetName(op)), "ml_program.global"))
@@ -470,33 +492,36 @@ static long collectStateGlobals(MlirModule module, const char *displayName, Stat
       continue;
     MlirAttribute typeAttr = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("type"));
     MlirStringRef name = symName(op);
-    if (n == cap) {
+    size_t bytes = mlirAttributeIsNull(typeAttr) || !mlirAttributeIsAType(typeAttr)
+                       ? 0
+                       : globalBytes(mlirTypeAttrGetValue(typeAttr));
+    if (bytes == 0) {
+      fprintf(stderr,
+              "remat-run: warning: '%s': mutable ml_program.global @%.*s has no static size; it is not tracked as "
+              "state\n",
+              displayName, (int)name.length, name.data);
+      continue;
+    }
+    if (*count == cap) {
       cap = cap ? 2 * cap : 4;
       StateGlobal *bigger = realloc(*out, cap * sizeof(StateGlobal));
       if (!bigger) {
         rematRunErrorf("out of memory");
-        return -1;
+        return 0;
       }
       *out = bigger;
     }
-    StateGlobal *g = &(*out)[n++];
+    StateGlobal *g = &(*out)[(*count)++];
     memset(g, 0, sizeof(*g));
     snprintf(g->name, sizeof(g->name), "%.*s", (int)name.length, name.data);
-    char why[512];
-    if (mlirAttributeIsNull(typeAttr) || !mlirAttributeIsAType(typeAttr) ||
-        !describeType(mlirTypeAttrGetValue(typeAttr), 0, &g->type, why, sizeof(why))) {
-      rematRunErrorf("'%s': mutable ml_program.global @%s: %s", displayName, g->name,
-                     mlirAttributeIsNull(typeAttr) ? "it has no type" : why);
-      return -1;
-    }
+    g->bytes = bytes;
     mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString("sym_visibility"));
   }
-  return (long)n;
+  return 1;
 }
 
 static void freeStateGlobals(StateGlobal *globals, size_t n) {
   for (size_t i = 0; globals && i < n; ++i) {
-    free(globals[i].type.shape);
     free(globals[i].initial);
     free(globals[i].afterFirst);
   }
@@ -812,12 +837,10 @@ static int run(const Options *opts) {
     rc = RematExitUser;
     goto done;
   }
-  long numGlobals = collectStateGlobals(prog.module, displayName, &prog.globals);
-  if (numGlobals < 0) {
-    rc = RematExitUser;
+  if (!collectStateGlobals(prog.module, displayName, &prog.globals, &prog.numGlobals)) {
+    rc = RematExitInternal;
     goto done;
   }
-  prog.numGlobals = (size_t)numGlobals;
   MlirStringRef nameRef = symName(entry);
   prog.entryName = malloc(nameRef.length + 1);
   if (!prog.entryName)
@@ -921,13 +944,13 @@ static int run(const Options *opts) {
   for (size_t g = 0; g < prog.numGlobals; ++g) {
     StateGlobal *sg = &prog.globals[g];
     sg->address = mlirExecutionEngineLookup(prog.jit, mlirStringRefCreateFromCString(sg->name));
-    sg->initial = malloc(sg->type.bytes + 1);
-    sg->afterFirst = malloc(sg->type.bytes + 1);
+    sg->initial = malloc(sg->bytes + 1);
+    sg->afterFirst = malloc(sg->bytes + 1);
     if (!sg->address || !sg->initial || !sg->afterFirst) {
       rematRunErrorf("internal error: cannot find the state global @%s in the JIT", sg->name);
       goto done;
     }
-    memcpy(sg->initial, sg->address, sg->type.bytes);
+    memcpy(sg->initial, sg->address, sg->bytes);
   }
 
   // Inputs: plain malloc, not tracked.
@@ -1039,7 +1062,7 @@ static int run(const Options *opts) {
       goto cleanup;
     if (step == 0) {
       for (size_t g = 0; g < prog.numGlobals; ++g)
-        memcpy(prog.globals[g].afterFirst, prog.globals[g].address, prog.globals[g].type.bytes);
+        memcpy(prog.globals[g].afterFirst, prog.globals[g].address, prog.globals[g].bytes);
       continue;
     }
     // Without state every step must repeat step 1 exactly.
@@ -1055,11 +1078,10 @@ static int run(const Options *opts) {
   // With state, the outputs of later steps may differ from step 1's; step 1
   // is run again from the initial state instead, and must repeat exactly.
   for (size_t g = 0; g < prog.numGlobals; ++g)
-    prog.globals[g].advanced =
-        memcmp(prog.globals[g].address, prog.globals[g].initial, prog.globals[g].type.bytes) != 0;
+    prog.globals[g].advanced = memcmp(prog.globals[g].address, prog.globals[g].initial, prog.globals[g].bytes) != 0;
   if (prog.numGlobals > 0 && opts->steps > 1) {
     for (size_t g = 0; g < prog.numGlobals; ++g)
-      memcpy(prog.globals[g].address, prog.globals[g].initial, prog.globals[g].type.bytes);
+      memcpy(prog.globals[g].address, prog.globals[g].initial, prog.globals[g].bytes);
     rc = runStep(&st, -1, outputs);
     if (rc != RematExitOk)
       goto cleanup;
@@ -1073,7 +1095,7 @@ static int run(const Options *opts) {
         goto cleanup;
       }
     for (size_t g = 0; g < prog.numGlobals; ++g)
-      if (memcmp(prog.globals[g].address, prog.globals[g].afterFirst, prog.globals[g].type.bytes) != 0) {
+      if (memcmp(prog.globals[g].address, prog.globals[g].afterFirst, prog.globals[g].bytes) != 0) {
         rematRunErrorf("the state global @%s after step 1 differs from its value after step 1 run again from the same "
                        "state: the program is not deterministic",
                        prog.globals[g].name);

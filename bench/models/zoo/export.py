@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, HERE)
 
-MODELS = ["gpt2", "llama", "resnet18", "vit", "unet"]
+MODELS = ["gpt2", "llama", "resnet18", "vit", "unet", "cnn"]
 
 
 def export(name, size, out, remat_opt, write=True, bn_stats_dtype=None, dropout=None, override=None):

@@ -10,7 +10,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 SIZES = {
-    "ci": dict(batch=4, image=32, patch=8, d=32, heads=2, layers=2, classes=10),
+    "ci": dict(batch=8, image=32, patch=8, d=32, heads=2, layers=3, classes=10),
     "bench": dict(batch=32, image=224, patch=16, d=384, heads=6, layers=6, classes=1000),
 }
 
