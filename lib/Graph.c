@@ -94,8 +94,8 @@ static bool isPureBodyOp(MlirStringRef name) {
   return rematNameStartsWith(name, "arith.") || rematNameStartsWith(name, "math.") ||
          rematNameIs(name, "linalg.yield") || rematNameIs(name, "linalg.index") ||
          rematNameIs(name, "tensor.extract") || rematNameIs(name, "tensor.yield") ||
-         rematNameIs(name, "tm_tensor.yield") || rematNameStartsWith(name, "complex.") ||
-         rematNameStartsWith(name, "index.");
+         rematNameIs(name, "tm_tensor.yield") || rematNameIs(name, "iree_linalg_ext.yield") ||
+         rematNameStartsWith(name, "complex.") || rematNameStartsWith(name, "index.");
 }
 
 typedef struct BodyCheck {
@@ -126,7 +126,7 @@ static RematOpClass classifyOp(MlirOperation op) {
       rematNameStartsWith(name, "memref.") || rematNameStartsWith(name, "bufferization.") ||
       rematNameStartsWith(name, "gpu.") || rematNameStartsWith(name, "ml_program.") || nameContains(name, "print"))
     return RematOpClassSideEffect;
-  // torch-mlir's tm_tensor.scatter (lib/Scatter.h) has value semantics: its
+  // A scatter (tm_tensor / iree_linalg_ext, lib/Scatter.h) has value semantics: its
   // result is a function of its three operands, through its region.
   bool linalg = rematNameStartsWith(name, "linalg.") || rematIsScatter(op);
   if (linalg || nameInList(name, kPureTensorOps) ||
@@ -166,8 +166,8 @@ intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx) {
     return numOperands > 1 ? 1 : -1;
   if (rematNameIs(name, "scf.for"))
     return 3 + resultIdx < numOperands ? 3 + resultIdx : -1;
-  // tm_tensor.scatter: ins(updates, indices) outs(original), updated in place.
-  if (rematNameIs(name, "tm_tensor.scatter"))
+  // A scatter: ins(updates, indices) outs(original), updated in place.
+  if (rematIsScatter(op))
     return resultIdx == 0 && numOperands == 3 ? 2 : -1;
   return -1;
 }
@@ -686,7 +686,7 @@ static double elementsOf(const RematGraphImpl *g, MlirValue v) {
   return id >= 0 && eb > 0 ? (double)g->values[id].bytes / (double)eb : 0;
 }
 
-/// A tm_tensor.scatter's flops: its region's arithmetic (every op but the
+/// A scatter's flops: its region's arithmetic (every op but the
 /// yield and constants) once per element of the updates.
 static double scatterFlops(const RematGraphImpl *g, MlirOperation op) {
   if (mlirOperationGetNumOperands(op) < 1 || mlirOperationGetNumRegions(op) != 1)
@@ -695,7 +695,7 @@ static double scatterFlops(const RematGraphImpl *g, MlirOperation op) {
   double bodyOps = 0;
   for (MlirOperation it = mlirBlockIsNull(body) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(body);
        !mlirOperationIsNull(it); it = mlirOperationGetNextInBlock(it))
-    if (!rematIsOp(it, "tm_tensor.yield") && !rematIsOp(it, "arith.constant"))
+    if (!rematIsScatterYield(it) && !rematIsOp(it, "arith.constant"))
       bodyOps += 1;
   return bodyOps * elementsOf(g, mlirOperationGetOperand(op, 0));
 }
@@ -899,7 +899,7 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     clone = mlirOperationClone(module);
     MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(clone, 0));
     MlirOperation cloneFunc = opAtPosition(moduleBody, funcPos);
-    // MLIR cannot bufferize tm_tensor.scatter: it analyses the loops the
+    // MLIR cannot bufferize the scatters (lib/Scatter.h): it analyses the loops the
     // lowering makes of it, one scf.execute_region per scatter.
     MlirDiagnosticHandlerID quiet = mlirContextAttachDiagnosticHandler(ctx, swallowDiagnostic, NULL, NULL);
     ++quietDepth;

@@ -25,8 +25,8 @@
 // Since every set is conflict-free when formed, a join only has to check
 // pairs across the two sides and the new write.
 //
-// Covered: structured linalg ops, tm_tensor.scatter (a destination op that
-// reads all three operands: lib/Scatter.h), tensor.empty, tensor constants
+// Covered: structured linalg ops, scatters (tm_tensor, iree_linalg_ext:
+// destination ops that read all three operands: lib/Scatter.h), tensor.empty, tensor constants
 // and ml_program.global_load (not writable), views (expand_shape,
 // collapse_shape, extract_slice, cast), ops that allocate (pad, concat,
 // from_elements, splat, generate), tensor.extract (also nested in a body),
@@ -164,7 +164,7 @@ typedef enum OpKind {
   KindAlloc,      // result is a new buffer (empty, constant, pad, concat...)
   KindOther,      // extract, dim, global_store, return: tensor operands, no aliasing
   KindInsert,     // tensor.insert_slice, tensor.insert: reads its source, writes its dest
-  KindScatter,    // tm_tensor.scatter: reads its three operands, writes the original (2)
+  KindScatter,    // a scatter (Scatter.h): reads its three operands, writes the original (2)
 } OpKind;
 
 typedef struct AliasSet {
@@ -251,7 +251,7 @@ static bool isNonWritableName(MlirStringRef n) {
   return rematNameIs(n, "arith.constant") || rematNameIs(n, "ml_program.global_load");
 }
 
-/// A tm_tensor.scatter on tensors whose result has the original's type.
+/// A scatter (tm_tensor or iree_linalg_ext) on tensors whose result has the original's type.
 static bool isCoveredScatter(MlirOperation op) {
   return rematIsScatter(op) && mlirOperationGetNumOperands(op) == 3 && mlirOperationGetNumResults(op) == 1 &&
          mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))) &&

@@ -88,11 +88,22 @@ static bool rejectCrashingLinalgTypes(MlirContext ctx, MlirStringRef source, Mli
   return true;
 }
 
-/// torch-mlir prints its TMTensor ops (tm_tensor.scatter, ...) in a custom
-/// form only its own dialect parses; MLIR 22 has no such dialect. The first
-/// line with such an op outside quotes (the generic form quotes the name) is
-/// refused with what to do instead. Returns false after emitting.
-static bool rejectCustomTMTensor(MlirContext ctx, MlirStringRef source, MlirStringRef fileName) {
+/// torch-mlir prints its TMTensor ops (tm_tensor.scatter, ...) and IREE its
+/// LinalgExt ops (iree_linalg_ext.scatter, ...) in a custom form only their
+/// own dialects parse; MLIR 22 has neither. The first line with such an op
+/// outside quotes (the generic form quotes the name) is refused with what to
+/// do instead. Returns false after emitting.
+static bool rejectCustomForeignOps(MlirContext ctx, MlirStringRef source, MlirStringRef fileName) {
+  static const struct {
+    const char *prefix, *advice;
+  } kDialects[] = {
+      {"tm_tensor.", "torch-mlir's custom form, which only its TMTensor dialect parses (MLIR 22 has none); print the "
+                     "module in generic form (torch-mlir: module.operation.print(print_generic_op_form=True), or "
+                     "torch-mlir-opt --mlir-print-op-generic): remat reads tm_tensor.scatter in that form"},
+      {"iree_linalg_ext.", "IREE's custom form, which only its LinalgExt dialect parses (MLIR 22 has none); print the "
+                           "module in generic form (iree-compile --mlir-print-op-generic; remat.jax.export_step writes "
+                           "it so): remat reads iree_linalg_ext.scatter in that form"},
+  };
   const char *s = source.data;
   size_t n = source.length;
   unsigned line = 1;
@@ -101,25 +112,26 @@ static bool rejectCustomTMTensor(MlirContext ctx, MlirStringRef source, MlirStri
     while (end < n && s[end] != '\n')
       ++end;
     bool quoted = false;
-    for (size_t i = start; i + 10 <= end; ++i) {
+    for (size_t i = start; i < end; ++i) {
       if (s[i] == '"')
         quoted = !quoted;
-      if (!quoted && s[i] == '/' && s[i + 1] == '/')
+      if (!quoted && i + 1 < end && s[i] == '/' && s[i + 1] == '/')
         break;
-      if (quoted || memcmp(s + i, "tm_tensor.", 10) != 0 || (i > start && isIdentChar(s[i - 1])))
+      if (quoted || (i > start && isIdentChar(s[i - 1])))
         continue;
-      size_t j = i + 10;
-      while (j < end && (isIdentChar(s[j]) || s[j] == '.'))
-        ++j;
-      char msg[512];
-      snprintf(msg, sizeof(msg),
-               "remat: '%.*s' is in torch-mlir's custom form, which only its TMTensor dialect parses (MLIR 22 has "
-               "none); print the module in generic form (torch-mlir: module.operation.print(print_generic_op_form="
-               "True), or torch-mlir-opt --mlir-print-op-generic): remat reads tm_tensor.scatter in that form",
-               (int)(j - i), s + i);
-      MlirStringRef name = fileName.length ? fileName : mlirStringRefCreateFromCString("-");
-      mlirEmitError(mlirLocationFileLineColGet(ctx, name, line, (unsigned)(i - start + 1)), msg);
-      return false;
+      for (size_t d = 0; d < sizeof(kDialects) / sizeof(kDialects[0]); ++d) {
+        size_t len = strlen(kDialects[d].prefix);
+        if (i + len > end || memcmp(s + i, kDialects[d].prefix, len) != 0)
+          continue;
+        size_t j = i + len;
+        while (j < end && (isIdentChar(s[j]) || s[j] == '.'))
+          ++j;
+        char msg[640];
+        snprintf(msg, sizeof(msg), "remat: '%.*s' is in %s", (int)(j - i), s + i, kDialects[d].advice);
+        MlirStringRef name = fileName.length ? fileName : mlirStringRefCreateFromCString("-");
+        mlirEmitError(mlirLocationFileLineColGet(ctx, name, line, (unsigned)(i - start + 1)), msg);
+        return false;
+      }
     }
     start = end + 1;
   }
@@ -128,7 +140,7 @@ static bool rejectCustomTMTensor(MlirContext ctx, MlirStringRef source, MlirStri
 
 MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStringRef source, MlirStringRef fileName,
                             double *parseSeconds) {
-  if (!rejectCrashingLinalgTypes(validation, source, fileName) || !rejectCustomTMTensor(validation, source, fileName))
+  if (!rejectCrashingLinalgTypes(validation, source, fileName) || !rejectCustomForeignOps(validation, source, fileName))
     return (MlirModule){NULL};
   MlirModule checked = parseIn(validation, source, fileName);
   if (mlirModuleIsNull(checked))
@@ -150,7 +162,8 @@ MlirLogicalResult rematModuleNormalize(MlirModule module) {
   if (mlirLogicalResultIsSuccess(result))
     result = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module));
   mlirPassManagerDestroy(pm);
-  // torch-mlir's scatter, which no MLIR verifier checks here (lib/Scatter.h).
+  // The scatters of torch-mlir and IREE, which no MLIR verifier checks here
+  // (lib/Scatter.h).
   if (mlirLogicalResultIsSuccess(result))
     result = rematCheckScatters(module);
   if (mlirLogicalResultIsSuccess(result))

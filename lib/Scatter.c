@@ -1,4 +1,4 @@
-//===- Scatter.c - torch-mlir's tm_tensor.scatter, without its dialect ----===//
+//===- Scatter.c - scatters of dialects MLIR 22 lacks ---------------------===//
 //
 // See Scatter.h. Requires a context from rematContextCreate (the scf, tensor
 // and arith dialects are loaded here before ops are built by name). The
@@ -22,10 +22,15 @@ enum { kMaxRank = 16 };
 /// A scatter's operands and shapes, checked.
 typedef struct ScatterInfo {
   MlirOperation op;
+  const char *name;      // "tm_tensor.scatter" or "iree_linalg_ext.scatter"
+  const char *yieldName; // its region's terminator
   MlirValue updates, indices, original;
   MlirType tensorType; // the original's and the result's
   intptr_t updateRank, originalRank, depth;
-  intptr_t offset; // original dim of update dim 1 (rank(original) - (updateRank - 1))
+  intptr_t batchRank; // leading dims shared by the updates and the indices
+  bool depthColumn;   // the indices have a last dim of size depth (else depth 1, implicit)
+  bool indexTyped;    // the indices' elements are `index` (no cast)
+  intptr_t offset;    // original dim of the first slice dim (rank(original) - slice rank)
   int64_t updateShape[kMaxRank], originalShape[kMaxRank];
   intptr_t indexOfDim[kMaxRank]; // original dim -> position in dimension_map, or -1
   MlirBlock body;
@@ -33,7 +38,8 @@ typedef struct ScatterInfo {
 
 static bool refuse(MlirOperation op, const char *problem) {
   char msg[512];
-  snprintf(msg, sizeof(msg), "remat: tm_tensor.scatter: %s", problem);
+  MlirStringRef name = rematOpName(op);
+  snprintf(msg, sizeof(msg), "remat: %.*s: %s", (int)name.length, name.data, problem);
   mlirEmitError(mlirOperationGetLocation(op), msg);
   return false;
 }
@@ -63,10 +69,84 @@ static MlirAttribute attrOf(MlirOperation op, const char *name) {
   return mlirAttributeIsNull(a) ? mlirOperationGetAttributeByName(op, rematStr(name)) : a;
 }
 
-/// Reads and checks `op` (torch-mlir's ScatterOp::verify, restricted to what
-/// remat lowers); emits an error at the op and returns false otherwise.
+/// torch-mlir's shapes: indices [n, depth], updates [n, slice...], any
+/// unique dimension_map (TMTensor's ScatterOp::verify).
+static bool readTMTensorShapes(MlirOperation op, ScatterInfo *s, MlirType it) {
+  if (mlirShapedTypeGetRank(it) != 2 || !mlirTypeIsAInteger(mlirShapedTypeGetElementType(it)))
+    return refuse(op, "expected indices of rank 2 with an integer element type");
+  s->batchRank = 1;
+  s->depthColumn = true;
+  s->depth = mlirShapedTypeGetDimSize(it, 1);
+  if (s->updateRank < 1 || s->updateShape[0] != mlirShapedTypeGetDimSize(it, 0))
+    return refuse(op, "the updates' first dimension must be the indices' first (the number of updates)");
+  if (s->depth < 1 || s->depth > s->originalRank)
+    return refuse(op, "the index depth (the indices' second dimension) must be between 1 and the original's rank");
+  if (s->updateRank - 1 > s->originalRank || s->originalRank > s->depth + s->updateRank - 1)
+    return refuse(op, "the index depth and the update slice do not cover the original's rank");
+  s->offset = s->originalRank - (s->updateRank - 1);
+  return true;
+}
+
+/// IREE's shapes (LinalgExt's verifyGatherScatter): depth = size of
+/// dimension_map, a permutation of [0, depth); the update slice is the
+/// original's last rank - depth dims, the updates' leading dims are batch
+/// dims shared with the indices, which end in a dim of size depth (or not,
+/// for depth 1).
+static bool readLinalgExtShapes(MlirOperation op, ScatterInfo *s, MlirType it, MlirAttribute map) {
+  MlirType ie = mlirShapedTypeGetElementType(it);
+  intptr_t indicesRank = mlirShapedTypeGetRank(it);
+  if (indicesRank < 1 || !(mlirTypeIsAInteger(ie) || mlirTypeIsAIndex(ie)))
+    return refuse(op, "expected indices of rank 1 or more with an integer or index element type");
+  s->indexTyped = mlirTypeIsAIndex(ie);
+  if (mlirAttributeIsNull(map) || !mlirAttributeIsADenseI64Array(map) || mlirDenseArrayGetNumElements(map) < 1)
+    return refuse(op, "expected a dimension_map (array<i64>) with at least one entry");
+  s->depth = mlirDenseArrayGetNumElements(map);
+  bool seen[kMaxRank] = {false};
+  for (intptr_t k = 0; k < s->depth; ++k) {
+    int64_t d = mlirDenseI64ArrayGetElement(map, k);
+    if (d < 0 || d >= s->depth || d >= kMaxRank || seen[d])
+      return refuse(op, "dimension_map must be a permutation of [0, index depth)");
+    seen[d] = true;
+  }
+  intptr_t sliceRank = s->originalRank - s->depth;
+  if (sliceRank < 0)
+    return refuse(op, "the original's rank is smaller than the index depth (the size of dimension_map)");
+  if (s->updateRank < sliceRank)
+    return refuse(op, "the updates' rank is smaller than the original's non-indexed dims");
+  s->batchRank = s->updateRank - sliceRank;
+  s->depthColumn = indicesRank == s->batchRank + 1;
+  if (!s->depthColumn && !(indicesRank == s->batchRank && s->depth == 1))
+    return refuse(op, "the indices' rank must be the batch rank (depth 1) or the batch rank + 1");
+  if (s->depthColumn && mlirShapedTypeGetDimSize(it, indicesRank - 1) != s->depth)
+    return refuse(op, "the indices' last dimension must be the size of dimension_map (the index depth)");
+  if (s->batchRank < 1)
+    return refuse(op, "remat handles it with at least one batch dimension (updates of rank > rank(original) - depth)");
+  char problem[256];
+  for (intptr_t d = 0; d < s->batchRank; ++d) {
+    if (mlirShapedTypeGetDimSize(it, d) != s->updateShape[d]) {
+      snprintf(problem, sizeof(problem), "the indices' and the updates' dimension %ld differ", (long)d);
+      return refuse(op, problem);
+    }
+  }
+  for (intptr_t k = 0; k < sliceRank; ++k) {
+    if (s->updateShape[s->batchRank + k] != s->originalShape[s->depth + k]) {
+      snprintf(problem, sizeof(problem), "update dimension %ld (%lld) must match dimension %ld of the original (%lld)",
+               (long)(s->batchRank + k), (long long)s->updateShape[s->batchRank + k], (long)(s->depth + k),
+               (long long)s->originalShape[s->depth + k]);
+      return refuse(op, problem);
+    }
+  }
+  s->offset = s->depth;
+  return true;
+}
+
+/// Reads and checks `op` (its dialect's verifier, restricted to what remat
+/// lowers); emits an error at the op and returns false otherwise.
 static bool readScatter(MlirOperation op, ScatterInfo *s) {
-  *s = (ScatterInfo){.op = op};
+  bool iree = rematIsOp(op, "iree_linalg_ext.scatter");
+  *s = (ScatterInfo){.op = op,
+                     .name = iree ? "iree_linalg_ext.scatter" : "tm_tensor.scatter",
+                     .yieldName = iree ? "iree_linalg_ext.yield" : "tm_tensor.yield"};
   if (mlirOperationGetNumOperands(op) != 3 || mlirOperationGetNumResults(op) != 1)
     return refuse(op, "expected the form on tensors: two inputs (updates, indices), one output (original) and one "
                       "result");
@@ -84,25 +164,17 @@ static bool readScatter(MlirOperation op, ScatterInfo *s) {
   s->tensorType = ot;
   if (!mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(op, 0)), ot))
     return refuse(op, "the result's type differs from the original's");
-  if (mlirShapedTypeGetRank(it) != 2 || !mlirTypeIsAInteger(mlirShapedTypeGetElementType(it)))
-    return refuse(op, "expected indices of rank 2 with an integer element type");
   s->updateRank = mlirShapedTypeGetRank(ut);
   s->originalRank = mlirShapedTypeGetRank(ot);
-  s->depth = mlirShapedTypeGetDimSize(it, 1);
   for (intptr_t d = 0; d < s->updateRank; ++d)
     s->updateShape[d] = mlirShapedTypeGetDimSize(ut, d);
   for (intptr_t d = 0; d < s->originalRank; ++d) {
     s->originalShape[d] = mlirShapedTypeGetDimSize(ot, d);
     s->indexOfDim[d] = -1;
   }
-  if (s->updateRank < 1 || s->updateShape[0] != mlirShapedTypeGetDimSize(it, 0))
-    return refuse(op, "the updates' first dimension must be the indices' first (the number of updates)");
-  if (s->depth < 1 || s->depth > s->originalRank)
-    return refuse(op, "the index depth (the indices' second dimension) must be between 1 and the original's rank");
-  if (s->updateRank - 1 > s->originalRank || s->originalRank > s->depth + s->updateRank - 1)
-    return refuse(op, "the index depth and the update slice do not cover the original's rank");
-  s->offset = s->originalRank - (s->updateRank - 1);
   MlirAttribute map = attrOf(op, "dimension_map");
+  if (!(iree ? readLinalgExtShapes(op, s, it, map) : readTMTensorShapes(op, s, it)))
+    return false;
   if (mlirAttributeIsNull(map) || !mlirAttributeIsADenseI64Array(map) || mlirDenseArrayGetNumElements(map) != s->depth)
     return refuse(op, "expected a dimension_map (array<i64>) with one entry per index column");
   char problem[256];
@@ -125,11 +197,11 @@ static bool readScatter(MlirOperation op, ScatterInfo *s) {
     }
     // A slice dimension no index moves must fit: its positions are not
     // checked at run time.
-    if (d >= s->offset && s->indexOfDim[d] < 0 && s->updateShape[d - s->offset + 1] > s->originalShape[d]) {
+    intptr_t u = d - s->offset + s->batchRank; // the update dim of original dim d
+    if (d >= s->offset && s->indexOfDim[d] < 0 && s->updateShape[u] > s->originalShape[d]) {
       snprintf(problem, sizeof(problem),
-               "update dimension %ld (%lld) is larger than dimension %ld of the original (%lld)",
-               (long)(d - s->offset + 1), (long long)s->updateShape[d - s->offset + 1], (long)d,
-               (long long)s->originalShape[d]);
+               "update dimension %ld (%lld) is larger than dimension %ld of the original (%lld)", (long)u,
+               (long long)s->updateShape[u], (long)d, (long long)s->originalShape[d]);
       return refuse(op, problem);
     }
   }
@@ -145,9 +217,12 @@ static bool readScatter(MlirOperation op, ScatterInfo *s) {
       !mlirTypeEqual(mlirValueGetType(mlirBlockGetArgument(s->body, 1)), element))
     return refuse(op, "expected a region of one block with two arguments (update, original) of the element type");
   MlirOperation yield = lastOp(s->body);
-  if (mlirOperationIsNull(yield) || !rematIsOp(yield, "tm_tensor.yield") || mlirOperationGetNumOperands(yield) != 1 ||
-      !mlirTypeEqual(mlirValueGetType(mlirOperationGetOperand(yield, 0)), element))
-    return refuse(op, "expected the region to end in tm_tensor.yield of one value of the element type");
+  if (mlirOperationIsNull(yield) || !rematIsOp(yield, s->yieldName) || mlirOperationGetNumOperands(yield) != 1 ||
+      !mlirTypeEqual(mlirValueGetType(mlirOperationGetOperand(yield, 0)), element)) {
+    snprintf(problem, sizeof(problem), "expected the region to end in %s of one value of the element type",
+             s->yieldName);
+    return refuse(op, problem);
+  }
   return true;
 }
 
@@ -183,7 +258,7 @@ static MlirOperation put(Cursor c, MlirOperation op) {
 }
 
 typedef struct Loop {
-  intptr_t updateDim; // 0: the loop over the updates (i); k >= 1: slice dim k
+  intptr_t updateDim; // < batchRank: a batch dim; else a slice dim
   bool parallel;
 } Loop;
 
@@ -249,12 +324,18 @@ static MlirBlock newBlock(MlirRegion region, intptr_t numArgs, const MlirType *t
   return block;
 }
 
-/// The indices of update i (iv[0]) as index values.
+/// The indices of the update at the batch position (iv[0..batchRank)) as
+/// index values.
 static void emitIndices(Expansion *e, Cursor c) {
-  for (intptr_t k = 0; k < e->s->depth; ++k) {
-    MlirValue at[2] = {e->iv[0], indexConstant(e, c, k)};
-    MlirValue raw = extract(e, c, e->s->indices, 2, at);
-    e->index[k] = emit(e, c, "arith.index_cast", 1, &raw, e->indexType, 0, NULL);
+  const ScatterInfo *s = e->s;
+  for (intptr_t k = 0; k < s->depth; ++k) {
+    MlirValue at[kMaxRank + 1];
+    for (intptr_t d = 0; d < s->batchRank; ++d)
+      at[d] = e->iv[d];
+    if (s->depthColumn)
+      at[s->batchRank] = indexConstant(e, c, k);
+    MlirValue raw = extract(e, c, s->indices, s->batchRank + (s->depthColumn ? 1 : 0), at);
+    e->index[k] = s->indexTyped ? raw : emit(e, c, "arith.index_cast", 1, &raw, e->indexType, 0, NULL);
   }
 }
 
@@ -264,8 +345,9 @@ static MlirValue emitElement(Expansion *e, Cursor c, MlirValue tensor) {
   const ScatterInfo *s = e->s;
   MlirValue pos[kMaxRank], inRange = {NULL};
   for (intptr_t d = 0; d < s->originalRank; ++d) {
-    MlirValue p = d >= s->offset ? e->iv[d - s->offset + 1] : (MlirValue){NULL};
-    bool zero = d >= s->offset && e->ivIsZero[d - s->offset + 1];
+    intptr_t u = d - s->offset + s->batchRank; // the update dim of original dim d
+    MlirValue p = d >= s->offset ? e->iv[u] : (MlirValue){NULL};
+    bool zero = d >= s->offset && e->ivIsZero[u];
     intptr_t k = s->indexOfDim[d];
     if (k >= 0) {
       p = mlirValueIsNull(p) || zero ? e->index[k] : binary(e, c, "arith.addi", e->index[k], p);
@@ -316,9 +398,9 @@ static MlirValue emitLevel(Expansion *e, intptr_t level, Cursor c, MlirValue ten
     return emitElement(e, c, tensor);
   Loop l = e->loops[level];
   int64_t extent = e->s->updateShape[l.updateDim];
-  // A loop of one iteration is left out, but the one over the updates (the
-  // analysis form reads its decision there).
-  if (extent == 1 && l.updateDim != 0) {
+  // A loop of one iteration is left out, but those over the batch dims (the
+  // analysis form reads its decision on the outermost).
+  if (extent == 1 && l.updateDim >= e->s->batchRank) {
     e->iv[l.updateDim] = indexConstant(e, c, 0);
     e->ivIsZero[l.updateDim] = true;
     return emitLevel(e, level + 1, c, tensor);
@@ -338,7 +420,7 @@ static MlirValue emitLevel(Expansion *e, intptr_t level, Cursor c, MlirValue ten
     mlirOperationSetAttributeByName(loop, rematStr("remat.scatter_parallel"), mlirUnitAttrGet(e->ctx));
   e->iv[l.updateDim] = mlirBlockGetArgument(body, 0);
   Cursor inner = {body, {NULL}};
-  if (l.updateDim == 0)
+  if (l.updateDim == e->s->batchRank - 1) // the innermost batch loop
     emitIndices(e, inner);
   yield(e, inner, emitLevel(e, level + 1, inner, mlirBlockGetArgument(body, 1)));
   return mlirOperationGetResult(loop, 0);
@@ -352,15 +434,16 @@ static void chooseLoops(Expansion *e, RematScatterForm form) {
   if (form == RematScatterFormParallelSlices) {
     // Slice dims no index moves, with more than one position: two of their
     // iterations write different elements.
-    for (intptr_t k = 1; k < s->updateRank; ++k) {
-      if (s->indexOfDim[s->offset + k - 1] < 0 && s->updateShape[k] > 1) {
+    for (intptr_t k = s->batchRank; k < s->updateRank; ++k) {
+      if (s->indexOfDim[s->offset + k - s->batchRank] < 0 && s->updateShape[k] > 1) {
         outer[k] = true;
         e->loops[e->numLoops++] = (Loop){k, true};
       }
     }
   }
-  e->loops[e->numLoops++] = (Loop){0, false};
-  for (intptr_t k = 1; k < s->updateRank; ++k)
+  for (intptr_t k = 0; k < s->batchRank; ++k)
+    e->loops[e->numLoops++] = (Loop){k, false};
+  for (intptr_t k = s->batchRank; k < s->updateRank; ++k)
     if (!outer[k])
       e->loops[e->numLoops++] = (Loop){k, false};
 }
@@ -410,7 +493,27 @@ static MlirLogicalResult expandAll(RematOpList *scatters, RematScatterForm form)
   return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }
 
+static bool isOtherLinalgExtOp(MlirOperation op) {
+  MlirStringRef name = rematOpName(op);
+  return rematNameStartsWith(name, "iree_linalg_ext.") && !rematIsScatter(op) && !rematIsScatterYield(op);
+}
+
 MlirLogicalResult rematExpandScatters(MlirModule module, RematScatterForm form) {
+  // IREE's other LinalgExt ops (sort, gather, attention, ...) are not
+  // lowered: refused by name rather than left to fail in bufferization.
+  RematOpList others = rematCollectOps(module, isOtherLinalgExtOp);
+  if (others.size > 0) {
+    MlirOperation op = others.ops[0];
+    MlirStringRef name = rematOpName(op);
+    char msg[512];
+    snprintf(msg, sizeof(msg),
+             "remat: %.*s (IREE's LinalgExt dialect) is not supported: remat lowers iree_linalg_ext.scatter only",
+             (int)name.length, name.data);
+    mlirEmitError(mlirOperationGetLocation(op), msg);
+    free(others.ops);
+    return mlirLogicalResultFailure();
+  }
+  free(others.ops);
   RematOpList scatters = rematCollectOps(module, isScatterOp);
   return expandAll(&scatters, form);
 }
