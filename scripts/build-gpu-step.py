@@ -86,9 +86,42 @@ def tensor_of(text, what):
     return {"sizes": sizes, "elem": elem, "bytes": n * ELEMS[elem][1], "text": "tensor<%s>" % m.group(1)}
 
 
+def generic_to_pretty_headers(text):
+    """Exports printed in generic form (torch-mlir's, with unregistered ops)
+    declare functions as `"func.func"() <{function_type = (ARGS) -> RESULTS,
+    ..., sym_name = "NAME"...}>`: a `func.func @NAME(ARGS) -> RESULTS` line is
+    appended per function, which signature() reads like the pretty form."""
+    out = []
+    for m in re.finditer(r'"func\.func"\(\)\s*<\{function_type = \(', text):
+        i, depth = m.end(), 1
+        while depth:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        args = text[m.end():i - 1]
+        rm = re.match(r"\s*->\s*", text[i:])
+        results = ""
+        if rm:
+            j = i + rm.end()
+            if text[j] == "(":
+                k, depth = j + 1, 1
+                while depth:
+                    depth += {"(": 1, ")": -1}.get(text[k], 0)
+                    k += 1
+                results = text[j:k]
+            else:
+                one = re.match(r"[^,}]*?>|[\w.]+", text[j:])
+                results = one.group(0) if one else ""
+        nm = re.search(r'sym_name = "([^"]+)"', text[i:i + 4000])
+        if nm:
+            out.append("\nfunc.func @%s(%s)%s {" % (nm.group(1), args, " -> " + results if results else ""))
+    return text + "".join(out)
+
+
 def signature(path, entry):
     """The entry's argument and result tensors, from the tensor IR."""
     text = open(path).read()
+    if '"func.func"()' in text:
+        text = generic_to_pretty_headers(text)
     funcs = [m for m in re.finditer(r"func\.func\s+(?:public\s+)?@([A-Za-z0-9_.$]+)\s*\(", text)]
     if entry:
         funcs = [m for m in funcs if m.group(1) == entry]
