@@ -116,6 +116,44 @@ static bool isConstantGlobal(MlirOperation getGlobal, MlirSymbolTable *symbols) 
          !mlirAttributeIsNull(mlirOperationGetAttributeByName(global, rematStr("constant")));
 }
 
+bool rematGpuIsMutableGlobalBuffer(MlirValue buffer) {
+  MlirValue root = rematGpuBufferRoot(buffer);
+  if (!mlirValueIsAOpResult(root) || !rematIsOp(mlirOpResultGetOwner(root), "memref.get_global"))
+    return false;
+  MlirSymbolTable symbols = {NULL};
+  bool constant = isConstantGlobal(mlirOpResultGetOwner(root), &symbols);
+  if (!mlirSymbolTableIsNull(symbols))
+    mlirSymbolTableDestroy(symbols);
+  return !constant;
+}
+
+/// A mutable global (the step's state, e.g. an RNG seed) stays in host
+/// memory: every use of its address (through views) must be a host op of the
+/// function body that reads it (memref.load, memref.dim) or copies it whole
+/// to or from a device buffer (gpu.memcpy on the device, memref.copy in the
+/// kernels-on-CPU check; step 2 made them). Anything else, a kernel above
+/// all, is refused at the use.
+static bool checkMutableGlobalUses(MlirValue address, MlirBlock body, MlirOperation getGlobal) {
+  for (MlirOpOperand u = mlirValueGetFirstUse(address); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    bool topLevel = mlirBlockEqual(mlirOperationGetBlock(user), body);
+    if (topLevel && isViewOp(user)) {
+      if (!checkMutableGlobalUses(mlirOperationGetResult(user, 0), body, getGlobal))
+        return false;
+      continue;
+    }
+    if (topLevel && (rematIsOp(user, "memref.load") || rematIsOp(user, "memref.dim") ||
+                     rematIsOp(user, "memref.copy") || rematIsOp(user, "gpu.memcpy")))
+      continue;
+    rematEmitErrorNamingOp(getGlobal,
+                           "the GPU lowering keeps a mutable global (the step's state) in host memory: only host "
+                           "reads and whole copies to or from device buffers may use it, not ",
+                           user, topLevel ? " on the host" : " in a kernel");
+    return false;
+  }
+  return true;
+}
+
 static bool isAncestor(MlirOperation ancestor, MlirOperation op) {
   for (; !mlirOperationIsNull(op); op = mlirOperationGetParentOperation(op))
     if (mlirOperationEqual(op, ancestor))
@@ -363,12 +401,18 @@ MlirLogicalResult rematGpuSinkHostReads(MlirBlock body, bool onDevice) {
   bool *staysOnHost = calloc((size_t)(n ? n : 1), sizeof(bool));
   MlirLogicalResult result = mlirLogicalResultSuccess();
   MlirSymbolTable symbols = {NULL};
+  // A mutable global is the step's state: it stays in host memory (a kernel
+  // module would get its own copy of the symbol), read there by the host,
+  // with its value passed to the kernels that use it (docs/gpu.md, step 3b).
   for (intptr_t i = 0; i < n; ++i) {
     MlirOperation op = t.ops.ops[i];
     if (rematIsOp(op, "memref.get_global") && !isConstantGlobal(op, &symbols)) {
-      mlirEmitError(mlirOperationGetLocation(op),
-                    "the GPU lowering supports only constant globals (each kernel gets its own copy)");
-      result = mlirLogicalResultFailure();
+      staysOnHost[i] = true;
+      if (!checkMutableGlobalUses(mlirOperationGetResult(op, 0), body, op))
+        result = mlirLogicalResultFailure();
+    } else if (rematIsOp(op, "memref.load")) {
+      intptr_t def = definingTopLevel(&t, rematGpuBufferRoot(mlirOperationGetOperand(op, 0)));
+      staysOnHost[i] = def >= 0 && staysOnHost[def] && rematIsOp(t.ops.ops[def], "memref.get_global");
     }
   }
   bool any = mlirLogicalResultIsSuccess(result) && computeTaint(&t, staysOnHost);
@@ -377,7 +421,7 @@ MlirLogicalResult rematGpuSinkHostReads(MlirBlock body, bool onDevice) {
   // a copy to the host when the buffer allows it.
   bool changed = false;
   for (intptr_t i = 0; any && i < n; ++i) {
-    if (!rematIsOp(t.ops.ops[i], "memref.load") || loadCanMove(&t, i, needed))
+    if (!rematIsOp(t.ops.ops[i], "memref.load") || staysOnHost[i] || loadCanMove(&t, i, needed))
       continue;
     if (!onDevice || readToHost(t.ops.ops[i])) {
       staysOnHost[i] = true;

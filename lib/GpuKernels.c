@@ -33,6 +33,21 @@ static bool isBufferOp(MlirOperation op) {
 
 static bool isCopyOp(MlirOperation op) { return rematIsOp(op, "memref.copy"); }
 
+/// A static memref with the identity layout (what gpu.memcpy copies).
+static bool isWholeBuffer(MlirValue v) {
+  MlirType type = mlirValueGetType(v);
+  if (!mlirTypeIsAMemRef(type) || !mlirShapedTypeHasStaticShape(type))
+    return false;
+  intptr_t rank = mlirShapedTypeGetRank(type);
+  if (rank > kMaxDims)
+    return false;
+  int64_t shape[kMaxDims];
+  for (intptr_t d = 0; d < rank; ++d)
+    shape[d] = mlirShapedTypeGetDimSize(type, d);
+  return mlirTypeEqual(type, mlirMemRefTypeContiguousGet(mlirShapedTypeGetElementType(type), rank, shape,
+                                                         mlirMemRefTypeGetMemorySpace(type)));
+}
+
 MlirLogicalResult rematGpuMoveBuffersToDevice(MlirModule module, bool onDevice) {
   RematOpList list = rematCollectOps(module, onDevice ? isBufferOp : isCopyOp);
   MlirLogicalResult result = mlirLogicalResultSuccess();
@@ -66,6 +81,23 @@ MlirLogicalResult rematGpuMoveBuffersToDevice(MlirModule module, bool onDevice) 
     } else if (rematIsOp(op, "memref.dealloc")) {
       MlirValue buffer = mlirOperationGetOperand(op, 0);
       rematInsertSynchronousGpuOp(op, "gpu.dealloc", 1, &buffer);
+      mlirOperationDestroy(op);
+    } else if (rematGpuIsMutableGlobalBuffer(mlirOperationGetOperand(op, 0)) ||
+               rematGpuIsMutableGlobalBuffer(mlirOperationGetOperand(op, 1))) {
+      // A copy from or to a mutable global (the step's state, in host
+      // memory: docs/gpu.md, step 3b): on the device, a synchronous
+      // gpu.memcpy (host to device or back); in the kernels-on-CPU check, a
+      // host copy as it is. gpu.memcpy copies whole identity-layout buffers.
+      if (!onDevice)
+        continue;
+      MlirValue operands[2] = {mlirOperationGetOperand(op, 1), mlirOperationGetOperand(op, 0)};
+      if (!isWholeBuffer(operands[0]) || !isWholeBuffer(operands[1])) {
+        mlirEmitError(loc, "the GPU lowering copies a mutable global (the step's state) to or from the device only "
+                           "whole, between static identity-layout buffers");
+        result = mlirLogicalResultFailure();
+        continue;
+      }
+      rematInsertSynchronousGpuOp(op, "gpu.memcpy", 2, operands);
       mlirOperationDestroy(op);
     } else {
       rematInsertNamedLinalgOp(op, "linalg.copy", mlirOperationGetOperand(op, 0), mlirOperationGetOperand(op, 1), NULL);
@@ -121,12 +153,19 @@ static bool isHostSafe(MlirOperation op) {
       "memref.dealloc",
       "gpu.dealloc",
       "gpu.wait",
+      // Copies of a mutable global to or from the device (step 2).
+      "gpu.memcpy",
       "func.return",
       "func.call",
       "scf.yield",
   };
   if (rematIsOp(op, "func.call"))
     return callStaysOnDevice(op);
+  // The kernels-on-CPU check copies a mutable global (host memory) on the
+  // host, where the device copies it with gpu.memcpy (step 2).
+  if (rematIsOp(op, "memref.copy"))
+    return rematGpuIsMutableGlobalBuffer(mlirOperationGetOperand(op, 0)) ||
+           rematGpuIsMutableGlobalBuffer(mlirOperationGetOperand(op, 1));
   for (size_t i = 0; i < sizeof(kSafe) / sizeof(kSafe[0]); ++i)
     if (rematIsOp(op, kSafe[i]))
       return true;

@@ -187,10 +187,12 @@ static MlirWalkResult checkHostOp(MlirOperation op, void *userData) {
   HostCheck *check = userData;
   if (rematIsOp(op, "gpu.launch") || rematIsOp(op, "gpu.module"))
     return MlirWalkResultSkip;
-  // A value copied to host memory (readToHost) is read there.
+  // A value copied to host memory (readToHost) is read there, and so is a
+  // mutable global (the step's state, kept in host memory).
   if (rematIsOp(op, "memref.load")) {
     MlirValue root = rematGpuBufferRoot(mlirOperationGetOperand(op, 0));
-    if (mlirValueIsAOpResult(root) && rematIsOp(mlirOpResultGetOwner(root), "memref.alloca"))
+    if ((mlirValueIsAOpResult(root) && rematIsOp(mlirOpResultGetOwner(root), "memref.alloca")) ||
+        rematGpuIsMutableGlobalBuffer(root))
       return MlirWalkResultAdvance;
   }
   if (rematIsOp(op, "memref.load") || rematIsOp(op, "memref.store") || rematIsOp(op, "memref.copy") ||
@@ -243,6 +245,47 @@ static MlirLogicalResult checkLibdeviceLinked(MlirModule module) {
   return result;
 }
 
+/// The step's state (mutable ml_program globals: an RNG seed) stays in host
+/// memory (step 3b). The executable's main snapshots and restores it as
+/// remat-run does: each such global becomes public (a symbol main can
+/// reference) and is listed, with its size in bytes, in the module attribute
+/// `remat.gpu_state = [{name = "global_seed", bytes = 8 : i64}]`
+/// (scripts/build-gpu-step.py reads it). A global without a static size is
+/// made public but not listed.
+static void recordState(MlirModule module) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirContext ctx = mlirOperationGetContext(moduleOp);
+  MlirAttribute entries[64];
+  intptr_t numEntries = 0;
+  MlirBlock body = mlirModuleGetBody(module);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!rematIsOp(op, "ml_program.global") ||
+        mlirAttributeIsNull(mlirOperationGetAttributeByName(op, rematStr("is_mutable"))))
+      continue;
+    mlirOperationSetAttributeByName(op, rematStr("sym_visibility"), mlirStringAttrGet(ctx, rematStr("public")));
+    MlirAttribute typeAttr = mlirOperationGetAttributeByName(op, rematStr("type"));
+    MlirType type = mlirAttributeIsNull(typeAttr) ? (MlirType){NULL} : mlirTypeAttrGetValue(typeAttr);
+    if (mlirTypeIsNull(type) || !mlirTypeIsAShaped(type) || !mlirShapedTypeHasStaticShape(type) ||
+        numEntries == (intptr_t)(sizeof(entries) / sizeof(entries[0])))
+      continue;
+    MlirType element = mlirShapedTypeGetElementType(type);
+    if (!mlirTypeIsAInteger(element) && !mlirTypeIsAFloat(element))
+      continue;
+    int64_t bits = mlirTypeIsAInteger(element) ? (int64_t)mlirIntegerTypeGetWidth(element)
+                                               : (int64_t)mlirFloatTypeGetWidth(element);
+    int64_t bytes = (bits + 7) / 8;
+    for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
+      bytes *= mlirShapedTypeGetDimSize(type, d);
+    MlirNamedAttribute fields[2] = {
+        rematNamedAttr(ctx, "name", mlirOperationGetAttributeByName(op, rematStr("sym_name"))),
+        rematNamedAttr(ctx, "bytes", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), bytes))};
+    entries[numEntries++] = mlirDictionaryAttrGet(ctx, 2, fields);
+  }
+  if (numEntries > 0)
+    mlirOperationSetAttributeByName(moduleOp, rematStr("remat.gpu_state"), mlirArrayAttrGet(ctx, numEntries, entries));
+}
+
 MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   MlirLocation loc = mlirOperationGetLocation(moduleOp);
@@ -251,6 +294,7 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
     return mlirLogicalResultFailure();
   }
   moveDispatchToHost(module);
+  recordState(module);
   // The AOT main calls each step through its C interface.
   rematMarkCInterfaces(module);
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)))

@@ -63,4 +63,8 @@ bool rematGpuIsHostRead(MlirOperation op);
 /// global or a block argument.
 MlirValue rematGpuBufferRoot(MlirValue v);
 
+/// Whether `buffer` views a mutable memref.global (the step's state), which
+/// the GPU lowering keeps in host memory.
+bool rematGpuIsMutableGlobalBuffer(MlirValue buffer);
+
 #endif // REMAT_LIB_GPU_LOWER_INTERNAL_H

@@ -8,8 +8,9 @@ STEP.mlir is tensor IR (what remat-opt reads and writes). The build:
   1. remat-opt --lower=gpu --gpu-chip=CHIP [ARGS] : host LLVM dialect + PTX
   2. ptxas -arch=CHIP on every kernel module (the PTX must be accepted)
   3. mlir-translate --mlir-to-llvmir, llc -O2 -filetype=obj : step.o
-  4. a generated entry.c: the step's tensors and a trampoline to
-     _mlir_ciface_NAME (runtime/gpu/remat_gpu_step.h)
+  4. a generated entry.c: the step's tensors, a trampoline to
+     _mlir_ciface_NAME and the step's state globals (mutable globals kept in
+     host memory: an RNG seed; runtime/gpu/remat_gpu_step.h)
   5. cc: entry.c + runtime/gpu/remat_gpu_main.c + remat_gpu_runtime.c +
      runtime/remat_runtime.c + lib/Size.c + step.o, linked with -lcuda from the CUDA
      toolkit's stub directory (the real driver is found at run time), or with
@@ -85,9 +86,42 @@ def tensor_of(text, what):
     return {"sizes": sizes, "elem": elem, "bytes": n * ELEMS[elem][1], "text": "tensor<%s>" % m.group(1)}
 
 
+def generic_to_pretty_headers(text):
+    """Exports printed in generic form (torch-mlir's, with unregistered ops)
+    declare functions as `"func.func"() <{function_type = (ARGS) -> RESULTS,
+    ..., sym_name = "NAME"...}>`: a `func.func @NAME(ARGS) -> RESULTS` line is
+    appended per function, which signature() reads like the pretty form."""
+    out = []
+    for m in re.finditer(r'"func\.func"\(\)\s*<\{function_type = \(', text):
+        i, depth = m.end(), 1
+        while depth:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        args = text[m.end():i - 1]
+        rm = re.match(r"\s*->\s*", text[i:])
+        results = ""
+        if rm:
+            j = i + rm.end()
+            if text[j] == "(":
+                k, depth = j + 1, 1
+                while depth:
+                    depth += {"(": 1, ")": -1}.get(text[k], 0)
+                    k += 1
+                results = text[j:k]
+            else:
+                one = re.match(r"[^,}]*?>|[\w.]+", text[j:])
+                results = one.group(0) if one else ""
+        nm = re.search(r'sym_name = "([^"]+)"', text[i:i + 4000])
+        if nm:
+            out.append("\nfunc.func @%s(%s)%s {" % (nm.group(1), args, " -> " + results if results else ""))
+    return text + "".join(out)
+
+
 def signature(path, entry):
     """The entry's argument and result tensors, from the tensor IR."""
     text = open(path).read()
+    if '"func.func"()' in text:
+        text = generic_to_pretty_headers(text)
     funcs = [m for m in re.finditer(r"func\.func\s+(?:public\s+)?@([A-Za-z0-9_.$]+)\s*\(", text)]
     if entry:
         funcs = [m for m in funcs if m.group(1) == entry]
@@ -140,7 +174,24 @@ def variants_of(lowered, name):
     return out
 
 
-def entry_source(name, args, results, variants):
+def state_of(lowered):
+    """The step's state globals listed by the GPU lowering in the module
+    attribute remat.gpu_state: [(name, bytes)]."""
+    text = open(lowered).read()
+    m = re.search(r"remat\.gpu_state = \[(.*?)\]", text)
+    if not m:
+        return []
+    out = []
+    for entry in re.findall(r"\{([^}]*)\}", m.group(1)):
+        gn = re.search(r'name = "([^"]+)"', entry)
+        by = re.search(r"bytes = (\d+)", entry)
+        if not gn or not by:
+            die("malformed remat.gpu_state entry: %s" % entry)
+        out.append((gn.group(1), int(by.group(1))))
+    return out
+
+
+def entry_source(name, args, results, variants, states=()):
     def table(var, ts):
         rows = []
         for t in ts:
@@ -156,14 +207,23 @@ def entry_source(name, args, results, variants):
         src += ("void _mlir_ciface_%s(%s);\n\nstatic void call%d(void *results, void **args) {\n"
                 "  (void)args;\n  _mlir_ciface_%s(%s);\n}\n\n" % (f, params, k, f, call_args))
     src += table("stepArgs", args) + table("stepResults", results)
+    # The state globals are public symbols of step.o (the GPU lowering made
+    # them so); an asm label names each whatever its spelling.
+    for k, (g, _) in enumerate(states):
+        src += "extern unsigned char state%d[] __asm__(\"%s\");\n" % (k, g)
+    state_table = "0, 0"
+    if states:
+        rows = "\n".join("  {\"%s\", state%d, %d}," % (g, k, b) for k, (g, b) in enumerate(states))
+        src += "static const RematGpuState stepStates[] = {\n%s\n};\n" % rows
+        state_table = "%d, stepStates" % len(states)
     if variants:
         rows = "\n".join("  {\"%s\", %d, call%d}," % (v, peak, k) for k, (v, peak) in enumerate(variants))
         src += "static const RematGpuVariant stepVariants[] = {\n%s\n};\n" % rows
-        src += ("const RematGpuStep rematGpuStep = {\"%s\", %d, %d, stepArgs, stepResults, 0, %d, stepVariants};\n"
-                % (name, len(args), len(results), len(variants)))
+        src += ("const RematGpuStep rematGpuStep = {\"%s\", %d, %d, stepArgs, stepResults, 0, %d, stepVariants, %s};\n"
+                % (name, len(args), len(results), len(variants), state_table))
     else:
-        src += ("const RematGpuStep rematGpuStep = {\"%s\", %d, %d, stepArgs, stepResults, call0, 0, 0};\n"
-                % (name, len(args), len(results)))
+        src += ("const RematGpuStep rematGpuStep = {\"%s\", %d, %d, stepArgs, stepResults, call0, 0, 0, %s};\n"
+                % (name, len(args), len(results), state_table))
     return src
 
 
@@ -199,7 +259,8 @@ def main():
         run([os.path.join(LLVM, "llc"), "-O2", "-filetype=obj", "-relocation-model=pic", ll, "-o", obj])
         entry = os.path.join(work, "entry.c")
         variants = variants_of(lowered, name)
-        open(entry, "w").write(entry_source(name, args, results, variants))
+        states = state_of(lowered)
+        open(entry, "w").write(entry_source(name, args, results, variants, states))
         rt = os.path.join(ROOT, "runtime")
         srcs = [entry, os.path.join(rt, "gpu", "remat_gpu_main.c"), os.path.join(rt, "gpu", "remat_gpu_runtime.c"),
                 os.path.join(rt, "remat_runtime.c"), os.path.join(ROOT, "lib", "Size.c")]
@@ -213,8 +274,9 @@ def main():
     finally:
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print("built %s: @%s, %d kernels, %d arguments, %d results, %d variants (driver: %s)" %
-          (a.output, name, len(ptxs), len(args), len(results), len(variants), a.driver))
+    print("built %s: @%s, %d kernels, %d arguments, %d results, %d variants%s (driver: %s)" %
+          (a.output, name, len(ptxs), len(args), len(results), len(variants),
+           "".join(", state @%s (%d bytes)" % s for s in states), a.driver))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,13 @@
 // bit-identical outputs have identical checksums). --outputs-dir writes each
 // output's raw bytes as out<I>.bin for comparisons with a tolerance.
 //
+// A step with state (mutable globals in host memory: an RNG seed) carries it
+// from step to step as remat-run does (docs/runner.md): the outputs reported
+// are step 1's; with N > 1 the state is restored after the N steps and step 1
+// runs again, and its outputs and state must repeat (the determinism check);
+// "state" in the JSON says whether each global advanced, with a checksum of
+// its value after step N.
+//
 // Exit codes: 0 success, 1 user error or a failure reported by CUDA (the
 // message says which call failed and why), 2 internal error.
 //
@@ -118,9 +125,15 @@ int main(int argc, char **argv) {
   uint64_t *checksums = calloc(numResults + 1, sizeof(uint64_t));
   void **freed = calloc(numResults + 1, sizeof(void *));
   void *hostOut = NULL;
-  size_t argumentBytes = 0, freeBefore = 0, total = 0;
+  size_t numStates = step->numStates;
+  unsigned char **initialState = calloc(numStates + 1, sizeof(unsigned char *));
+  unsigned char **afterFirst = calloc(numStates + 1, sizeof(unsigned char *));
+  int *advanced = calloc(numStates + 1, sizeof(int));
+  uint64_t *stateSums = calloc(numStates + 1, sizeof(uint64_t));
+  size_t argumentBytes = 0, freeBefore = 0, total = 0, peak = 0;
   double best = -1;
-  if (!hostArgs || !devArgs || !argDesc || !resultDesc || !checksums || !freed) {
+  if (!hostArgs || !devArgs || !argDesc || !resultDesc || !checksums || !freed || !initialState || !afterFirst ||
+      !advanced || !stateSums) {
     fail("out of host memory", NULL);
     rc = EXIT_INTERNAL;
     goto cleanup;
@@ -166,10 +179,26 @@ int main(int argc, char **argv) {
       stride *= t->sizes[k];
     }
   }
+  for (size_t g = 0; g < numStates; ++g) {
+    initialState[g] = malloc(step->states[g].bytes + 1);
+    afterFirst[g] = malloc(step->states[g].bytes + 1);
+    if (!initialState[g] || !afterFirst[g]) {
+      fail("out of host memory", NULL);
+      rc = EXIT_INTERNAL;
+      goto cleanup;
+    }
+    memcpy(initialState[g], step->states[g].address, step->states[g].bytes);
+  }
   rematGpuSetCap(cap);
   rematRuntimeSetFreeBytesProvider(deviceFreeBytes, NULL);
 
-  for (long s = 0; s < steps && rc == EXIT_OK; ++s) {
+  // With state and N > 1, one more run: step 1 again from the initial state.
+  long runs = steps + (numStates > 0 && steps > 1 ? 1 : 0);
+  for (long s = 0; s < runs && rc == EXIT_OK; ++s) {
+    int rerun = s == steps;
+    if (rerun)
+      for (size_t g = 0; g < numStates; ++g)
+        memcpy(step->states[g].address, initialState[g], step->states[g].bytes);
     // Arguments are writable to the lowered code: restore them every step.
     for (size_t i = 0; i < numArgs; ++i)
       if (rematGpuCopyToDevice(devArgs[i], hostArgs[i], step->args[i].bytes) != 0) {
@@ -214,8 +243,27 @@ int main(int argc, char **argv) {
       rc = EXIT_USER;
       goto cleanup;
     }
-    if (best < 0 || seconds < best)
+    if (!rerun && (best < 0 || seconds < best))
       best = seconds;
+    if (!rerun && rematGpuGetPeakBytes() > peak)
+      peak = rematGpuGetPeakBytes();
+    for (size_t g = 0; g < numStates; ++g) {
+      const RematGpuState *st = &step->states[g];
+      if (s == 0)
+        memcpy(afterFirst[g], st->address, st->bytes);
+      if (s == steps - 1) {
+        advanced[g] = memcmp(st->address, initialState[g], st->bytes) != 0;
+        stateSums[g] = rematChecksum64(st->address, st->bytes);
+      }
+      if (rerun && memcmp(st->address, afterFirst[g], st->bytes) != 0) {
+        fprintf(stderr,
+                "%s: error: the state global @%s after step 1 differs from its value after step 1 run again from "
+                "the same state: the program is not deterministic\n",
+                gProgram, st->name);
+        rc = EXIT_USER;
+        goto cleanup;
+      }
+    }
     size_t word = 0, numFreed = 0;
     for (size_t r = 0; r < numResults; ++r) {
       const RematGpuTensor *t = &step->results[r];
@@ -239,7 +287,14 @@ int main(int argc, char **argv) {
           rc = EXIT_USER;
           goto cleanup;
         }
-      } else if (sum != checksums[r]) {
+      } else if (rerun && sum != checksums[r]) {
+        fprintf(stderr,
+                "%s: error: output %zu differs between step 1 and step 1 run again from the same inputs and state "
+                "(the state globals restored): the program is not deterministic\n",
+                gProgram, r);
+        rc = EXIT_USER;
+        goto cleanup;
+      } else if (numStates == 0 && sum != checksums[r]) {
         fprintf(stderr, "%s: error: output %zu differs between step 1 and step %ld\n", gProgram, r, s + 1);
         rc = EXIT_INTERNAL;
         goto cleanup;
@@ -279,21 +334,31 @@ int main(int argc, char **argv) {
     printf("{\"target\": \"gpu\", \"device\": \"%s\", \"entry\": \"%s\", \"peak_bytes\": %zu, "
            "\"argument_bytes\": %zu, \"step_time_s\": %.9f, \"steps\": %ld, \"device_free_bytes\": %zu, "
            "\"device_total_bytes\": %zu, \"outputs\": [",
-           rematGpuGetDeviceName(), step->name, rematGpuGetPeakBytes(), argumentBytes, best, steps, freeBefore, total);
+           rematGpuGetDeviceName(), step->name, peak, argumentBytes, best, steps, freeBefore, total);
     for (size_t r = 0; r < numResults; ++r)
       printf("%s{\"index\": %zu, \"checksum\": \"%016" PRIx64 "\"}", r ? ", " : "", r, checksums[r]);
     printf("], \"variant\": %s", variant);
     if (reason[0])
       printf(", \"variant_reason\": \"%s\"", reason);
+    if (numStates > 0) {
+      printf(", \"state\": [");
+      for (size_t g = 0; g < numStates; ++g)
+        printf("%s{\"global\": \"%s\", \"advanced\": %s, \"steps\": %ld, \"checksum\": \"%016" PRIx64 "\"}",
+               g ? ", " : "", step->states[g].name, advanced[g] ? "true" : "false", steps, stateSums[g]);
+      printf("]");
+    }
     printf("}\n");
   } else {
     printf("entry: @%s on %s\npeak bytes: %zu\nargument bytes: %zu\nstep time: %.6f s\n", step->name,
-           rematGpuGetDeviceName(), rematGpuGetPeakBytes(), argumentBytes, best);
+           rematGpuGetDeviceName(), peak, argumentBytes, best);
     if (reason[0])
       printf("variant: %s: %s\n", variant, reason);
     for (size_t r = 0; r < numResults; ++r)
       printf("output %zu: %s, %zu bytes, checksum %016" PRIx64 "\n", r, step->results[r].typeText,
              step->results[r].bytes, checksums[r]);
+    for (size_t g = 0; g < numStates; ++g)
+      printf("state: %s %s over %ld step%s\n", step->states[g].name, advanced[g] ? "advanced" : "unchanged", steps,
+             steps == 1 ? "" : "s");
   }
 
 cleanup:
@@ -311,6 +376,14 @@ cleanup:
   free(checksums);
   free(freed);
   free(hostOut);
+  for (size_t g = 0; initialState && afterFirst && g < numStates; ++g) {
+    free(initialState[g]);
+    free(afterFirst[g]);
+  }
+  free(initialState);
+  free(afterFirst);
+  free(advanced);
+  free(stateSums);
   size_t leaked = rematGpuShutdown();
   if (leaked && rc == EXIT_OK) {
     fprintf(stderr, "%s: error: internal: %zu device buffers leaked\n", gProgram, leaked);

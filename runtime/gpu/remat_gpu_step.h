@@ -33,6 +33,14 @@ typedef struct RematGpuVariant {
   RematGpuCall call;
 } RematGpuVariant;
 
+/// A mutable global of the step (its state, e.g. the RNG seed of a dropout
+/// step): host memory that each step reads and writes (docs/gpu.md, step 3b).
+typedef struct RematGpuState {
+  const char *name;
+  void *address;
+  size_t bytes;
+} RematGpuState;
+
 typedef struct RematGpuStep {
   const char *name;
   size_t numArgs, numResults;
@@ -43,6 +51,10 @@ typedef struct RematGpuStep {
   RematGpuCall call;
   size_t numVariants;
   const RematGpuVariant *variants;
+  /// The step's state: carried from step to step, restored for the rerun of
+  /// step 1 that checks determinism (as remat-run does, docs/runner.md).
+  size_t numStates;
+  const RematGpuState *states;
 } RematGpuStep;
 
 extern const RematGpuStep rematGpuStep;

@@ -477,6 +477,7 @@ typedef struct StateGlobal {
   unsigned char *address; // in the JIT
   unsigned char *initial, *afterFirst;
   int advanced;
+  uint64_t checksum; // of its value after the last step (FNV-1a 64)
 } StateGlobal;
 
 /// The bytes of a global's value: a statically shaped tensor or a scalar of
@@ -1109,8 +1110,10 @@ static int run(const Options *opts) {
   }
   // With state, the outputs of later steps may differ from step 1's; step 1
   // is run again from the initial state instead, and must repeat exactly.
-  for (size_t g = 0; g < prog.numGlobals; ++g)
+  for (size_t g = 0; g < prog.numGlobals; ++g) {
     prog.globals[g].advanced = memcmp(prog.globals[g].address, prog.globals[g].initial, prog.globals[g].bytes) != 0;
+    prog.globals[g].checksum = rematChecksum64(prog.globals[g].address, prog.globals[g].bytes);
+  }
   if (prog.numGlobals > 0 && opts->steps > 1) {
     for (size_t g = 0; g < prog.numGlobals; ++g)
       memcpy(prog.globals[g].address, prog.globals[g].initial, prog.globals[g].bytes);
@@ -1164,7 +1167,8 @@ static int run(const Options *opts) {
       for (size_t g = 0; g < prog.numGlobals; ++g) {
         printf("%s{\"global\": ", g ? ", " : "");
         printJsonString(prog.globals[g].name);
-        printf(", \"advanced\": %s, \"steps\": %ld}", prog.globals[g].advanced ? "true" : "false", opts->steps);
+        printf(", \"advanced\": %s, \"steps\": %ld, \"checksum\": \"%016" PRIx64 "\"}",
+               prog.globals[g].advanced ? "true" : "false", opts->steps, prog.globals[g].checksum);
       }
       printf("]");
     }
