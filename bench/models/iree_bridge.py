@@ -19,61 +19,22 @@ target materialization ... !stream.resource") but takes util.func.
 
 Needs only Python (no IREE, no MLIR): a textual rename, checked by counting.
 """
-import re
+import os
 import sys
 
-UPSTREAM = {"builtin", "func", "arith", "math", "linalg", "tensor", "bufferization", "memref", "scf", "cf",
-            "affine", "index", "complex"}
-
-
-def leftovers(text):
-    """{op: count} of ops outside upstream MLIR dialects (custom or generic form)."""
-    found = {}
-    for m in re.finditer(r'(?:^|=\s*)\s*"?([a-z_][a-z0-9_]*)\.([a-z0-9_.]+)"?[\s(<{]', text, re.M):
-        if m.group(1) not in UPSTREAM:
-            op = f"{m.group(1)}.{m.group(2)}"
-            found[op] = found.get(op, 0) + 1
-    return found
-
-
-def pack_i1_hex(text):
-    """Newer MLIR prints a dense i1 constant in hex with one byte per element; MLIR 22
-    reads hex i1 data bit-packed (element i at bit i % 8 of byte i / 8) and rejects
-    the byte form ("elements hex data size is invalid"). Repacks such constants;
-    returns (text, number repacked)."""
-    count = [0]
-
-    def repl(m):
-        data, dims = m.group(1), m.group(2)
-        n = 1
-        for d in dims.split("x"):
-            n *= int(d)
-        raw = bytes.fromhex(data)
-        if n <= 1 or len(raw) != n or any(b > 1 for b in raw):
-            return m.group(0)
-        packed = bytearray((n + 7) // 8)
-        for i, b in enumerate(raw):
-            if b:
-                packed[i // 8] |= 1 << (i % 8)
-        count[0] += 1
-        return f'dense<"0x{packed.hex().upper()}"> : tensor<{dims}xi1>'
-
-    text = re.sub(r'dense<"0x([0-9A-Fa-f]+)">\s*:\s*tensor<([0-9]+(?:x[0-9]+)*)xi1>', repl, text)
-    return text, count[0]
+# The text rewrites live in the remat package (python/remat/mlir.py: no
+# dependency beyond the standard library), shared with remat.jax.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "python"))
+from remat.mlir import leftovers, pack_i1_hex, to_util  # noqa: E402,F401
+from remat.mlir import to_func as _to_func  # noqa: E402
 
 
 def to_func(text):
-    text, n = re.subn(r'^(\s*)util\.func (?:public |private )?@', r'\1func.func @', text, flags=re.M)
-    text, r = re.subn(r'^(\s*)util\.return\b', r'\1func.return', text, flags=re.M)
-    if n == 0:
-        raise SystemExit("iree_bridge: no util.func found (expected IREE --compile-to=input output in custom form)")
-    return text, n, r
-
-
-def to_util(text):
-    text, n = re.subn(r'^(\s*)func\.func (?:public )?@', r'\1util.func public @', text, flags=re.M)
-    text, r = re.subn(r'^(\s*)(?:func\.)?return\b', r'\1util.return', text, flags=re.M)
-    return text, n, r
+    try:
+        return _to_func(text)
+    except ValueError as e:
+        raise SystemExit(f"iree_bridge: {e}")
 
 
 def main(argv):

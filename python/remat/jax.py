@@ -70,48 +70,6 @@ def iree_compile():
     return found
 
 
-def pack_i1_hex(text):
-    """Newer MLIR prints a dense i1 constant in hex with one byte per element; MLIR 22
-    reads hex i1 data bit-packed (element i at bit i % 8 of byte i / 8) and rejects
-    the byte form ("elements hex data size is invalid"). Repacks such constants;
-    returns (text, number repacked)."""
-    count = [0]
-
-    def repl(m):
-        data, dims = m.group(1), m.group(2)
-        n = 1
-        for d in dims.split("x"):
-            n *= int(d)
-        raw = bytes.fromhex(data)
-        if n <= 1 or len(raw) != n or any(b > 1 for b in raw):
-            return m.group(0)
-        packed = bytearray((n + 7) // 8)
-        for i, b in enumerate(raw):
-            if b:
-                packed[i // 8] |= 1 << (i % 8)
-        count[0] += 1
-        return f'dense<"0x{packed.hex().upper()}"> : tensor<{dims}xi1>'
-
-    text = re.sub(r'dense<"0x([0-9A-Fa-f]+)">\s*:\s*tensor<([0-9]+(?:x[0-9]+)*)xi1>', repl, text)
-    return text, count[0]
-
-
-def to_func(text):
-    """IREE's util.func / util.return -> func.func / func.return. Returns (text, functions, returns)."""
-    text, n = re.subn(r'^(\s*)util\.func (?:public |private )?@', r'\1func.func @', text, flags=re.M)
-    text, r = re.subn(r'^(\s*)util\.return\b', r'\1func.return', text, flags=re.M)
-    if n == 0:
-        raise ExportError("no util.func in IREE's output (expected --compile-to=input output in custom form)")
-    return text, n, r
-
-
-def to_util(text):
-    """func.func / return -> util.func public / util.return (for iree-compile --compile-from=input)."""
-    text, n = re.subn(r'^(\s*)func\.func (?:public )?@', r'\1util.func public @', text, flags=re.M)
-    text, r = re.subn(r'^(\s*)(?:func\.)?return\b', r'\1util.return', text, flags=re.M)
-    return text, n, r
-
-
 def _param_names(fn, n):
     """The names of fn's first n positional parameters (else "0", "1", ...)."""
     import inspect
@@ -176,8 +134,11 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
         raise ExportError(f"jax.jit(fn).lower failed ({type(e).__name__}): {str(e).strip()[:800]}") from None
     text = _iree_input(shlo, iree)
     before = mlir_util.leftovers(text)
-    text, _, _ = to_func(text)
-    text, repacked = pack_i1_hex(text)
+    try:
+        text, _, _ = mlir_util.to_func(text)
+    except ValueError as e:
+        raise ExportError(str(e)) from None
+    text, repacked = mlir_util.pack_i1_hex(text)
     text = re.sub(r'func\.func @main\(', f"func.func @{func_name}(", text, count=1)
     form = "custom"
     try:
@@ -190,7 +151,7 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
         gen = _iree_input(shlo, iree, generic=True)
         gen, _ = re.subn(r'"util\.func"\(\)', '"func.func"()', gen)
         gen, _ = re.subn(r'"util\.return"\(', '"func.return"(', gen)
-        gen, repacked = pack_i1_hex(gen)
+        gen, repacked = mlir_util.pack_i1_hex(gen)
         gen = re.sub(r'sym_name = "main"', f'sym_name = "{func_name}"', gen, count=1)
         err2 = mlir_util.check_mlir22(gen, allow_unregistered=True)
         if err2:

@@ -168,6 +168,51 @@ def leftovers(text):
     return found
 
 
+# IREE's input phase around MLIR 22 (remat.jax, bench/models/iree_bridge.py).
+
+
+def pack_i1_hex(text):
+    """Newer MLIR prints a dense i1 constant in hex with one byte per element; MLIR 22
+    reads hex i1 data bit-packed (element i at bit i % 8 of byte i / 8) and rejects
+    the byte form ("elements hex data size is invalid"). Repacks such constants;
+    returns (text, number repacked)."""
+    count = [0]
+
+    def repl(m):
+        data, dims = m.group(1), m.group(2)
+        n = 1
+        for d in dims.split("x"):
+            n *= int(d)
+        raw = bytes.fromhex(data)
+        if n <= 1 or len(raw) != n or any(b > 1 for b in raw):
+            return m.group(0)
+        packed = bytearray((n + 7) // 8)
+        for i, b in enumerate(raw):
+            if b:
+                packed[i // 8] |= 1 << (i % 8)
+        count[0] += 1
+        return f'dense<"0x{packed.hex().upper()}"> : tensor<{dims}xi1>'
+
+    text = re.sub(r'dense<"0x([0-9A-Fa-f]+)">\s*:\s*tensor<([0-9]+(?:x[0-9]+)*)xi1>', repl, text)
+    return text, count[0]
+
+
+def to_func(text):
+    """IREE's util.func / util.return -> func.func / func.return. Returns (text, functions, returns)."""
+    text, n = re.subn(r'^(\s*)util\.func (?:public |private )?@', r'\1func.func @', text, flags=re.M)
+    text, r = re.subn(r'^(\s*)util\.return\b', r'\1func.return', text, flags=re.M)
+    if n == 0:
+        raise ValueError("no util.func in IREE's output (expected --compile-to=input output in custom form)")
+    return text, n, r
+
+
+def to_util(text):
+    """func.func / return -> util.func public / util.return (for iree-compile --compile-from=input)."""
+    text, n = re.subn(r'^(\s*)func\.func (?:public )?@', r'\1util.func public @', text, flags=re.M)
+    text, r = re.subn(r'^(\s*)(?:func\.)?return\b', r'\1util.return', text, flags=re.M)
+    return text, n, r
+
+
 _ELEM = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16", "i64": "int64", "i32": "int32",
          "i16": "int16", "i8": "int8", "ui8": "uint8", "i1": "bool"}
 
