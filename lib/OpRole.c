@@ -28,22 +28,10 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
-typedef struct Text {
-  char *buf;
-  size_t size, len;
-} Text;
-
-static void appendText(MlirStringRef s, void *userData) {
-  Text *t = userData;
-  for (size_t i = 0; i < s.length && t->len + 1 < t->size; ++i)
-    t->buf[t->len++] = s.data[i];
-  t->buf[t->len] = '\0';
-}
-
 static void printType(MlirType type, char *buf, size_t size) {
-  Text t = {buf, size, 0};
+  RematFixedText t = {buf, size, 0};
   buf[0] = '\0';
-  mlirTypePrint(type, appendText, &t);
+  mlirTypePrint(type, rematAppendToFixedText, &t);
 }
 
 static MlirOperation producer(MlirValue v) {
@@ -78,9 +66,9 @@ static int numReductions(MlirOperation generic) {
   int n = 0;
   for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(types); ++i) {
     char text[96];
-    Text t = {text, sizeof(text), 0};
+    RematFixedText t = {text, sizeof(text), 0};
     text[0] = '\0';
-    mlirAttributePrint(mlirArrayAttrGetElement(types, i), appendText, &t);
+    mlirAttributePrint(mlirArrayAttrGetElement(types, i), rematAppendToFixedText, &t);
     n += strstr(text, "reduction") != NULL;
   }
   return n;
@@ -311,12 +299,12 @@ static const char *const kLocationWords[][2] = {
 
 /// Appends the names of the NameLocs in `loc` (through fused and call-site
 /// locations) to `t`, lowercased, separated by spaces.
-static void collectLocationNames(MlirLocation loc, Text *t, int depth) {
+static void collectLocationNames(MlirLocation loc, RematFixedText *t, int depth) {
   if (depth > 8)
     return;
   if (mlirLocationIsAName(loc)) {
-    appendText(mlirIdentifierStr(mlirLocationNameGetName(loc)), t);
-    appendText(rematStr(" "), t);
+    rematAppendToFixedText(mlirIdentifierStr(mlirLocationNameGetName(loc)), t);
+    rematAppendToFixedText(rematStr(" "), t);
     collectLocationNames(mlirLocationNameGetChildLoc(loc), t, depth + 1);
   } else if (mlirLocationIsAFused(loc)) {
     MlirLocation parts[16];
@@ -334,7 +322,7 @@ static void collectLocationNames(MlirLocation loc, Text *t, int depth) {
 
 static void appendLocationWords(MlirOperation op, char *buf, size_t size) {
   char names[512];
-  Text t = {names, sizeof(names), 0};
+  RematFixedText t = {names, sizeof(names), 0};
   names[0] = '\0';
   collectLocationNames(mlirOperationGetLocation(op), &t, 0);
   for (char *c = names; *c; ++c)
