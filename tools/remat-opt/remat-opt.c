@@ -475,6 +475,10 @@ static bool printNotes(const RematDriverResult *r, const Options *opts) {
 static void printSummaries(const RematDriverResult *r, const Options *opts) {
   if (opts->quiet || opts->estimate || (!opts->hasBudget && !opts->planFile))
     return;
+  // What the report streams hold so far goes out first (all of them: the
+  // report may be a file opened on /dev/stdout): a pipe buffers them, and the
+  // summary line would land inside a report line (scripts/run-example.sh).
+  fflush(NULL);
   for (intptr_t i = 0; i < r->numFunctions; ++i) {
     const RematDriverFunction *f = &r->functions[i];
     if (!f->planned || rematGraphIsNull(f->graph))
