@@ -321,7 +321,8 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
     MlirLocation loc = mlirOperationGetLocation(func);
     rematFormatLowerBoundError(graph, budgetBytes, lowerBound, false, msg, sizeof(msg), &loc);
     rematGraphDestroy(graph);
-    appendSmallestBudget(func, options, lowerBound.bytes, profile, msg, sizeof(msg));
+    if (!options->skipSmallestBudgetSearch)
+      appendSmallestBudget(func, options, lowerBound.bytes, profile, msg, sizeof(msg));
     mlirEmitError(loc, msg);
     return mlirLogicalResultFailure();
   }
