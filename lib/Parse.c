@@ -33,40 +33,75 @@ static bool isIdentChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+/// One line of the source, for the checks that run before parsing.
+typedef struct SourceLine {
+  const char *text; ///< Not terminated; `length` bytes, without the newline.
+  size_t length;
+  unsigned number; ///< 1-based.
+} SourceLine;
+
+/// The next line of `source` at or after `*offset`; false at the end.
+static bool nextSourceLine(MlirStringRef source, size_t *offset, SourceLine *line) {
+  if (*offset >= source.length)
+    return false;
+  const char *s = source.data + *offset;
+  size_t length = 0;
+  while (*offset + length < source.length && s[length] != '\n')
+    ++length;
+  line->text = s;
+  line->length = length;
+  ++line->number;
+  *offset += length + 1;
+  return true;
+}
+
+/// The first position at or after `from` in `line` where `prefix` starts a
+/// bare word: outside a string (a generic-form op name is quoted), before a
+/// `//` comment, not preceded by an identifier character. SIZE_MAX if none.
+static size_t findBareWord(const SourceLine *line, const char *prefix, size_t from) {
+  size_t len = strlen(prefix);
+  bool quoted = false;
+  for (size_t i = 0; i < line->length; ++i) {
+    char c = line->text[i];
+    if (c == '"')
+      quoted = !quoted;
+    if (!quoted && c == '/' && i + 1 < line->length && line->text[i + 1] == '/')
+      break;
+    if (quoted || i < from || (i > 0 && isIdentChar(line->text[i - 1])))
+      continue;
+    if (i + len <= line->length && memcmp(line->text + i, prefix, len) == 0)
+      return i;
+  }
+  return SIZE_MAX;
+}
+
+static void emitAtLine(MlirContext ctx, MlirStringRef fileName, const SourceLine *line, size_t column,
+                       const char *msg) {
+  MlirStringRef name = fileName.length ? fileName : mlirStringRefCreateFromCString("-");
+  mlirEmitError(mlirLocationFileLineColGet(ctx, name, line->number, (unsigned)(column + 1)), msg);
+}
+
 /// MLIR 22's parser crashes (a null function_ref in the named-op region
 /// builder) when a named linalg op has operands of an unregistered dialect's
 /// opaque type, e.g. `linalg.batch_matmul` over `!amx.tile`. Such a line is
 /// refused before parsing, with its location. Returns false after emitting.
 static bool rejectCrashingLinalgTypes(MlirContext ctx, MlirStringRef source, MlirStringRef fileName) {
-  const char *s = source.data;
-  size_t n = source.length;
-  unsigned line = 1;
-  for (size_t start = 0; start < n; ++line) {
-    size_t end = start;
-    while (end < n && s[end] != '\n')
-      ++end;
-    // Is a named linalg op on this line (not inside a string or comment)?
-    size_t opPos = 0;
-    bool named = false;
-    for (size_t i = start; i + 7 <= end; ++i) {
-      if (s[i] == '/' && i + 1 < end && s[i + 1] == '/')
-        break;
-      if (s[i] == '"')
-        break;
-      if (memcmp(s + i, "linalg.", 7) == 0 && (i == start || !isIdentChar(s[i - 1])) &&
-          memcmp(s + i, "linalg.generic", 14) != 0) {
-        named = true;
-        opPos = i;
-        break;
-      }
-    }
-    for (size_t i = opPos; named && i + 1 < end; ++i) {
+  size_t offset = 0;
+  SourceLine line = {0};
+  while (nextSourceLine(source, &offset, &line)) {
+    size_t opPos = findBareWord(&line, "linalg.", 0);
+    while (opPos != SIZE_MAX && findBareWord(&line, "linalg.generic", opPos) == opPos)
+      opPos = findBareWord(&line, "linalg.", opPos + 1);
+    if (opPos == SIZE_MAX)
+      continue;
+    const char *s = line.text;
+    for (size_t i = opPos; i + 1 < line.length; ++i) {
       if (s[i] != '!' || !isIdentChar(s[i + 1]))
         continue;
       size_t j = i + 1;
-      while (j < end && isIdentChar(s[j]))
+      while (j < line.length && isIdentChar(s[j]))
         ++j;
-      if (j >= end || s[j] != '.')
+      if (j >= line.length || s[j] != '.')
         continue;
       bool known = false;
       for (const char *const *d = kKnownDialects; *d; ++d)
@@ -79,11 +114,9 @@ static bool rejectCrashingLinalgTypes(MlirContext ctx, MlirStringRef source, Mli
                "remat: named linalg op over a type of dialect '%.*s', which remat does not register "
                "(MLIR 22's parser crashes on such input, so it is refused)",
                (int)(j - i - 1), s + i + 1);
-      MlirStringRef name = fileName.length ? fileName : mlirStringRefCreateFromCString("-");
-      mlirEmitError(mlirLocationFileLineColGet(ctx, name, line, (unsigned)(i - start + 1)), msg);
+      emitAtLine(ctx, fileName, &line, i, msg);
       return false;
     }
-    start = end + 1;
   }
   return true;
 }
@@ -104,36 +137,24 @@ static bool rejectCustomForeignOps(MlirContext ctx, MlirStringRef source, MlirSt
                            "module in generic form (iree-compile --mlir-print-op-generic; remat.jax.export_step writes "
                            "it so): remat reads iree_linalg_ext.scatter in that form"},
   };
-  const char *s = source.data;
-  size_t n = source.length;
-  unsigned line = 1;
-  for (size_t start = 0; start < n; ++line) {
-    size_t end = start;
-    while (end < n && s[end] != '\n')
-      ++end;
-    bool quoted = false;
-    for (size_t i = start; i < end; ++i) {
-      if (s[i] == '"')
-        quoted = !quoted;
-      if (!quoted && i + 1 < end && s[i] == '/' && s[i + 1] == '/')
-        break;
-      if (quoted || (i > start && isIdentChar(s[i - 1])))
-        continue;
-      for (size_t d = 0; d < sizeof(kDialects) / sizeof(kDialects[0]); ++d) {
-        size_t len = strlen(kDialects[d].prefix);
-        if (i + len > end || memcmp(s + i, kDialects[d].prefix, len) != 0)
-          continue;
-        size_t j = i + len;
-        while (j < end && (isIdentChar(s[j]) || s[j] == '.'))
-          ++j;
-        char msg[640];
-        snprintf(msg, sizeof(msg), "remat: '%.*s' is in %s", (int)(j - i), s + i, kDialects[d].advice);
-        MlirStringRef name = fileName.length ? fileName : mlirStringRefCreateFromCString("-");
-        mlirEmitError(mlirLocationFileLineColGet(ctx, name, line, (unsigned)(i - start + 1)), msg);
-        return false;
-      }
+  size_t offset = 0;
+  SourceLine line = {0};
+  while (nextSourceLine(source, &offset, &line)) {
+    size_t first = SIZE_MAX, which = 0;
+    for (size_t d = 0; d < sizeof(kDialects) / sizeof(kDialects[0]); ++d) {
+      size_t at = findBareWord(&line, kDialects[d].prefix, 0);
+      if (at < first)
+        first = at, which = d;
     }
-    start = end + 1;
+    if (first == SIZE_MAX)
+      continue;
+    size_t j = first + strlen(kDialects[which].prefix);
+    while (j < line.length && (isIdentChar(line.text[j]) || line.text[j] == '.'))
+      ++j;
+    char msg[640];
+    snprintf(msg, sizeof(msg), "remat: '%.*s' is in %s", (int)(j - first), line.text + first, kDialects[which].advice);
+    emitAtLine(ctx, fileName, &line, first, msg);
+    return false;
   }
   return true;
 }

@@ -83,7 +83,8 @@ struct EstimatePass : RematPassBase<EstimatePass> {
                                  << static_cast<int64_t>(dimBound.getValue());
       return signalPassFailure();
     }
-    RematGraphOptions options = {dimBound.getValue(), false, false, false, false, false, 0};
+    RematGraphOptions options{}; // every other field off, maxOps at its default
+    options.dynamicDimBound = dimBound.getValue();
     if (!mayRun(getOperation()) ||
         mlirLogicalResultIsFailure(rematAnnotateEstimateWithOptions(wrap(getOperation()), &options)))
       signalPassFailure();
