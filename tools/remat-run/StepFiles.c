@@ -22,52 +22,60 @@ void rematRunErrorf(const char *fmt, ...) {
   va_end(ap);
 }
 
-int rematRunReadRawArgument(const char *dir, size_t index, void *data, size_t bytes) {
-  size_t len = strlen(dir) + 64;
+/// DIR/NAME, NAME from the manifest's `file` when it has one, else
+/// PREFIX<index>.EXT. Caller frees.
+static char *valuePath(const char *dir, const RematManifestValue *mv, const char *prefix, size_t index,
+                       const char *ext) {
+  const char *name = mv && mv->file ? mv->file : NULL;
+  size_t len = strlen(dir) + (name ? strlen(name) : 0) + 64;
   char *path = malloc(len);
   if (!path)
+    return NULL;
+  if (name)
+    snprintf(path, len, "%s/%s", dir, name);
+  else
+    snprintf(path, len, "%s/%s%zu.%s", dir, prefix, index, ext);
+  return path;
+}
+
+int rematRunReadRawArgument(const char *dir, size_t index, void *data, size_t bytes) {
+  char *path = valuePath(dir, NULL, "arg", index, "bin");
+  if (!path)
     return 0;
-  snprintf(path, len, "%s/arg%zu.bin", dir, index);
   FILE *f = fopen(path, "rb");
+  int ok = 0;
   if (!f) {
     rematRunErrorf("cannot open input file '%s': %s", path, strerror(errno));
-    free(path);
-    return 0;
-  }
-  size_t n = bytes ? fread(data, 1, bytes, f) : 0;
-  int extra = fgetc(f) != EOF;
-  fclose(f);
-  if (n != bytes || extra) {
-    rematRunErrorf("input file '%s' does not hold exactly %zu bytes (the byte size of argument %zu)", path, bytes,
-                   index);
-    free(path);
-    return 0;
+  } else {
+    size_t n = bytes ? fread(data, 1, bytes, f) : 0;
+    int extra = fgetc(f) != EOF;
+    fclose(f);
+    ok = n == bytes && !extra;
+    if (!ok)
+      rematRunErrorf("input file '%s' does not hold exactly %zu bytes (the byte size of argument %zu)", path, bytes,
+                     index);
   }
   free(path);
-  return 1;
+  return ok;
 }
 
 int rematRunWriteRawResult(const char *dir, size_t index, const void *data, size_t bytes) {
-  size_t len = strlen(dir) + 64;
-  char *path = malloc(len);
+  char *path = valuePath(dir, NULL, "out", index, "bin");
   if (!path)
     return 0;
-  snprintf(path, len, "%s/out%zu.bin", dir, index);
   FILE *f = fopen(path, "wb");
+  int ok = 0;
   if (!f) {
     rematRunErrorf("cannot write output file '%s': %s", path, strerror(errno));
-    free(path);
-    return 0;
-  }
-  size_t n = bytes ? fwrite(data, 1, bytes, f) : 0;
-  int closed = fclose(f) == 0;
-  if (n != bytes || !closed) {
-    rematRunErrorf("cannot write output file '%s'", path);
-    free(path);
-    return 0;
+  } else {
+    size_t n = bytes ? fwrite(data, 1, bytes, f) : 0;
+    int closed = fclose(f) == 0;
+    ok = n == bytes && closed;
+    if (!ok)
+      rematRunErrorf("cannot write output file '%s'", path);
   }
   free(path);
-  return 1;
+  return ok;
 }
 
 /// numpy's name and descr of an element kind.
@@ -138,21 +146,6 @@ int rematRunCheckManifest(const RematManifest *m, const char *displayName, const
   return 1;
 }
 
-/// DIR/NAME, NAME from the manifest's `file` when it has one, else
-/// DEFAULT<i>.EXT. Caller frees.
-static char *valuePath(const char *dir, const RematManifestValue *mv, const char *prefix, size_t index) {
-  const char *name = mv && mv->file ? mv->file : NULL;
-  size_t len = strlen(dir) + (name ? strlen(name) : 0) + 64;
-  char *path = malloc(len);
-  if (!path)
-    return NULL;
-  if (name)
-    snprintf(path, len, "%s/%s", dir, name);
-  else
-    snprintf(path, len, "%s/%s%zu.npy", dir, prefix, index);
-  return path;
-}
-
 /// Integer arguments read from a file must lie in the manifest's int_range
 /// (an id out of it would index out of bounds).
 static int checkIntRange(const char *path, const RematManifestValue *mv, const char *what, const ValueInfo *v,
@@ -180,7 +173,7 @@ static int checkIntRange(const char *path, const RematManifestValue *mv, const c
 
 int rematRunReadNpyArgument(const char *dir, const RematManifestValue *mv, size_t index, const ValueInfo *v,
                             const char *entryName, void *data) {
-  char *path = valuePath(dir, mv, "arg", index);
+  char *path = valuePath(dir, mv, "arg", index, "npy");
   if (!path)
     return 0;
   RematNpyArray a;
@@ -215,7 +208,7 @@ int rematRunReadNpyArgument(const char *dir, const RematManifestValue *mv, size_
 
 int rematRunWriteNpyResult(const char *dir, const RematManifestValue *mv, size_t index, const ValueInfo *v,
                            const int64_t *sizes, const void *data, size_t bytes) {
-  char *path = valuePath(dir, mv, "result", index);
+  char *path = valuePath(dir, mv, "result", index, "npy");
   if (!path)
     return 0;
   int64_t shape[kRematNpyMaxRank];
