@@ -305,6 +305,17 @@ MlirLogicalResult rematBuildVariants(MlirOperation func, const RematGraphOptions
     if (isVariant)
       continue;
     MlirOperation copy = mlirOperationClone(op);
+    // The public function keeps the step's argument and result attributes
+    // (donation, IREE's ABI, names): callers see the same signature. The
+    // variants are clones of the step and have them too.
+    if (!mlirAttributeIsNull(sym) && mlirStringRefEqual(mlirStringAttrGetValue(sym), name)) {
+      static const char *const kSignatureAttrs[] = {"arg_attrs", "res_attrs"};
+      for (size_t k = 0; k < sizeof(kSignatureAttrs) / sizeof(kSignatureAttrs[0]); ++k) {
+        MlirAttribute attr = mlirOperationGetAttributeByName(func, rematStr(kSignatureAttrs[k]));
+        if (!mlirAttributeIsNull(attr))
+          mlirOperationSetAttributeByName(copy, rematStr(kSignatureAttrs[k]), attr);
+      }
+    }
     mlirBlockInsertOwnedOperationAfter(body, anchor, copy);
     anchor = copy;
   }
