@@ -3,6 +3,7 @@
 
   build-gpu-step.py STEP.mlir -o EXE [--entry NAME] [--chip sm_90]
                     [--driver cuda|fake] [--remat-opt-arg ARG]... [--keep DIR]
+                    [--manifest FILE]
 
 STEP.mlir is tensor IR (what remat-opt reads and writes). The build:
   1. remat-opt --lower=gpu --gpu-chip=CHIP [ARGS] : host LLVM dialect + PTX
@@ -19,10 +20,16 @@ STEP.mlir is tensor IR (what remat-opt reads and writes). The build:
      (allocations, copies, launches recorded, no kernel executed) so that the
      device memory accounting can be checked on machines without a GPU.
 
+Integer arguments are filled, as remat-run fills them, in the int_range of the
+step's manifest (--manifest, else NAME.manifest.json beside NAME.mlir, when it
+exists; python/remat/manifest.py), else in [0, 8): token ids and targets stay
+in the vocabulary. The manifest's shapes and dtypes must match the step's.
+
 The executable needs no LLVM or MLIR at run time. Prints the kernel count and
 the path. Exit 1 on any failure, with the failing command's output.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -84,6 +91,41 @@ def tensor_of(text, what):
     for s in sizes:
         n *= s
     return {"sizes": sizes, "elem": elem, "bytes": n * ELEMS[elem][1], "text": "tensor<%s>" % m.group(1)}
+
+
+MANIFEST_DTYPES = {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64", "bool": "i1"}
+
+
+def apply_manifest(path, step, args):
+    """Sets args[i]["int_range"] from the manifest: `path`, else the one
+    beside `step` when it exists. A manifest that does not describe these
+    arguments (count, shape, dtype) is an error naming the first mismatch."""
+    explicit = path is not None
+    if path is None:
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        from remat.manifest import manifest_path
+        path = manifest_path(step)
+    if not os.path.exists(path):
+        if explicit:
+            die("cannot read the manifest %s" % path)
+        return
+    try:
+        m = json.load(open(path))
+    except (OSError, ValueError) as e:
+        die("manifest %s: %s" % (path, e))
+    entries = m.get("arguments", [])
+    if len(entries) != len(args):
+        die("manifest %s describes %d arguments, the step has %d" % (path, len(entries), len(args)))
+    for i, (e, t) in enumerate(zip(entries, args)):
+        if list(e.get("shape", [])) != t["sizes"] or MANIFEST_DTYPES.get(e.get("dtype")) != t["elem"]:
+            die("manifest %s: argument %d (%s) is %s %s there, %s in the step" % (
+                path, i, e.get("name"), e.get("dtype"), e.get("shape"), t["text"]))
+        r = e.get("int_range")
+        if r is not None and t["elem"] in ("i32", "i64"):
+            if len(r) != 2 or not r[0] < r[1]:
+                die("manifest %s: argument %d (%s) has int_range %r (expected [LO, HI) with LO < HI)" % (
+                    path, i, e.get("name"), r))
+            t["int_range"] = (int(r[0]), int(r[1]))
 
 
 def generic_to_pretty_headers(text):
@@ -196,8 +238,10 @@ def entry_source(name, args, results, variants, states=()):
         rows = []
         for t in ts:
             sizes = ", ".join(str(s) for s in t["sizes"]) or "0"
-            rows.append("  {%d, {%s}, %s, %d, %d, \"%s\"}," % (len(t["sizes"]), sizes, ELEMS[t["elem"]][0],
-                                                                ELEMS[t["elem"]][1], t["bytes"], t["text"]))
+            lo, hi = t.get("int_range", (0, 0))
+            rows.append("  {%d, {%s}, %s, %d, %d, \"%s\", %d, %dLL, %dLL}," % (
+                len(t["sizes"]), sizes, ELEMS[t["elem"]][0], ELEMS[t["elem"]][1], t["bytes"], t["text"],
+                int("int_range" in t), lo, hi))
         return "static const RematGpuTensor %s[] = {\n%s\n};\n" % (var, "\n".join(rows) or "  {0}")
     params = ", ".join(["void *"] * (len(args) + 1))
     call_args = ", ".join(["results"] + ["args[%d]" % i for i in range(len(args))])
@@ -238,10 +282,12 @@ def main():
     ap.add_argument("--remat-opt-arg", action="append", default=[])
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--keep", help="keep the intermediate files in this directory")
+    ap.add_argument("--manifest", help="the step's manifest (default: NAME.manifest.json beside NAME.mlir, if any)")
     a = ap.parse_args()
     if not os.path.exists(a.input):
         die("cannot read %s" % a.input)
     name, args, results = signature(a.input, a.entry)
+    apply_manifest(a.manifest, a.input, args)
     work = a.keep or tempfile.mkdtemp(prefix="remat-gpu-")
     os.makedirs(work, exist_ok=True)
     try:

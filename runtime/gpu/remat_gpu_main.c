@@ -160,7 +160,10 @@ int main(int argc, char **argv) {
       rc = EXIT_INTERNAL;
       goto cleanup;
     }
-    rematRngFillElements(&rng, t->elem, hostArgs[i], t->bytes);
+    if (t->hasIntRange && (t->elem == RematElemI32 || t->elem == RematElemI64))
+      rematRngFillIntRange(&rng, t->elem, hostArgs[i], t->bytes, t->intLo, t->intHi);
+    else
+      rematRngFillElements(&rng, t->elem, hostArgs[i], t->bytes);
     devArgs[i] = rematGpuArgumentAlloc(t->bytes);
     if (!devArgs[i]) {
       fail("cannot allocate an argument on the device", rematGpuGetError());

@@ -22,6 +22,10 @@ typedef struct RematGpuTensor {
   size_t elemSize;
   size_t bytes;
   const char *typeText;
+  /// Integer arguments: filled in [intLo, intHi) when hasIntRange (the
+  /// manifest's int_range), else as remat-run fills them by default.
+  int hasIntRange;
+  long long intLo, intHi;
 } RematGpuTensor;
 
 typedef void (*RematGpuCall)(void *results, void **args);
