@@ -26,7 +26,9 @@ examples=(mlp cnn resnet transformer)
 # seed a mutable global kept in host memory (docs/gpu.md, "State"): the
 # outputs compared are step 1's, and its executable checks that step 1 run
 # again from the restored state repeats.
-exports=(mlp.ci gpt2.ci jax-mlp.ci gpt2_naive.ci)
+# zoo-NAME: bench/models/zoo/ir/NAME.mlir.xz with its manifest beside it, which
+# remat-run and the executable both read (token ids in the vocabulary).
+exports=(mlp.ci gpt2.ci jax-mlp.ci gpt2_naive.ci zoo-gpt2.ci)
 
 prepare() {
   local bin="$root/build/bin"
@@ -38,7 +40,12 @@ prepare() {
     local src="$root/examples/$e.mlir"
     if [ ! -f "$src" ]; then
       src="$dir/$e.mlir"
-      xz -dc "$root/bench/models/ir/$e.mlir.xz" >"$src"
+      if [ "${e#zoo-}" != "$e" ]; then
+        xz -dc "$root/bench/models/zoo/ir/${e#zoo-}.mlir.xz" >"$src"
+        cp "$root/bench/models/zoo/ir/${e#zoo-}.manifest.json" "$dir/$e.manifest.json"
+      else
+        xz -dc "$root/bench/models/ir/$e.mlir.xz" >"$src"
+      fi
     fi
     mkdir -p "$dir/$e.cpu"
     "$bin/remat-run" --outputs-dir="$dir/$e.cpu" --json "$src" >"$dir/$e.cpu.json"
