@@ -344,8 +344,9 @@ static intptr_t peakInstanceOfStage(const RematSimulation *sim, intptr_t p) {
 //===----------------------------------------------------------------------===//
 
 typedef struct Bound {
-  double score; // no chain for the target can do better than this
-  Target target;
+  double score;   // no chain for the target can do better than this
+  intptr_t index; // the target's, in the TargetCache (small entries: the
+                  // heap moves them, not targets)
 } Bound;
 
 /// Min-heap on Bound.score: candidates are popped lazily, in order, until
@@ -475,7 +476,8 @@ static bool shiftAnchor(const Planner *P, const RematSimulation *sim, intptr_t t
 /// score below `scoreLimit` stops early and is not memoized. False when it
 /// cannot be built (or stopped).
 static bool chainOutcome(Planner *P, const RematSimulation *sim, intptr_t t, const Target *target, ChainMode mode,
-                         bool joint, double scoreLimit, Chain *c, intptr_t *subsumed) {
+                         bool joint, double scoreLimit, Chain *c, intptr_t *subsumed, bool *aborted,
+                         double *abortLimit) {
   intptr_t b = target->buffer;
   int memoMode = (int)mode + (joint ? 2 : 0);
   ChainMemo *memo = memoReserve(P) ? memoSlot(P, t, b, target->value, target->anchor, memoMode) : NULL;
@@ -484,6 +486,8 @@ static bool chainOutcome(Planner *P, const RematSimulation *sim, intptr_t t, con
     c->cost = memo->cost;
     c->extendedAtPeak = memo->extendedAtPeak;
     *subsumed = memo->subsumed;
+    *aborted = memo->aborted;
+    *abortLimit = memo->limit;
     return memo->ok;
   }
   // A move's cost is known only once its chain is: the early stop credits it
@@ -511,6 +515,8 @@ static bool chainOutcome(Planner *P, const RematSimulation *sim, intptr_t t, con
         (ChainMemo){P->memoGen,        t,         b,          target->value, target->anchor, memoMode, built, c->cost,
                     c->extendedAtPeak, *subsumed, P->aborted, scoreLimit};
   }
+  *aborted = P->aborted;
+  *abortLimit = scoreLimit;
   return built;
 }
 
@@ -525,10 +531,26 @@ static bool chainOutcome(Planner *P, const RematSimulation *sim, intptr_t t, con
 /// profile's peak stays at the same t for most of its picks (a 60k-op Llama
 /// export at 70%: 1,587 picks at 14 distinct t, each scanning 39k idle
 /// buffers): pickAt finds them once per t.
+/// With them, the chains' outcomes at t per target, place and memo mode
+/// (`slots` per target: 4 memo modes times the places shiftAnchor tries):
+/// the memo's answers without its hash (a 100k-op step at 35%: 115 million
+/// lookups). Valid while `gen` matches.
+
+typedef struct Outcome {
+  intptr_t gen;
+  bool ok, aborted;
+  double cost, limit;
+  int64_t extendedAtPeak;
+  intptr_t subsumed;
+} Outcome;
+
 typedef struct TargetCache {
   intptr_t t; // -1: empty
   intptr_t num;
-  Target *targets; // in the order of the idle buffers
+  Target *targets;   // in the order of the idle buffers
+  Outcome *outcomes; // `slots` per target
+  intptr_t slots, capOutcomes;
+  intptr_t gen; // bumped when the targets change
 } TargetCache;
 
 static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t need, bool chainAware,
@@ -537,6 +559,7 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
   if (!bounds)
     return false;
   if (cache->t != t) {
+    ++cache->gen;
     cache->num = 0;
     for (intptr_t i = 0; i < numIdle; ++i)
       if (rematFindTarget(P, sim, idle[i], t, &cache->targets[cache->num]))
@@ -550,13 +573,13 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
         P->rootDecision[P->g->values[P->decisions[d].value].defOp] = d;
   intptr_t n = 0;
   for (intptr_t i = 0; i < cache->num; ++i) {
-    Target target = cache->targets[i];
+    const Target target = cache->targets[i];
     intptr_t b = target.buffer;
     if (picked[b])
       continue;
     // A move costs nothing: no estimate bounds it but 0.
-    bounds[n++] = (Bound){
-        P->opt.refined && target.unread ? 0 : P->inPlaceCost[target.value] / (double)sim->buffers[b].bytes, target};
+    bounds[n++] =
+        (Bound){P->opt.refined && target.unread ? 0 : P->inPlaceCost[target.value] / (double)sim->buffers[b].bytes, i};
     P->sawUnread |= chainAware && target.unread;
   }
   for (intptr_t i = n / 2 - 1; i >= 0; --i)
@@ -565,7 +588,8 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
   double bestScore = 0;
   int64_t bestGain = 0;
   while (n > 0 && (!found || bounds[0].score < bestScore)) {
-    Target popped = bounds[0].target;
+    intptr_t index = bounds[0].index;
+    Target popped = cache->targets[index];
     bounds[0] = bounds[--n];
     siftDown(bounds, n, 0);
     intptr_t b = popped.buffer;
@@ -593,7 +617,18 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
       P->creditLaterDecisions = joint;
       Chain c;
       intptr_t subsumed = 0;
-      if (!chainOutcome(P, sim, t, target, mode, joint, found ? bestScore : INFINITY, &c, &subsumed))
+      double limit = found ? bestScore : INFINITY;
+      Outcome *o = &cache->outcomes[index * cache->slots + (m / 2) * 4 + (int)mode + (joint ? 2 : 0)];
+      if (o->gen != cache->gen || (o->aborted && limit > o->limit)) {
+        bool aborted = false;
+        double abortLimit = limit;
+        bool ok = chainOutcome(P, sim, t, target, mode, joint, limit, &c, &subsumed, &aborted, &abortLimit);
+        *o = (Outcome){cache->gen, ok, !ok && aborted, c.cost, abortLimit, c.extendedAtPeak, subsumed};
+      }
+      c.cost = o->cost;
+      c.extendedAtPeak = o->extendedAtPeak;
+      subsumed = o->subsumed;
+      if (!o->ok)
         continue;
       // The user's rule only clones chains whose inputs are still there.
       if (!chainAware && c.extendedAtPeak > 0)
@@ -716,7 +751,7 @@ bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
     return false;
   bool *picked = calloc((size_t)(sim->numBuffers + 1), sizeof(*picked));
   intptr_t *idle = NULL;
-  TargetCache cache = {-1, 0, NULL};
+  TargetCache cache = {-1, 0, NULL, NULL, P->g->numOps <= kExactPruneOps ? 16 : 4, 0, 0};
   if (!picked)
     return false;
   // Picks per round: one (every step checked exactly) up to ~1000 ops;
@@ -744,7 +779,22 @@ bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
       ok = false;
       break;
     }
-    cache = (TargetCache){-1, 0, targetsGrown}; // a new round: a new simulation
+    cache.targets = targetsGrown;
+    intptr_t numOutcomes = (sim->numBuffers + 1) * cache.slots;
+    if (numOutcomes > cache.capOutcomes) {
+      numOutcomes += numOutcomes / 4;
+      Outcome *outcomesGrown = realloc(cache.outcomes, (size_t)numOutcomes * sizeof(*cache.outcomes));
+      if (!outcomesGrown) {
+        ok = false;
+        break;
+      }
+      cache.outcomes = outcomesGrown;
+      for (intptr_t i = cache.capOutcomes; i < numOutcomes; ++i)
+        cache.outcomes[i].gen = -1; // gen only grows: older entries never match
+      cache.capOutcomes = numOutcomes;
+    }
+    cache.t = -1; // a new round: a new simulation (the next pickAt bumps gen)
+    cache.num = 0;
     intptr_t numIdle = collectIdleBuffers(P, sim, idle);
     computeStageLive(P, sim);
     intptr_t roundStart = P->numDecisions;
@@ -817,6 +867,7 @@ bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
   free(picked);
   free(idle);
   free(cache.targets);
+  free(cache.outcomes);
   return ok;
 }
 
