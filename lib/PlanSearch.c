@@ -469,6 +469,18 @@ static bool shiftAnchor(const Planner *P, const RematSimulation *sim, intptr_t t
   return !(shift && (sim->stageBegin[target->anchor] <= t || target->anchor <= P->g->values[target->value].defOp));
 }
 
+/// Whether a chain that stopped early under limit `stoppedAt` is known to
+/// lose under `limit` too. Its cost only grows as it is built, so under a
+/// limit as tight it would stop again, but for the credit of later decisions
+/// (PlanChain.c): decisions picked since can take over part of it, which the
+/// memo of whole chains takes as fixed within one timeline. Only the reduced
+/// effort relies on that for stopped chains (a 60k-op Llama export at 50%:
+/// 4.2 million chains stopped early, 25 thousand with it); below
+/// kExactPruneOps they are built again (gpt2 ci raw at 35% would cost 9% more).
+static inline bool stopHolds(const Planner *P, double stoppedAt, double limit) {
+  return P->g->numOps > kExactPruneOps && limit <= stoppedAt;
+}
+
 /// The chain for `target` at instance `t` with `mode` (and `joint`: taking
 /// over later decisions), from the memo of this timeline or built into
 /// P->chain. Its cost is net of what is a move (refined score) and of the
@@ -481,8 +493,7 @@ static bool chainOutcome(Planner *P, const RematSimulation *sim, intptr_t t, con
   intptr_t b = target->buffer;
   int memoMode = (int)mode + (joint ? 2 : 0);
   ChainMemo *memo = memoReserve(P) ? memoSlot(P, t, b, target->value, target->anchor, memoMode) : NULL;
-  // A chain that stopped early under a tighter limit is built again.
-  if (memo && memo->gen == P->memoGen && !(memo->aborted && scoreLimit > memo->limit)) {
+  if (memo && memo->gen == P->memoGen && (!memo->aborted || stopHolds(P, memo->limit, scoreLimit))) {
     c->cost = memo->cost;
     c->extendedAtPeak = memo->extendedAtPeak;
     *subsumed = memo->subsumed;
@@ -503,11 +514,7 @@ static bool chainOutcome(Planner *P, const RematSimulation *sim, intptr_t t, con
     c->cost = fmax(0, c->cost - rematMoveSavings(P, sim, target->anchor, c->len));
   if (built && joint)
     c->cost = fmax(0, c->cost - subsumedCost(P, target->anchor, -1, subsumed));
-  // A chain stopped early is known only to lose under a limit as tight as
-  // this one: without that, every pick of a round built it again up to its
-  // stop (a 60k-op Llama export at 50%: 4.2 million chains stopped early,
-  // 25 thousand with this). Like the rest of the memo, it takes the credit
-  // for later decisions as fixed within one timeline.
+  // A chain stopped early is remembered with the limit it lost to (stopHolds).
   if (memo) {
     if (memo->gen != P->memoGen)
       ++P->memoSize;
@@ -619,7 +626,7 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
       intptr_t subsumed = 0;
       double limit = found ? bestScore : INFINITY;
       Outcome *o = &cache->outcomes[index * cache->slots + (m / 2) * 4 + (int)mode + (joint ? 2 : 0)];
-      if (o->gen != cache->gen || (o->aborted && limit > o->limit)) {
+      if (o->gen != cache->gen || (o->aborted && !stopHolds(P, o->limit, limit))) {
         bool aborted = false;
         double abortLimit = limit;
         bool ok = chainOutcome(P, sim, t, target, mode, joint, limit, &c, &subsumed, &aborted, &abortLimit);

@@ -98,8 +98,8 @@ typedef struct ChainMemo {
   double cost;
   int64_t extendedAtPeak;
   intptr_t subsumed; // later decisions the (joint) chain takes over
-  // Stopped early: its score exceeds `limit`, so it loses under any limit
-  // as tight (the chain's cost only grows as it is built).
+  // Stopped early: its score exceeded `limit` (reused under a limit as
+  // tight only by the reduced effort: stopHolds in PlanSearch.c).
   bool aborted;
   double limit;
 } ChainMemo;
