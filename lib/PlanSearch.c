@@ -35,6 +35,8 @@ bool rematPlannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) {
   P->maxChain = kMaxChain;
   P->extended = calloc(kMaxExtended, sizeof(*P->extended));
   P->stageLive = calloc(n, sizeof(*P->stageLive));
+  P->stageBlockAdd = calloc(n / kStageBlock + 1, sizeof(*P->stageBlockAdd));
+  P->stageBlockMax = calloc(n / kStageBlock + 1, sizeof(*P->stageBlockMax));
   P->rootDecision = malloc(n * sizeof(*P->rootDecision));
   if (P->rootDecision)
     for (size_t i = 0; i < n; ++i)
@@ -53,7 +55,8 @@ bool rematPlannerInit(Planner *P, const RematSimContext *ctx, int64_t budget) {
       continue;
     P->inPlaceCost[v] = ctx->opCost[def] + (src >= 0 && src < v ? P->inPlaceCost[src] : 0);
   }
-  return P->stamp && P->groupStamp && P->chain && P->extended && P->stageLive && P->rootDecision;
+  return P->stamp && P->groupStamp && P->chain && P->extended && P->stageLive && P->stageBlockAdd && P->stageBlockMax &&
+         P->rootDecision;
 }
 
 void rematPlannerFree(Planner *P) {
@@ -68,6 +71,8 @@ void rematPlannerFree(Planner *P) {
   free(P->chain);
   free(P->extended);
   free(P->stageLive);
+  free(P->stageBlockAdd);
+  free(P->stageBlockMax);
   free(P->inPlaceCost);
   free(P->rootDecision);
   free(P->members);
@@ -264,6 +269,20 @@ static intptr_t collectIdleBuffers(const Planner *P, const RematSimulation *sim,
   return n;
 }
 
+/// The stage profile at stage `p`.
+static inline int64_t stageAt(const Planner *P, intptr_t p) {
+  return P->stageLive[p] + P->stageBlockAdd[p / kStageBlock];
+}
+
+/// Recomputes block `k`'s largest stageLive (its own add aside).
+static void refreshStageBlock(Planner *P, intptr_t k) {
+  intptr_t end = (k + 1) * kStageBlock < P->g->numOps ? (k + 1) * kStageBlock : P->g->numOps;
+  int64_t most = P->stageLive[k * kStageBlock];
+  for (intptr_t p = k * kStageBlock + 1; p < end; ++p)
+    most = P->stageLive[p] > most ? P->stageLive[p] : most;
+  P->stageBlockMax[k] = most;
+}
+
 /// Per stage (an anchor with its clones), the most bytes live at once.
 static void computeStageLive(Planner *P, const RematSimulation *sim) {
   for (intptr_t p = 0; p < P->g->numOps; ++p) {
@@ -273,21 +292,42 @@ static void computeStageLive(Planner *P, const RematSimulation *sim) {
         most = sim->live[k];
     P->stageLive[p] = most;
   }
+  for (intptr_t k = 0; k * kStageBlock < P->g->numOps; ++k) {
+    P->stageBlockAdd[k] = 0;
+    refreshStageBlock(P, k);
+  }
 }
 
 static void addToStages(Planner *P, intptr_t first, intptr_t last, int64_t bytes) {
   if (first < 0)
     first = 0;
-  for (intptr_t p = first; p <= last && p < P->g->numOps; ++p)
-    P->stageLive[p] += bytes;
+  if (last >= P->g->numOps)
+    last = P->g->numOps - 1;
+  for (intptr_t p = first; p <= last;) {
+    intptr_t k = p / kStageBlock, end = (k + 1) * kStageBlock;
+    if (p == k * kStageBlock && end - 1 <= last) { // the whole block
+      P->stageBlockAdd[k] += bytes;
+      p = end;
+      continue;
+    }
+    for (; p <= last && p < end; ++p)
+      P->stageLive[p] += bytes;
+    refreshStageBlock(P, k);
+  }
 }
 
+/// The first stage with the most bytes live.
 static intptr_t maxStage(const Planner *P) {
-  intptr_t best = 0;
-  for (intptr_t p = 1; p < P->g->numOps; ++p)
-    if (P->stageLive[p] > P->stageLive[best])
-      best = p;
-  return best;
+  if (P->g->numOps <= 1)
+    return 0;
+  intptr_t bestBlock = 0;
+  for (intptr_t k = 1; k * kStageBlock < P->g->numOps; ++k)
+    if (P->stageBlockMax[k] + P->stageBlockAdd[k] > P->stageBlockMax[bestBlock] + P->stageBlockAdd[bestBlock])
+      bestBlock = k;
+  intptr_t p = bestBlock * kStageBlock;
+  while (P->stageLive[p] != P->stageBlockMax[bestBlock])
+    ++p;
+  return p;
 }
 
 /// The alive instance of stage `p` with the most bytes live.
@@ -304,8 +344,9 @@ static intptr_t peakInstanceOfStage(const RematSimulation *sim, intptr_t p) {
 //===----------------------------------------------------------------------===//
 
 typedef struct Bound {
-  double score; // no chain for the target can do better than this
-  Target target;
+  double score;   // no chain for the target can do better than this
+  intptr_t index; // the target's, in the TargetCache (small entries: the
+                  // heap moves them, not targets)
 } Bound;
 
 /// Min-heap on Bound.score: candidates are popped lazily, in order, until
@@ -398,7 +439,7 @@ static intptr_t valleyAfter(const Planner *P, const RematSimulation *sim, intptr
   intptr_t valley = -1;
   for (intptr_t q = sim->instAnchor[t] + 1; q < popped->anchor - 1; ++q)
     if (sim->stageBegin[q] > t && q > P->g->values[popped->value].defOp &&
-        (valley < 0 || P->stageLive[q] < P->stageLive[valley]))
+        (valley < 0 || stageAt(P, q) < stageAt(P, valley)))
       valley = q;
   return valley;
 }
@@ -428,6 +469,18 @@ static bool shiftAnchor(const Planner *P, const RematSimulation *sim, intptr_t t
   return !(shift && (sim->stageBegin[target->anchor] <= t || target->anchor <= P->g->values[target->value].defOp));
 }
 
+/// Whether a chain that stopped early under limit `stoppedAt` is known to
+/// lose under `limit` too. Its cost only grows as it is built, so under a
+/// limit as tight it would stop again, but for the credit of later decisions
+/// (PlanChain.c): decisions picked since can take over part of it, which the
+/// memo of whole chains takes as fixed within one timeline. Only the reduced
+/// effort relies on that for stopped chains (a 60k-op Llama export at 50%:
+/// 4.2 million chains stopped early, 25 thousand with it); below
+/// kExactPruneOps they are built again (gpt2 ci raw at 35% would cost 9% more).
+static inline bool stopHolds(const Planner *P, double stoppedAt, double limit) {
+  return P->g->numOps > kExactPruneOps && limit <= stoppedAt;
+}
+
 /// The chain for `target` at instance `t` with `mode` (and `joint`: taking
 /// over later decisions), from the memo of this timeline or built into
 /// P->chain. Its cost is net of what is a move (refined score) and of the
@@ -435,14 +488,17 @@ static bool shiftAnchor(const Planner *P, const RematSimulation *sim, intptr_t t
 /// score below `scoreLimit` stops early and is not memoized. False when it
 /// cannot be built (or stopped).
 static bool chainOutcome(Planner *P, const RematSimulation *sim, intptr_t t, const Target *target, ChainMode mode,
-                         bool joint, double scoreLimit, Chain *c, intptr_t *subsumed) {
+                         bool joint, double scoreLimit, Chain *c, intptr_t *subsumed, bool *aborted,
+                         double *abortLimit) {
   intptr_t b = target->buffer;
   int memoMode = (int)mode + (joint ? 2 : 0);
   ChainMemo *memo = memoReserve(P) ? memoSlot(P, t, b, target->value, target->anchor, memoMode) : NULL;
-  if (memo && memo->gen == P->memoGen) {
+  if (memo && memo->gen == P->memoGen && (!memo->aborted || stopHolds(P, memo->limit, scoreLimit))) {
     c->cost = memo->cost;
     c->extendedAtPeak = memo->extendedAtPeak;
     *subsumed = memo->subsumed;
+    *aborted = memo->aborted;
+    *abortLimit = memo->limit;
     return memo->ok;
   }
   // A move's cost is known only once its chain is: the early stop credits it
@@ -458,12 +514,16 @@ static bool chainOutcome(Planner *P, const RematSimulation *sim, intptr_t t, con
     c->cost = fmax(0, c->cost - rematMoveSavings(P, sim, target->anchor, c->len));
   if (built && joint)
     c->cost = fmax(0, c->cost - subsumedCost(P, target->anchor, -1, subsumed));
-  // A chain stopped early is not known, only known to lose here.
-  if (memo && !P->aborted) {
-    *memo = (ChainMemo){P->memoGen, t,     b,       target->value,     target->anchor,
-                        memoMode,   built, c->cost, c->extendedAtPeak, *subsumed};
-    ++P->memoSize;
+  // A chain stopped early is remembered with the limit it lost to (stopHolds).
+  if (memo) {
+    if (memo->gen != P->memoGen)
+      ++P->memoSize;
+    *memo =
+        (ChainMemo){P->memoGen,        t,         b,          target->value, target->anchor, memoMode, built, c->cost,
+                    c->extendedAtPeak, *subsumed, P->aborted, scoreLimit};
   }
+  *aborted = P->aborted;
+  *abortLimit = scoreLimit;
   return built;
 }
 
@@ -478,10 +538,26 @@ static bool chainOutcome(Planner *P, const RematSimulation *sim, intptr_t t, con
 /// profile's peak stays at the same t for most of its picks (a 60k-op Llama
 /// export at 70%: 1,587 picks at 14 distinct t, each scanning 39k idle
 /// buffers): pickAt finds them once per t.
+/// With them, the chains' outcomes at t per target, place and memo mode
+/// (`slots` per target: 4 memo modes times the places shiftAnchor tries):
+/// the memo's answers without its hash (a 100k-op step at 35%: 115 million
+/// lookups). Valid while `gen` matches.
+
+typedef struct Outcome {
+  intptr_t gen;
+  bool ok, aborted;
+  double cost, limit;
+  int64_t extendedAtPeak;
+  intptr_t subsumed;
+} Outcome;
+
 typedef struct TargetCache {
   intptr_t t; // -1: empty
   intptr_t num;
-  Target *targets; // in the order of the idle buffers
+  Target *targets;   // in the order of the idle buffers
+  Outcome *outcomes; // `slots` per target
+  intptr_t slots, capOutcomes;
+  intptr_t gen; // bumped when the targets change
 } TargetCache;
 
 static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t need, bool chainAware,
@@ -490,6 +566,7 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
   if (!bounds)
     return false;
   if (cache->t != t) {
+    ++cache->gen;
     cache->num = 0;
     for (intptr_t i = 0; i < numIdle; ++i)
       if (rematFindTarget(P, sim, idle[i], t, &cache->targets[cache->num]))
@@ -503,13 +580,13 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
         P->rootDecision[P->g->values[P->decisions[d].value].defOp] = d;
   intptr_t n = 0;
   for (intptr_t i = 0; i < cache->num; ++i) {
-    Target target = cache->targets[i];
+    const Target target = cache->targets[i];
     intptr_t b = target.buffer;
     if (picked[b])
       continue;
     // A move costs nothing: no estimate bounds it but 0.
-    bounds[n++] = (Bound){
-        P->opt.refined && target.unread ? 0 : P->inPlaceCost[target.value] / (double)sim->buffers[b].bytes, target};
+    bounds[n++] =
+        (Bound){P->opt.refined && target.unread ? 0 : P->inPlaceCost[target.value] / (double)sim->buffers[b].bytes, i};
     P->sawUnread |= chainAware && target.unread;
   }
   for (intptr_t i = n / 2 - 1; i >= 0; --i)
@@ -518,7 +595,8 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
   double bestScore = 0;
   int64_t bestGain = 0;
   while (n > 0 && (!found || bounds[0].score < bestScore)) {
-    Target popped = bounds[0].target;
+    intptr_t index = bounds[0].index;
+    Target popped = cache->targets[index];
     bounds[0] = bounds[--n];
     siftDown(bounds, n, 0);
     intptr_t b = popped.buffer;
@@ -546,7 +624,18 @@ static bool pickAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t n
       P->creditLaterDecisions = joint;
       Chain c;
       intptr_t subsumed = 0;
-      if (!chainOutcome(P, sim, t, target, mode, joint, found ? bestScore : INFINITY, &c, &subsumed))
+      double limit = found ? bestScore : INFINITY;
+      Outcome *o = &cache->outcomes[index * cache->slots + (m / 2) * 4 + (int)mode + (joint ? 2 : 0)];
+      if (o->gen != cache->gen || (o->aborted && !stopHolds(P, o->limit, limit))) {
+        bool aborted = false;
+        double abortLimit = limit;
+        bool ok = chainOutcome(P, sim, t, target, mode, joint, limit, &c, &subsumed, &aborted, &abortLimit);
+        *o = (Outcome){cache->gen, ok, !ok && aborted, c.cost, abortLimit, c.extendedAtPeak, subsumed};
+      }
+      c.cost = o->cost;
+      c.extendedAtPeak = o->extendedAtPeak;
+      subsumed = o->subsumed;
+      if (!o->ok)
         continue;
       // The user's rule only clones chains whose inputs are still there.
       if (!chainAware && c.extendedAtPeak > 0)
@@ -669,7 +758,7 @@ bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
     return false;
   bool *picked = calloc((size_t)(sim->numBuffers + 1), sizeof(*picked));
   intptr_t *idle = NULL;
-  TargetCache cache = {-1, 0, NULL};
+  TargetCache cache = {-1, 0, NULL, NULL, P->g->numOps <= kExactPruneOps ? 16 : 4, 0, 0};
   if (!picked)
     return false;
   // Picks per round: one (every step checked exactly) up to ~1000 ops;
@@ -697,7 +786,22 @@ bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
       ok = false;
       break;
     }
-    cache = (TargetCache){-1, 0, targetsGrown}; // a new round: a new simulation
+    cache.targets = targetsGrown;
+    intptr_t numOutcomes = (sim->numBuffers + 1) * cache.slots;
+    if (numOutcomes > cache.capOutcomes) {
+      numOutcomes += numOutcomes / 4;
+      Outcome *outcomesGrown = realloc(cache.outcomes, (size_t)numOutcomes * sizeof(*cache.outcomes));
+      if (!outcomesGrown) {
+        ok = false;
+        break;
+      }
+      cache.outcomes = outcomesGrown;
+      for (intptr_t i = cache.capOutcomes; i < numOutcomes; ++i)
+        cache.outcomes[i].gen = -1; // gen only grows: older entries never match
+      cache.capOutcomes = numOutcomes;
+    }
+    cache.t = -1; // a new round: a new simulation (the next pickAt bumps gen)
+    cache.num = 0;
     intptr_t numIdle = collectIdleBuffers(P, sim, idle);
     computeStageLive(P, sim);
     intptr_t roundStart = P->numDecisions;
@@ -713,13 +817,13 @@ bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
     Pick first = {0};
     for (;;) {
       intptr_t stage = maxStage(P);
-      if (P->numDecisions > roundStart && (P->stageLive[stage] <= P->budget || P->numDecisions - roundStart >= batch))
+      if (P->numDecisions > roundStart && (stageAt(P, stage) <= P->budget || P->numDecisions - roundStart >= batch))
         break;
       intptr_t t = P->numDecisions == roundStart ? sim->peakInstance : peakInstanceOfStage(sim, stage);
       Pick pick = {0};
       // The bytes still to free there (on the stage profile after the
       // round's earlier picks).
-      int64_t need = (P->numDecisions == roundStart ? sim->peakBytes : P->stageLive[stage]) - P->budget;
+      int64_t need = (P->numDecisions == roundStart ? sim->peakBytes : stageAt(P, stage)) - P->budget;
       if (!pickAt(P, sim, t, need, chainAware, picked, idle, numIdle, &cache, &pick))
         break;
       if (chainAware && !P->opt.refined && P->refineRound < 0 && (pick.gain > need || P->sawUnread))
@@ -770,6 +874,7 @@ bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
   free(picked);
   free(idle);
   free(cache.targets);
+  free(cache.outcomes);
   return ok;
 }
 
@@ -808,7 +913,7 @@ bool rematPruneDecisions(Planner *P, RematSimulation *sim) {
     Decision *d = &P->decisions[order[i]];
     int64_t most = 0;
     for (intptr_t p = d->dropFirst; p <= d->dropLast; ++p)
-      most = P->stageLive[p] > most ? P->stageLive[p] : most;
+      most = stageAt(P, p) > most ? stageAt(P, p) : most;
     if (most + d->bytes > P->budget)
       continue;
     d->removed = true;

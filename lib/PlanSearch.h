@@ -36,6 +36,7 @@ enum {
   kMaxIterations = 20000,
   kOpsPerBatchedPick = 200,
   kExactPruneOps = 4000,
+  kStageBlock = 128, // stages per block of the stage profile
   kMaxTargetViews = 8,
   kMaxGroup = 6,            // values in one group pick (rematPickGroupAt)
   kMaxGroupCandidates = 32, // targets considered per pick
@@ -97,6 +98,10 @@ typedef struct ChainMemo {
   double cost;
   int64_t extendedAtPeak;
   intptr_t subsumed; // later decisions the (joint) chain takes over
+  // Stopped early: its score exceeded `limit` (reused under a limit as
+  // tight only by the reduced effort: stopHolds in PlanSearch.c).
+  bool aborted;
+  double limit;
 } ChainMemo;
 
 typedef struct RoundMark {
@@ -182,7 +187,13 @@ typedef struct Planner {
   intptr_t maxChain;  // longest chain a decision may clone
   intptr_t *extended; // buffers a chain keeps alive longer (up to kMaxExtended)
   intptr_t numExtended;
-  int64_t *stageLive;  // per stage: the most bytes live at any of its instances
+  // Per stage: the most bytes live at any of its instances, in blocks of
+  // kStageBlock stages (PlanSearch.c): stageLive[p] + stageBlockAdd[p /
+  // kStageBlock], with each block's largest stageLive in stageBlockMax, so
+  // that a pick's range update and the search for the highest stage cost
+  // about sqrt(n) instead of n.
+  int64_t *stageLive;
+  int64_t *stageBlockAdd, *stageBlockMax;
   double *inPlaceCost; // per value: its producer plus its in-place predecessors
   // First round where the refined score could have picked differently (a
   // pick freed more than needed, or a candidate could be a move), or -1.
@@ -248,13 +259,19 @@ typedef struct GroupEval {
 static inline bool recomputable(RematOpClass cls) { return cls == RematOpClassPure || cls == RematOpClassView; }
 
 /// The latest version of `value` created before instance `pos`, or -1.
+/// A value's versions are listed in creation order, so their instances
+/// ascend (an argument's, -1, first): a binary search (a value shared by
+/// many chains, e.g. a zero fill cloned with each, has thousands).
 static inline intptr_t visibleVersion(const RematSimulation *sim, intptr_t value, intptr_t pos) {
-  for (intptr_t i = sim->valueVersionsBegin[value + 1] - 1; i >= sim->valueVersionsBegin[value]; --i) {
-    intptr_t v = sim->valueVersions[i];
-    if (sim->versions[v].inst < pos)
-      return v;
+  intptr_t lo = sim->valueVersionsBegin[value], hi = sim->valueVersionsBegin[value + 1];
+  while (lo < hi) { // first version created at or after pos
+    intptr_t mid = lo + (hi - lo) / 2;
+    if (sim->versions[sim->valueVersions[mid]].inst < pos)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
-  return -1;
+  return lo > sim->valueVersionsBegin[value] ? sim->valueVersions[lo - 1] : -1;
 }
 
 static inline bool isRejected(const Planner *P, intptr_t value, intptr_t anchor, ChainMode mode, bool joint) {
