@@ -223,7 +223,7 @@ static bool runPlanner(Planner *P, RematSimulation *sim, const RematSimContext *
                        int64_t budget) {
   switch (kind) {
   case RematPlannerSqrt:
-    return rematPlanSqrt(P, sim, 0);
+    return rematPlanSqrt(P, sim);
   case RematPlannerGreedy:
     return rematPlanAtPeaks(P, sim, false);
   case RematPlannerDefault:

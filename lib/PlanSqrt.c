@@ -1,16 +1,21 @@
 //===- PlanSqrt.c - The sqrt planner: segment checkpointing ---------------===//
 //
-// Chen et al. 2016 on the simulated timeline (RematPlannerSqrt): the values
-// stashed across the peak are split into segments at the forward pass's
-// layer cuts; one checkpoint is kept per segment and the rest recomputed
-// segment by segment before the segment's first late read. Also the start
-// of the default planner's restarts from checkpoints (PlanPortfolio.c).
-// Uses the search state and chains of PlanSearch.h.
+// Chen et al. 2016 ("Training Deep Nets with Sublinear Memory Cost") on the
+// simulated timeline (RematPlannerSqrt, rematPlanSqrt): the values the
+// forward pass stashes for the backward are split into about sqrt(n)
+// segments at the forward pass's cut points; each segment's boundary is kept,
+// everything else stashed is dropped and each segment is recomputed once,
+// right before the backward first reads any of its values.
+//
+// Also the older rule the default planner restarts from
+// (rematPlanLayerCutCheckpoints, PlanPortfolio.c). Uses the search state and
+// chains of PlanSearch.h.
 //
 //===----------------------------------------------------------------------===//
 #include "PlanSearch.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 typedef struct Stashed {
@@ -22,7 +27,7 @@ static int compareStashedByDef(const void *a, const void *b, const RematGraphImp
   return x < y ? -1 : (x > y);
 }
 
-bool rematPlanSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
+bool rematPlanLayerCutCheckpoints(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
   if (!rematSimulationComplete(P->ctx, sim))
     return false;
   rematPlannerMemoClear(P); // a new timeline
@@ -136,4 +141,285 @@ bool rematPlanSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
   P->numDecisions = 0;
   P->items.num = 0;
   return !oom;
+}
+
+//===----------------------------------------------------------------------===//
+// The sqrt planner: Chen et al.'s segment checkpointing
+//===----------------------------------------------------------------------===//
+//
+// 1. The stash: the values live but idle across the unconstrained peak (the
+//    buffers rematFindTarget accepts there), what the forward pass keeps for
+//    the backward, in forward (definition) order.
+// 2. Cut points: op d cuts the forward pass when no value defined before d
+//    is read after d by the forward pass (the ops up to the peak), ignoring
+//    what needs no stashing (arguments, globals and views of them, scalars,
+//    values computed from constants alone: empties, fills, index tensors),
+//    and its one result is read after it. In a residual network the residual
+//    stream between blocks is one; a value inside a block is not. A cut need
+//    not be stashed itself (a pre-LN transformer's backward reads the
+//    normalized stream, not the stream).
+// 3. Segments: every ceil(sqrt(#cuts))-th cut is a checkpoint, kept until
+//    the last segment that starts from it is recomputed; every stashed value
+//    that is not a checkpoint is dropped. A segment runs from one checkpoint
+//    to the next.
+// 4. Each segment is recomputed whole, once, in one group placed right
+//    before the backward's first read of any of its dropped values: the
+//    chains (ChainFull) recompute every input that is gone there from the
+//    checkpoints, arguments and kept values.
+// 5. The plan is checked on the exact simulation. When it is invalid or does
+//    not lower the peak, the segments are added one at a time, from the one
+//    nearest the loss back, each kept only when the peak does not rise; no
+//    plan at all when that does not lower the peak either.
+
+typedef struct SqrtState {
+  Target *stash; // in forward order
+  intptr_t m;
+  intptr_t *cuts; // cut ops, in order
+  intptr_t numCuts;
+  intptr_t *cutValue; // per cut: the value crossing it
+  bool *dropped;      // per value
+  bool *keep;         // per buffer of the timeline: a checkpoint
+  intptr_t *segFirst; // per segment (+1): its first decision
+  intptr_t numSegments;
+} SqrtState;
+
+static void sqrtStateFree(SqrtState *S) {
+  free(S->stash);
+  free(S->cuts);
+  free(S->cutValue);
+  free(S->dropped);
+  free(S->keep);
+  free(S->segFirst);
+}
+
+/// Values the forward pass never has to stash: no buffer of their own to
+/// keep (scalars, arguments, globals and views of them), or computed from
+/// constants alone.
+static bool *markFree(const RematGraphImpl *g) {
+  bool *freeValue = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*freeValue));
+  bool *constant = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*constant));
+  if (!freeValue || !constant) {
+    free(freeValue);
+    free(constant);
+    return NULL;
+  }
+  // Operands precede their users: one pass in value order.
+  for (intptr_t v = 0; v < g->numValues; ++v) {
+    intptr_t def = g->values[v].defOp, b = g->values[v].buffer;
+    if (def >= 0) {
+      bool c = true;
+      for (intptr_t u = g->ops[def].usesBegin; u < g->ops[def].usesEnd && c; ++u)
+        c = g->uses[u] < v && constant[g->uses[u]];
+      constant[v] = c;
+    }
+    freeValue[v] = def < 0 || b < 0 || g->buffers[b].external || constant[v];
+  }
+  free(constant);
+  return freeValue;
+}
+
+static int compareTargetByDef(const void *a, const void *b, const RematGraphImpl *g) {
+  intptr_t x = g->values[((const Target *)a)->value].defOp, y = g->values[((const Target *)b)->value].defOp;
+  return x < y ? -1 : (x > y);
+}
+
+/// Steps 1 and 2: the stash in forward order and the cuts.
+static bool findStashAndCuts(const Planner *P, const RematSimulation *sim, intptr_t t, SqrtState *S) {
+  const RematGraphImpl *g = P->g;
+  size_t numOps = (size_t)(g->numOps ? g->numOps : 1);
+  S->stash = malloc((size_t)(sim->numBuffers ? sim->numBuffers : 1) * sizeof(*S->stash));
+  S->keep = calloc((size_t)(sim->numBuffers ? sim->numBuffers : 1), sizeof(*S->keep));
+  S->dropped = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*S->dropped));
+  S->cuts = malloc(numOps * sizeof(*S->cuts));
+  S->cutValue = malloc(numOps * sizeof(*S->cutValue));
+  intptr_t *reach = malloc(numOps * sizeof(*reach));
+  intptr_t *lastRead = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*lastRead));
+  bool *freeValue = markFree(g);
+  bool ok = S->stash && S->keep && S->dropped && S->cuts && S->cutValue && reach && lastRead && freeValue;
+  for (intptr_t b = 0; ok && b < sim->numBuffers; ++b) {
+    Target target;
+    if (rematFindTarget(P, sim, b, t, &target) && recomputable(g->ops[g->values[target.value].defOp].cls))
+      S->stash[S->m++] = target;
+  }
+  for (intptr_t i = 1; i < S->m; ++i) // insertion sort: stashes are small
+    for (intptr_t j = i; j > 0 && compareTargetByDef(&S->stash[j - 1], &S->stash[j], g) > 0; --j) {
+      Target tmp = S->stash[j];
+      S->stash[j] = S->stash[j - 1];
+      S->stash[j - 1] = tmp;
+    }
+  // reach[k]: the last op up to the peak reading a value op k defines, then
+  // the running maximum over the ops before k.
+  intptr_t peakOp = ok ? sim->instOp[t] : -1;
+  for (intptr_t k = 0; ok && k < g->numOps; ++k)
+    reach[k] = -1;
+  for (intptr_t v = 0; ok && v < g->numValues; ++v)
+    lastRead[v] = -1;
+  for (intptr_t k = 0; k <= peakOp && k < g->numOps; ++k)
+    for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u) {
+      intptr_t y = g->uses[u], d = g->values[y].defOp;
+      if (d < 0 || freeValue[y])
+        continue;
+      if (k > reach[d])
+        reach[d] = k;
+      if (k > lastRead[y])
+        lastRead[y] = k;
+    }
+  for (intptr_t k = 0, furthest = -1; ok && k < g->numOps; ++k) {
+    intptr_t own = reach[k];
+    reach[k] = furthest;
+    if (own > furthest)
+      furthest = own;
+  }
+  for (intptr_t k = 0; ok && k < peakOp; ++k) {
+    const RematOpInfo *op = &g->ops[k];
+    intptr_t v = op->firstResult;
+    if (op->numResults == 1 && reach[k] <= k && !freeValue[v] && lastRead[v] > k) {
+      S->cutValue[S->numCuts] = v;
+      S->cuts[S->numCuts++] = k;
+    }
+  }
+  free(reach);
+  free(lastRead);
+  free(freeValue);
+  return ok;
+}
+
+/// The buffer of `value` on the unchanged timeline, or -1.
+static intptr_t bufferOf(const RematSimulation *sim, intptr_t value) {
+  if (sim->valueVersionsBegin[value] == sim->valueVersionsBegin[value + 1])
+    return -1;
+  return sim->versions[sim->valueVersions[sim->valueVersionsBegin[value]]].buffer;
+}
+
+/// Steps 3 and 4 with a checkpoint every `every` cuts: the decisions of
+/// each segment, segment by segment in forward order (S->segFirst).
+static bool buildSegments(Planner *P, const RematSimulation *sim, intptr_t t, SqrtState *S, intptr_t every) {
+  const RematGraphImpl *g = P->g;
+  P->numDecisions = 0;
+  P->items.num = 0;
+  P->numMembers = 0;
+  S->numSegments = 0;
+  for (intptr_t i = 0; i < S->m; ++i)
+    S->dropped[S->stash[i].value] = true;
+  for (intptr_t b = 0; b < sim->numBuffers; ++b)
+    S->keep[b] = false;
+  for (intptr_t c = every - 1; c < S->numCuts; c += every) {
+    intptr_t b = bufferOf(sim, S->cutValue[c]);
+    S->dropped[S->cutValue[c]] = false;
+    if (b >= 0)
+      S->keep[b] = true;
+  }
+  // A segment ends with a checkpoint's op (the last one with the stash).
+  P->keepBuffers = S->keep;
+  for (intptr_t s = 0, c = every - 1; s < S->m; c += every) {
+    intptr_t end = S->m;
+    if (c < S->numCuts)
+      for (end = s; end < S->m && g->values[S->stash[end].value].defOp <= S->cuts[c]; ++end)
+        ;
+    S->segFirst[S->numSegments++] = P->numDecisions;
+    intptr_t anchor = -1;
+    for (intptr_t i = s; i < end; ++i)
+      if (S->dropped[S->stash[i].value] && (anchor < 0 || S->stash[i].anchor < anchor))
+        anchor = S->stash[i].anchor;
+    ++P->stampGen; // one group per segment
+    for (intptr_t i = s; i < end && anchor >= 0; ++i) {
+      const Target *target = &S->stash[i];
+      if (!S->dropped[target->value])
+        continue;
+      Chain chain;
+      if (!rematExtendTargetChain(P, sim, target, anchor, t, S->dropped, &chain)) {
+        S->dropped[target->value] = false; // its chain reaches an op that cannot be redone: kept
+        continue;
+      }
+      if (chain.len > 0 &&
+          !rematPlannerPushDecision(P, target->value, anchor, &chain, sim->buffers[target->buffer].bytes, -1, -1))
+        return false;
+    }
+    s = end;
+  }
+  S->segFirst[S->numSegments] = P->numDecisions;
+  return true;
+}
+
+/// The plan's simulated peak, or -1 when it is invalid; false when out of
+/// memory.
+static bool trialPeak(const Planner *P, int64_t *peak) {
+  RematSimulation trial;
+  bool valid = rematPlannerSimulate(P, false, &trial);
+  bool oom = !valid && trial.status == RematSimOutOfMemory;
+  *peak = valid ? trial.peakBytes : -1;
+  rematSimulationFree(&trial);
+  return !oom;
+}
+
+/// Step 5: segments added one at a time from the last, each kept when the
+/// peak does not rise. `*peak`: the peak without any (in), with those kept
+/// (out).
+static bool keepSegmentsThatHelp(Planner *P, const SqrtState *S, int64_t *peak) {
+  for (intptr_t d = 0; d < P->numDecisions; ++d)
+    P->decisions[d].removed = true;
+  for (intptr_t s = S->numSegments - 1; s >= 0; --s) {
+    if (S->segFirst[s] == S->segFirst[s + 1])
+      continue;
+    for (intptr_t d = S->segFirst[s]; d < S->segFirst[s + 1]; ++d)
+      P->decisions[d].removed = false;
+    int64_t trial;
+    if (!trialPeak(P, &trial))
+      return false;
+    if (trial >= 0 && trial <= *peak) {
+      *peak = trial;
+      continue;
+    }
+    for (intptr_t d = S->segFirst[s]; d < S->segFirst[s + 1]; ++d)
+      P->decisions[d].removed = true;
+  }
+  return true;
+}
+
+bool rematPlanSqrt(Planner *P, RematSimulation *sim) {
+  if (!rematSimulationComplete(P->ctx, sim))
+    return false;
+  rematPlannerMemoClear(P); // a new timeline
+  intptr_t t = sim->peakInstance;
+  SqrtState S = {0};
+  bool ok = findStashAndCuts(P, sim, t, &S);
+  if (ok) {
+    S.segFirst = malloc((size_t)(S.m + S.numCuts + 2) * sizeof(*S.segFirst));
+    ok = S.segFirst != NULL;
+  }
+  P->maxChain = P->g->numOps; // a segment is recomputed whole
+  intptr_t every = (intptr_t)ceil(sqrt((double)S.numCuts));
+  if (every < 1)
+    every = 1;
+  int64_t peak = -1;
+  ok = ok && buildSegments(P, sim, t, &S, every) && trialPeak(P, &peak);
+  if (getenv("REMAT_SQRT_DEBUG"))
+    fprintf(stderr, "sqrt: stash %ld cuts %ld every %ld segments %ld decisions %ld peak %lld -> %lld\n", (long)S.m,
+            (long)S.numCuts, (long)every, (long)S.numSegments, (long)P->numDecisions, (long long)sim->peakBytes,
+            (long long)peak);
+  if (ok && (peak < 0 || peak >= sim->peakBytes)) {
+    peak = sim->peakBytes;
+    ok = keepSegmentsThatHelp(P, &S, &peak);
+    if (getenv("REMAT_SQRT_DEBUG"))
+      fprintf(stderr, "sqrt: fallback peak %lld\n", (long long)peak);
+  }
+  P->keepBuffers = NULL;
+  sqrtStateFree(&S);
+  if (!ok)
+    return false;
+  RematSimulation trial;
+  if (peak < sim->peakBytes && rematPlannerSimulate(P, true, &trial)) {
+    rematSimulationFree(sim);
+    *sim = trial;
+    return true;
+  }
+  if (peak < sim->peakBytes) {
+    bool oom = trial.status == RematSimOutOfMemory;
+    rematSimulationFree(&trial);
+    if (oom)
+      return false;
+  }
+  P->numDecisions = 0; // nothing lowers the peak: no plan rather than a worse one
+  P->items.num = 0;
+  return true;
 }
