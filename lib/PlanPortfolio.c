@@ -113,7 +113,8 @@ static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSi
   for (int i = 0; i < kNumSegments && result; ++i) {
     Planner Q;
     RematSimulation trial;
-    bool ok = startFromScratch(&Q, &trial, P, ctx, budget) && rematPlanLayerCutCheckpoints(&Q, &trial, kPortfolio.segments[i]);
+    bool ok = startFromScratch(&Q, &trial, P, ctx, budget) &&
+              rematPlanLayerCutCheckpoints(&Q, &trial, kPortfolio.segments[i]);
     Q.opt.valleys = true;
     bool duplicate = false;
     if (ok) {

@@ -179,7 +179,10 @@ typedef struct Planner {
   struct ChainMemo *memo;
   intptr_t memoCap, memoSize, memoGen;
   intptr_t *chain;
-  intptr_t maxChain;  // longest chain a decision may clone
+  intptr_t maxChain; // longest chain a decision may clone
+  // Per buffer of the timeline (or NULL): ChainFull keeps them alive rather
+  // than recompute them (the sqrt planner's checkpoints).
+  const bool *keepBuffers;
   intptr_t *extended; // buffers a chain keeps alive longer (up to kMaxExtended)
   intptr_t numExtended;
   int64_t *stageLive;  // per stage: the most bytes live at any of its instances
@@ -193,7 +196,6 @@ typedef struct Planner {
   intptr_t *groupOps; // the group's chain (union of its members' ops)
   intptr_t groupLen;
   intptr_t groupKeep;                   // a buffer ChainFull keeps alive rather than recompute (-1: none)
-  const bool *keepBuffers; // per buffer of the timeline (or NULL): ChainFull keeps them alive (sqrt's checkpoints)
   intptr_t groupExtended[kMaxExtended]; // distinct buffers the group keeps alive longer
   intptr_t numGroupExtended;
   struct Target *groupBest; // the best group of the last pickAt (kMaxGroup)

@@ -15,8 +15,8 @@
 #include "PlanSearch.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct Stashed {
   intptr_t value, buffer, anchor;
@@ -179,6 +179,8 @@ typedef struct SqrtState {
   intptr_t *cutValue; // per cut: the value crossing it
   bool *dropped;      // per value
   bool *keep;         // per buffer of the timeline: a checkpoint
+  bool *checkpoint;   // per cut: kept (the candidate being built)
+  bool *last;         // per cut: the previous candidate's checkpoints
   intptr_t *segFirst; // per segment (+1): its first decision
   intptr_t numSegments;
 } SqrtState;
@@ -189,6 +191,8 @@ static void sqrtStateFree(SqrtState *S) {
   free(S->cutValue);
   free(S->dropped);
   free(S->keep);
+  free(S->checkpoint);
+  free(S->last);
   free(S->segFirst);
 }
 
@@ -291,9 +295,29 @@ static intptr_t bufferOf(const RematSimulation *sim, intptr_t value) {
   return sim->versions[sim->valueVersions[sim->valueVersionsBegin[value]]].buffer;
 }
 
-/// Steps 3 and 4 with a checkpoint every `every` cuts: the decisions of
-/// each segment, segment by segment in forward order (S->segFirst).
-static bool buildSegments(Planner *P, const RematSimulation *sim, intptr_t t, SqrtState *S, intptr_t every) {
+/// Step 3, Chen et al.'s rule: every `every`-th cut is a checkpoint.
+static void everyNthCut(SqrtState *S, intptr_t every) {
+  for (intptr_t c = 0; c < S->numCuts; ++c)
+    S->checkpoint[c] = c % every == every - 1;
+}
+
+/// Step 3, the memory-planning variant (Chen et al.'s Algorithm 3): walking
+/// the forward pass, a cut becomes a checkpoint once the stash since the
+/// last one exceeds `segmentBytes`.
+static void greedyByBytes(SqrtState *S, const RematGraphImpl *g, const RematSimulation *sim, int64_t segmentBytes) {
+  int64_t held = 0;
+  for (intptr_t c = 0, i = 0; c < S->numCuts; ++c) {
+    for (; i < S->m && g->values[S->stash[i].value].defOp <= S->cuts[c]; ++i)
+      held += sim->buffers[S->stash[i].buffer].bytes;
+    S->checkpoint[c] = held > segmentBytes;
+    if (S->checkpoint[c])
+      held = 0;
+  }
+}
+
+/// Step 4: the decisions of each segment, segment by segment in forward
+/// order (S->segFirst), for the checkpoints S->checkpoint.
+static bool buildSegments(Planner *P, const RematSimulation *sim, intptr_t t, SqrtState *S) {
   const RematGraphImpl *g = P->g;
   P->numDecisions = 0;
   P->items.num = 0;
@@ -303,15 +327,18 @@ static bool buildSegments(Planner *P, const RematSimulation *sim, intptr_t t, Sq
     S->dropped[S->stash[i].value] = true;
   for (intptr_t b = 0; b < sim->numBuffers; ++b)
     S->keep[b] = false;
-  for (intptr_t c = every - 1; c < S->numCuts; c += every) {
-    intptr_t b = bufferOf(sim, S->cutValue[c]);
-    S->dropped[S->cutValue[c]] = false;
+  for (intptr_t c = 0; c < S->numCuts; ++c) {
+    intptr_t b = S->checkpoint[c] ? bufferOf(sim, S->cutValue[c]) : -1;
+    if (S->checkpoint[c])
+      S->dropped[S->cutValue[c]] = false;
     if (b >= 0)
       S->keep[b] = true;
   }
   // A segment ends with a checkpoint's op (the last one with the stash).
   P->keepBuffers = S->keep;
-  for (intptr_t s = 0, c = every - 1; s < S->m; c += every) {
+  for (intptr_t s = 0, c = 0; s < S->m; ++c) {
+    while (c < S->numCuts && !S->checkpoint[c])
+      ++c;
     intptr_t end = S->m;
     if (c < S->numCuts)
       for (end = s; end < S->m && g->values[S->stash[end].value].defOp <= S->cuts[c]; ++end)
@@ -341,13 +368,14 @@ static bool buildSegments(Planner *P, const RematSimulation *sim, intptr_t t, Sq
   return true;
 }
 
-/// The plan's simulated peak, or -1 when it is invalid; false when out of
-/// memory.
-static bool trialPeak(const Planner *P, int64_t *peak) {
+/// The plan's simulated peak and recompute cost (peak -1 when it is
+/// invalid); false when out of memory.
+static bool trialPeak(const Planner *P, int64_t *peak, double *cost) {
   RematSimulation trial;
   bool valid = rematPlannerSimulate(P, false, &trial);
   bool oom = !valid && trial.status == RematSimOutOfMemory;
   *peak = valid ? trial.peakBytes : -1;
+  *cost = valid ? trial.recomputeCost : 0;
   rematSimulationFree(&trial);
   return !oom;
 }
@@ -355,7 +383,7 @@ static bool trialPeak(const Planner *P, int64_t *peak) {
 /// Step 5: segments added one at a time from the last, each kept when the
 /// peak does not rise. `*peak`: the peak without any (in), with those kept
 /// (out).
-static bool keepSegmentsThatHelp(Planner *P, const SqrtState *S, int64_t *peak) {
+static bool keepSegmentsThatHelp(Planner *P, const SqrtState *S, int64_t *peak, double *cost) {
   for (intptr_t d = 0; d < P->numDecisions; ++d)
     P->decisions[d].removed = true;
   for (intptr_t s = S->numSegments - 1; s >= 0; --s) {
@@ -364,10 +392,12 @@ static bool keepSegmentsThatHelp(Planner *P, const SqrtState *S, int64_t *peak) 
     for (intptr_t d = S->segFirst[s]; d < S->segFirst[s + 1]; ++d)
       P->decisions[d].removed = false;
     int64_t trial;
-    if (!trialPeak(P, &trial))
+    double trialCost;
+    if (!trialPeak(P, &trial, &trialCost))
       return false;
     if (trial >= 0 && trial <= *peak) {
       *peak = trial;
+      *cost = trialCost;
       continue;
     }
     for (intptr_t d = S->segFirst[s]; d < S->segFirst[s + 1]; ++d)
@@ -376,44 +406,94 @@ static bool keepSegmentsThatHelp(Planner *P, const SqrtState *S, int64_t *peak) 
   return true;
 }
 
+/// The checkpoints of candidate `k` (0: Chen et al.'s sqrt rule; then the
+/// memory-planning variant, its stash split into about 2^(k/2) segments,
+/// up to one per cut); false when there is no such candidate.
+static bool candidateCheckpoints(SqrtState *S, const RematGraphImpl *g, const RematSimulation *sim, intptr_t k,
+                                 int64_t stashBytes) {
+  if (k == 0) {
+    intptr_t every = (intptr_t)ceil(sqrt((double)S->numCuts));
+    everyNthCut(S, every < 1 ? 1 : every);
+    return true;
+  }
+  double segments = pow(2.0, (double)(k - 1) / 2);
+  if (segments > 2.0 * (double)(S->numCuts + 1))
+    return false;
+  greedyByBytes(S, g, sim, (int64_t)((double)stashBytes / segments));
+  return true;
+}
+
 bool rematPlanSqrt(Planner *P, RematSimulation *sim) {
   if (!rematSimulationComplete(P->ctx, sim))
     return false;
   rematPlannerMemoClear(P); // a new timeline
+  const RematGraphImpl *g = P->g;
   intptr_t t = sim->peakInstance;
   SqrtState S = {0};
   bool ok = findStashAndCuts(P, sim, t, &S);
   if (ok) {
     S.segFirst = malloc((size_t)(S.m + S.numCuts + 2) * sizeof(*S.segFirst));
-    ok = S.segFirst != NULL;
+    S.checkpoint = calloc((size_t)(S.numCuts + 1), sizeof(*S.checkpoint));
+    S.last = calloc((size_t)(S.numCuts + 1), sizeof(*S.last));
+    ok = S.segFirst && S.checkpoint && S.last;
   }
-  P->maxChain = P->g->numOps; // a segment is recomputed whole
-  intptr_t every = (intptr_t)ceil(sqrt((double)S.numCuts));
-  if (every < 1)
-    every = 1;
-  int64_t peak = -1;
-  ok = ok && buildSegments(P, sim, t, &S, every) && trialPeak(P, &peak);
-  if (getenv("REMAT_SQRT_DEBUG"))
-    fprintf(stderr, "sqrt: stash %ld cuts %ld every %ld segments %ld decisions %ld peak %lld -> %lld\n", (long)S.m,
-            (long)S.numCuts, (long)every, (long)S.numSegments, (long)P->numDecisions, (long long)sim->peakBytes,
-            (long long)peak);
-  if (ok && (peak < 0 || peak >= sim->peakBytes)) {
-    peak = sim->peakBytes;
-    ok = keepSegmentsThatHelp(P, &S, &peak);
-    if (getenv("REMAT_SQRT_DEBUG"))
-      fprintf(stderr, "sqrt: fallback peak %lld\n", (long long)peak);
+  P->maxChain = g->numOps; // a segment is recomputed whole
+  int64_t stashBytes = 0;
+  for (intptr_t i = 0; i < S.m; ++i)
+    stashBytes += sim->buffers[S.stash[i].buffer].bytes;
+  // Chen et al.'s rule, then the memory-planning variant's grid: the plan
+  // that fits the budget for the least recompute time, else the lowest peak.
+  int64_t bestPeak = sim->peakBytes;
+  double bestCost = 0;
+  bool found = false;
+  intptr_t bestK = 0;
+  for (intptr_t k = 0; ok && candidateCheckpoints(&S, g, sim, k, stashBytes); ++k) {
+    if (k > 0 && memcmp(S.checkpoint, S.last, (size_t)S.numCuts * sizeof(*S.last)) == 0)
+      continue; // the same checkpoints as the candidate before
+    memcpy(S.last, S.checkpoint, (size_t)S.numCuts * sizeof(*S.last));
+    int64_t peak = -1;
+    double cost = 0;
+    ok = buildSegments(P, sim, t, &S) && trialPeak(P, &peak, &cost);
+    // Step 5: a plan that does not lower the peak, segment by segment.
+    if (ok && (peak < 0 || peak >= sim->peakBytes)) {
+      peak = sim->peakBytes;
+      ok = keepSegmentsThatHelp(P, &S, &peak, &cost);
+    }
+    if (!ok || peak >= sim->peakBytes)
+      continue;
+    bool fits = peak <= P->budget, bestFits = found && bestPeak <= P->budget;
+    bool better = !found || (fits && (!bestFits || cost < bestCost)) ||
+                  (!fits && !bestFits && (peak < bestPeak || (peak == bestPeak && cost < bestCost)));
+    if (better) {
+      found = true;
+      bestK = k;
+      bestPeak = peak;
+      bestCost = cost;
+    }
+  }
+  // The best candidate again (its segments kept as they were chosen).
+  if (ok && found) {
+    candidateCheckpoints(&S, g, sim, bestK, stashBytes);
+    int64_t peak = -1;
+    double cost = 0;
+    ok = buildSegments(P, sim, t, &S) && trialPeak(P, &peak, &cost);
+    if (ok && (peak < 0 || peak >= sim->peakBytes)) {
+      peak = sim->peakBytes;
+      ok = keepSegmentsThatHelp(P, &S, &peak, &cost);
+    }
+    found = ok && peak == bestPeak;
   }
   P->keepBuffers = NULL;
   sqrtStateFree(&S);
   if (!ok)
     return false;
-  RematSimulation trial;
-  if (peak < sim->peakBytes && rematPlannerSimulate(P, true, &trial)) {
-    rematSimulationFree(sim);
-    *sim = trial;
-    return true;
-  }
-  if (peak < sim->peakBytes) {
+  if (found) {
+    RematSimulation trial;
+    if (rematPlannerSimulate(P, true, &trial)) {
+      rematSimulationFree(sim);
+      *sim = trial;
+      return true;
+    }
     bool oom = trial.status == RematSimOutOfMemory;
     rematSimulationFree(&trial);
     if (oom)
