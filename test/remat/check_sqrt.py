@@ -57,9 +57,15 @@ def main():
                 print(f"FAIL {name}: remat-opt --planner=sqrt exited {rc}: {err.strip()}")
                 failures += 1
                 continue
-            with open(report) as f:
-                functions = json.load(f)["functions"]
-            os.remove(report)
+            try:
+                with open(report) as f:
+                    functions = json.load(f)["functions"]
+            except ValueError:
+                print(f"FAIL {name}: remat-opt --planner=sqrt exited {rc} without a JSON report: {err.strip()}")
+                failures += 1
+                continue
+            finally:
+                os.remove(report)
             for fn in functions:
                 before, planned = fn["peak_bytes_before"], fn["peak_bytes_planned"]
                 after, n = fn["peak_bytes_after"], len(fn.get("decisions", []))
