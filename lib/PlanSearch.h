@@ -340,8 +340,10 @@ bool rematPickGroupAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_
 // PlanSqrt.c, PlanPortfolio.c
 //===----------------------------------------------------------------------===//
 
-/// The sqrt planner: Chen et al.'s segment checkpointing (PlanSqrt.c).
-bool rematPlanSqrt(Planner *P, RematSimulation *sim);
+/// The sqrt planner: Chen et al.'s segment checkpointing (PlanSqrt.c). Its
+/// plan peaks under both the timeline's peak and `ceiling` (the input's
+/// peak), or it makes none.
+bool rematPlanSqrt(Planner *P, RematSimulation *sim, int64_t ceiling);
 /// The default planner's restarts from checkpoints (PlanPortfolio.c): every
 /// `segmentCuts`-th layer cut of the values stashed at the peak kept (0:
 /// every ceil(sqrt(#cuts))-th), the rest recomputed segment by segment; no

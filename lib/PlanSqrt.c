@@ -423,7 +423,7 @@ static bool candidateCheckpoints(SqrtState *S, const RematGraphImpl *g, const Re
   return true;
 }
 
-bool rematPlanSqrt(Planner *P, RematSimulation *sim) {
+bool rematPlanSqrt(Planner *P, RematSimulation *sim, int64_t ceiling) {
   if (!rematSimulationComplete(P->ctx, sim))
     return false;
   rematPlannerMemoClear(P); // a new timeline
@@ -443,7 +443,10 @@ bool rematPlanSqrt(Planner *P, RematSimulation *sim) {
     stashBytes += sim->buffers[S.stash[i].buffer].bytes;
   // Chen et al.'s rule, then the memory-planning variant's grid: the plan
   // that fits the budget for the least recompute time, else the lowest peak.
-  int64_t bestPeak = sim->peakBytes;
+  // A plan must lower the peak of the function planned and stay under the
+  // input's (splitting shared destinations may have raised it).
+  int64_t limit = sim->peakBytes < ceiling ? sim->peakBytes : ceiling;
+  int64_t bestPeak = limit;
   double bestCost = 0;
   bool found = false;
   intptr_t bestK = 0;
@@ -455,11 +458,11 @@ bool rematPlanSqrt(Planner *P, RematSimulation *sim) {
     double cost = 0;
     ok = buildSegments(P, sim, t, &S) && trialPeak(P, &peak, &cost);
     // Step 5: a plan that does not lower the peak, segment by segment.
-    if (ok && (peak < 0 || peak >= sim->peakBytes)) {
-      peak = sim->peakBytes;
+    if (ok && (peak < 0 || peak >= limit)) {
+      peak = limit;
       ok = keepSegmentsThatHelp(P, &S, &peak, &cost);
     }
-    if (!ok || peak >= sim->peakBytes)
+    if (!ok || peak >= limit)
       continue;
     bool fits = peak <= P->budget, bestFits = found && bestPeak <= P->budget;
     bool better = !found || (fits && (!bestFits || cost < bestCost)) ||
@@ -477,8 +480,8 @@ bool rematPlanSqrt(Planner *P, RematSimulation *sim) {
     int64_t peak = -1;
     double cost = 0;
     ok = buildSegments(P, sim, t, &S) && trialPeak(P, &peak, &cost);
-    if (ok && (peak < 0 || peak >= sim->peakBytes)) {
-      peak = sim->peakBytes;
+    if (ok && (peak < 0 || peak >= limit)) {
+      peak = limit;
       ok = keepSegmentsThatHelp(P, &S, &peak, &cost);
     }
     found = ok && peak == bestPeak;
