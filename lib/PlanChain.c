@@ -132,7 +132,8 @@ static bool growChain(Planner *P, const RematSimulation *sim, intptr_t anchor, i
         if (b == dropBuffer || rematSimVersionClobberPos(sim, ver) < pos)
           need = true;
         else if (buf->lastUse < pos) {
-          if (mode == ChainFull && d >= 0 && recomputable(g->ops[d].cls) && b != P->groupKeep)
+          if (mode == ChainFull && d >= 0 && recomputable(g->ops[d].cls) && b != P->groupKeep &&
+              !(P->keepBuffers && P->keepBuffers[b]))
             need = true;
           else {
             if (buf->alloc <= peakPos && buf->lastUse < peakPos && pos > peakPos)
@@ -277,6 +278,27 @@ bool rematBuildTargetChain(Planner *P, const RematSimulation *sim, const Target 
     P->chain[c->len++] = def;
   }
   return growChain(P, sim, target->anchor, target->buffer, peakPos, mode, NULL, c, next);
+}
+
+bool rematExtendTargetChain(Planner *P, const RematSimulation *sim, const Target *target, intptr_t anchor,
+                            intptr_t peakPos, const bool *dropped, Chain *c) {
+  if (!extendChain(P, sim, target->value, anchor, target->buffer, peakPos, ChainFull, dropped, c))
+    return false;
+  intptr_t next = c->len;
+  for (intptr_t i = 0; i < target->numViews; ++i) {
+    intptr_t def = P->g->values[target->views[i]].defOp;
+    if (P->stamp[def] == P->stampGen)
+      continue;
+    if (c->len == P->maxChain)
+      break;
+    P->stamp[def] = P->stampGen;
+    P->chain[c->len++] = def;
+  }
+  if (next == c->len || growChain(P, sim, anchor, target->buffer, peakPos, ChainFull, dropped, c, next))
+    return true;
+  for (intptr_t i = 0; i < c->len; ++i)
+    P->stamp[P->chain[i]] = 0;
+  return false;
 }
 
 /// The part of the chain P->chain[0, len) placed at `anchor` that is a move,

@@ -218,12 +218,14 @@ static bool simulateUnchanged(const Planner *P, RematGraph graph, MlirOperation 
 }
 
 /// Runs planner `kind` from the unchanged function's timeline `sim`; the
-/// plan is left in (P, sim).
+/// plan is left in (P, sim). `inputPeak`: the input's own peak, which the
+/// sqrt planner's plan stays under (the timeline's may be higher after the
+/// split of shared destinations).
 static bool runPlanner(Planner *P, RematSimulation *sim, const RematSimContext *ctx, RematPlannerKind kind,
-                       int64_t budget) {
+                       int64_t budget, int64_t inputPeak) {
   switch (kind) {
   case RematPlannerSqrt:
-    return rematPlanSqrt(P, sim, 0);
+    return rematPlanSqrt(P, sim, inputPeak);
   case RematPlannerGreedy:
     return rematPlanAtPeaks(P, sim, false);
   case RematPlannerDefault:
@@ -349,7 +351,8 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   bool ok = rematPlannerInit(&P, &ctx, budgetBytes);
   RematSimulation sim;
   memset(&sim, 0, sizeof(sim));
-  ok = ok && simulateUnchanged(&P, graph, func, result, &sim) && runPlanner(&P, &sim, &ctx, kind, budgetBytes);
+  ok = ok && simulateUnchanged(&P, graph, func, result, &sim) &&
+       runPlanner(&P, &sim, &ctx, kind, budgetBytes, result->peakBytesBefore);
   rematSimulationFree(&sim);
   result->searchEffort = kind == RematPlannerDefault && P.g->numOps > kExactPruneOps ? "reduced" : "full";
   result->planSeconds = nowSeconds() - t0;

@@ -102,7 +102,7 @@ static bool startFromScratch(Planner *Q, RematSimulation *trial, const Planner *
 /// segment checkpointing with segments of kPortfolio.segments layer cuts,
 /// continue picking at the peak, and keep the cheapest plan that fits (or
 /// the lowest peak if none does). Two segment sizes often give the same
-/// checkpoints (or none: the rule raised the peak and rematPlanSqrt dropped them
+/// checkpoints (or none: the rule raised the peak and rematPlanLayerCutCheckpoints dropped them
 /// all); the continuation from an identical schedule is identical and would
 /// not be kept (keepBetterPlan wants strictly better), so it is not run
 /// twice.
@@ -113,7 +113,8 @@ static bool retryFromCheckpoints(Planner *P, RematSimulation *sim, const RematSi
   for (int i = 0; i < kNumSegments && result; ++i) {
     Planner Q;
     RematSimulation trial;
-    bool ok = startFromScratch(&Q, &trial, P, ctx, budget) && rematPlanSqrt(&Q, &trial, kPortfolio.segments[i]);
+    bool ok = startFromScratch(&Q, &trial, P, ctx, budget) &&
+              rematPlanLayerCutCheckpoints(&Q, &trial, kPortfolio.segments[i]);
     Q.opt.valleys = true;
     bool duplicate = false;
     if (ok) {

@@ -184,7 +184,10 @@ typedef struct Planner {
   struct ChainMemo *memo;
   intptr_t memoCap, memoSize, memoGen;
   intptr_t *chain;
-  intptr_t maxChain;  // longest chain a decision may clone
+  intptr_t maxChain; // longest chain a decision may clone
+  // Per buffer of the timeline (or NULL): ChainFull keeps them alive rather
+  // than recompute them (the sqrt planner's checkpoints).
+  const bool *keepBuffers;
   intptr_t *extended; // buffers a chain keeps alive longer (up to kMaxExtended)
   intptr_t numExtended;
   // Per stage: the most bytes live at any of its instances, in blocks of
@@ -327,6 +330,12 @@ bool rematFindTarget(const Planner *P, const RematSimulation *sim, intptr_t b, i
 /// The chain that recomputes `target` before its anchor, into P->chain.
 bool rematBuildTargetChain(Planner *P, const RematSimulation *sim, const Target *target, intptr_t peakPos,
                            ChainMode mode, Chain *c);
+/// rematExtendChain (ChainFull) for a target, with the ops of its views
+/// (Target.views) re-executed after it, so that no later read is left on the
+/// dropped buffer: the sqrt planner's segments. A chain that fails leaves
+/// the group as it was.
+bool rematExtendTargetChain(Planner *P, const RematSimulation *sim, const Target *target, intptr_t anchor,
+                            intptr_t peakPos, const bool *dropped, Chain *c);
 /// The cost of the part of the chain P->chain[0, len) at `anchor` that is a
 /// move, not a recomputation.
 double rematMoveSavings(Planner *P, const RematSimulation *sim, intptr_t anchor, intptr_t len);
@@ -348,9 +357,16 @@ bool rematPickGroupAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_
 // PlanSqrt.c, PlanPortfolio.c
 //===----------------------------------------------------------------------===//
 
-/// The sqrt planner: Chen et al.'s segment checkpointing at the peak.
-/// `segmentCuts`: layer cuts per segment, 0 for sqrt(#cuts).
-bool rematPlanSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts);
+/// The sqrt planner: Chen et al.'s segment checkpointing (PlanSqrt.c). Its
+/// plan peaks under both the timeline's peak and `ceiling` (the input's
+/// peak), or it makes none.
+bool rematPlanSqrt(Planner *P, RematSimulation *sim, int64_t ceiling);
+/// The default planner's restarts from checkpoints (PlanPortfolio.c): every
+/// `segmentCuts`-th layer cut of the values stashed at the peak kept (0:
+/// every ceil(sqrt(#cuts))-th), the rest recomputed segment by segment; no
+/// plan when that does not lower the peak. The sqrt planner until
+/// 2026-12-02, kept as it was so that the default planner's plans stay.
+bool rematPlanLayerCutCheckpoints(Planner *P, RematSimulation *sim, intptr_t segmentCuts);
 /// The default planner: the chain-aware search, then its portfolio of
 /// restarts and local search, keeping the best plan in (P, sim).
 bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget);

@@ -1,17 +1,22 @@
 //===- PlanSqrt.c - The sqrt planner: segment checkpointing ---------------===//
 //
-// Chen et al. 2016 on the simulated timeline (RematPlannerSqrt): the values
-// stashed across the peak are split into segments at the forward pass's
-// layer cuts; one checkpoint is kept per segment and the rest recomputed
-// segment by segment before the segment's first late read. Also the start
-// of the default planner's restarts from checkpoints (PlanPortfolio.c).
-// Uses the search state and chains of PlanSearch.h.
+// Chen et al. 2016 ("Training Deep Nets with Sublinear Memory Cost") on the
+// simulated timeline (RematPlannerSqrt, rematPlanSqrt): the values the
+// forward pass stashes for the backward are split into about sqrt(n)
+// segments at the forward pass's cut points; each segment's boundary is kept,
+// everything else stashed is dropped and each segment is recomputed once,
+// right before the backward first reads any of its values.
+//
+// Also the older rule the default planner restarts from
+// (rematPlanLayerCutCheckpoints, PlanPortfolio.c). Uses the search state and
+// chains of PlanSearch.h.
 //
 //===----------------------------------------------------------------------===//
 #include "PlanSearch.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct Stashed {
   intptr_t value, buffer, anchor;
@@ -22,7 +27,7 @@ static int compareStashedByDef(const void *a, const void *b, const RematGraphImp
   return x < y ? -1 : (x > y);
 }
 
-bool rematPlanSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
+bool rematPlanLayerCutCheckpoints(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
   if (!rematSimulationComplete(P->ctx, sim))
     return false;
   rematPlannerMemoClear(P); // a new timeline
@@ -136,4 +141,368 @@ bool rematPlanSqrt(Planner *P, RematSimulation *sim, intptr_t segmentCuts) {
   P->numDecisions = 0;
   P->items.num = 0;
   return !oom;
+}
+
+//===----------------------------------------------------------------------===//
+// The sqrt planner: Chen et al.'s segment checkpointing
+//===----------------------------------------------------------------------===//
+//
+// 1. The stash: the values live but idle across the unconstrained peak (the
+//    buffers rematFindTarget accepts there), what the forward pass keeps for
+//    the backward, in forward (definition) order.
+// 2. Cut points: op d cuts the forward pass when no value defined before d
+//    is read after d by the forward pass (the ops up to the peak), ignoring
+//    what needs no stashing (arguments, globals and views of them, scalars,
+//    values computed from constants alone: empties, fills, index tensors),
+//    and its one result is read after it. In a residual network the residual
+//    stream between blocks is one; a value inside a block is not. A cut need
+//    not be stashed itself (a pre-LN transformer's backward reads the
+//    normalized stream, not the stream).
+// 3. Segments: every ceil(sqrt(#cuts))-th cut is a checkpoint, kept until
+//    the last segment that starts from it is recomputed; every stashed value
+//    that is not a checkpoint is dropped. A segment runs from one checkpoint
+//    to the next.
+// 4. Each segment is recomputed whole, once, in one group placed right
+//    before the backward's first read of any of its dropped values: the
+//    chains (ChainFull) recompute every input that is gone there from the
+//    checkpoints, arguments and kept values.
+// 5. The plan is checked on the exact simulation. When it is invalid or does
+//    not lower the peak, the segments are added one at a time, from the one
+//    nearest the loss back, each kept only when the peak does not rise; no
+//    plan at all when that does not lower the peak either.
+
+typedef struct SqrtState {
+  Target *stash; // in forward order
+  intptr_t m;
+  intptr_t *cuts; // cut ops, in order
+  intptr_t numCuts;
+  intptr_t *cutValue; // per cut: the value crossing it
+  bool *dropped;      // per value
+  bool *keep;         // per buffer of the timeline: a checkpoint
+  bool *checkpoint;   // per cut: kept (the candidate being built)
+  bool *last;         // per cut: the previous candidate's checkpoints
+  intptr_t *segFirst; // per segment (+1): its first decision
+  intptr_t numSegments;
+} SqrtState;
+
+static void sqrtStateFree(SqrtState *S) {
+  free(S->stash);
+  free(S->cuts);
+  free(S->cutValue);
+  free(S->dropped);
+  free(S->keep);
+  free(S->checkpoint);
+  free(S->last);
+  free(S->segFirst);
+}
+
+/// Values the forward pass never has to stash: no buffer of their own to
+/// keep (scalars, arguments, globals and views of them), or computed from
+/// constants alone.
+static bool *markFree(const RematGraphImpl *g) {
+  bool *freeValue = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*freeValue));
+  bool *constant = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*constant));
+  if (!freeValue || !constant) {
+    free(freeValue);
+    free(constant);
+    return NULL;
+  }
+  // Operands precede their users: one pass in value order.
+  for (intptr_t v = 0; v < g->numValues; ++v) {
+    intptr_t def = g->values[v].defOp, b = g->values[v].buffer;
+    if (def >= 0) {
+      bool c = true;
+      for (intptr_t u = g->ops[def].usesBegin; u < g->ops[def].usesEnd && c; ++u)
+        c = g->uses[u] < v && constant[g->uses[u]];
+      constant[v] = c;
+    }
+    freeValue[v] = def < 0 || b < 0 || g->buffers[b].external || constant[v];
+  }
+  free(constant);
+  return freeValue;
+}
+
+static int compareTargetByDef(const void *a, const void *b, const RematGraphImpl *g) {
+  intptr_t x = g->values[((const Target *)a)->value].defOp, y = g->values[((const Target *)b)->value].defOp;
+  return x < y ? -1 : (x > y);
+}
+
+/// Steps 1 and 2: the stash in forward order and the cuts.
+static bool findStashAndCuts(const Planner *P, const RematSimulation *sim, intptr_t t, SqrtState *S) {
+  const RematGraphImpl *g = P->g;
+  size_t numOps = (size_t)(g->numOps ? g->numOps : 1);
+  S->stash = malloc((size_t)(sim->numBuffers ? sim->numBuffers : 1) * sizeof(*S->stash));
+  S->keep = calloc((size_t)(sim->numBuffers ? sim->numBuffers : 1), sizeof(*S->keep));
+  S->dropped = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*S->dropped));
+  S->cuts = malloc(numOps * sizeof(*S->cuts));
+  S->cutValue = malloc(numOps * sizeof(*S->cutValue));
+  intptr_t *reach = malloc(numOps * sizeof(*reach));
+  intptr_t *lastRead = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*lastRead));
+  bool *freeValue = markFree(g);
+  bool ok = S->stash && S->keep && S->dropped && S->cuts && S->cutValue && reach && lastRead && freeValue;
+  for (intptr_t b = 0; ok && b < sim->numBuffers; ++b) {
+    Target target;
+    if (rematFindTarget(P, sim, b, t, &target) && recomputable(g->ops[g->values[target.value].defOp].cls))
+      S->stash[S->m++] = target;
+  }
+  for (intptr_t i = 1; i < S->m; ++i) // insertion sort: stashes are small
+    for (intptr_t j = i; j > 0 && compareTargetByDef(&S->stash[j - 1], &S->stash[j], g) > 0; --j) {
+      Target tmp = S->stash[j];
+      S->stash[j] = S->stash[j - 1];
+      S->stash[j - 1] = tmp;
+    }
+  // reach[k]: the last op up to the peak reading a value op k defines, then
+  // the running maximum over the ops before k.
+  intptr_t peakOp = ok ? sim->instOp[t] : -1;
+  for (intptr_t k = 0; ok && k < g->numOps; ++k)
+    reach[k] = -1;
+  for (intptr_t v = 0; ok && v < g->numValues; ++v)
+    lastRead[v] = -1;
+  for (intptr_t k = 0; k <= peakOp && k < g->numOps; ++k)
+    for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u) {
+      intptr_t y = g->uses[u], d = g->values[y].defOp;
+      if (d < 0 || freeValue[y])
+        continue;
+      if (k > reach[d])
+        reach[d] = k;
+      if (k > lastRead[y])
+        lastRead[y] = k;
+    }
+  for (intptr_t k = 0, furthest = -1; ok && k < g->numOps; ++k) {
+    intptr_t own = reach[k];
+    reach[k] = furthest;
+    if (own > furthest)
+      furthest = own;
+  }
+  for (intptr_t k = 0; ok && k < peakOp; ++k) {
+    const RematOpInfo *op = &g->ops[k];
+    intptr_t v = op->firstResult;
+    if (op->numResults == 1 && reach[k] <= k && !freeValue[v] && lastRead[v] > k) {
+      S->cutValue[S->numCuts] = v;
+      S->cuts[S->numCuts++] = k;
+    }
+  }
+  free(reach);
+  free(lastRead);
+  free(freeValue);
+  return ok;
+}
+
+/// The buffer of `value` on the unchanged timeline, or -1.
+static intptr_t bufferOf(const RematSimulation *sim, intptr_t value) {
+  if (sim->valueVersionsBegin[value] == sim->valueVersionsBegin[value + 1])
+    return -1;
+  return sim->versions[sim->valueVersions[sim->valueVersionsBegin[value]]].buffer;
+}
+
+/// Step 3, Chen et al.'s rule: every `every`-th cut is a checkpoint.
+static void everyNthCut(SqrtState *S, intptr_t every) {
+  for (intptr_t c = 0; c < S->numCuts; ++c)
+    S->checkpoint[c] = c % every == every - 1;
+}
+
+/// Step 3, the memory-planning variant (Chen et al.'s Algorithm 3): walking
+/// the forward pass, a cut becomes a checkpoint once the stash since the
+/// last one exceeds `segmentBytes`.
+static void greedyByBytes(SqrtState *S, const RematGraphImpl *g, const RematSimulation *sim, int64_t segmentBytes) {
+  int64_t held = 0;
+  for (intptr_t c = 0, i = 0; c < S->numCuts; ++c) {
+    for (; i < S->m && g->values[S->stash[i].value].defOp <= S->cuts[c]; ++i)
+      held += sim->buffers[S->stash[i].buffer].bytes;
+    S->checkpoint[c] = held > segmentBytes;
+    if (S->checkpoint[c])
+      held = 0;
+  }
+}
+
+/// Step 4: the decisions of each segment, segment by segment in forward
+/// order (S->segFirst), for the checkpoints S->checkpoint.
+static bool buildSegments(Planner *P, const RematSimulation *sim, intptr_t t, SqrtState *S) {
+  const RematGraphImpl *g = P->g;
+  P->numDecisions = 0;
+  P->items.num = 0;
+  P->numMembers = 0;
+  S->numSegments = 0;
+  for (intptr_t i = 0; i < S->m; ++i)
+    S->dropped[S->stash[i].value] = true;
+  for (intptr_t b = 0; b < sim->numBuffers; ++b)
+    S->keep[b] = false;
+  for (intptr_t c = 0; c < S->numCuts; ++c) {
+    intptr_t b = S->checkpoint[c] ? bufferOf(sim, S->cutValue[c]) : -1;
+    if (S->checkpoint[c])
+      S->dropped[S->cutValue[c]] = false;
+    if (b >= 0)
+      S->keep[b] = true;
+  }
+  // A segment ends with a checkpoint's op (the last one with the stash).
+  P->keepBuffers = S->keep;
+  for (intptr_t s = 0, c = 0; s < S->m; ++c) {
+    while (c < S->numCuts && !S->checkpoint[c])
+      ++c;
+    intptr_t end = S->m;
+    if (c < S->numCuts)
+      for (end = s; end < S->m && g->values[S->stash[end].value].defOp <= S->cuts[c]; ++end)
+        ;
+    S->segFirst[S->numSegments++] = P->numDecisions;
+    intptr_t anchor = -1;
+    for (intptr_t i = s; i < end; ++i)
+      if (S->dropped[S->stash[i].value] && (anchor < 0 || S->stash[i].anchor < anchor))
+        anchor = S->stash[i].anchor;
+    ++P->stampGen; // one group per segment
+    for (intptr_t i = s; i < end && anchor >= 0; ++i) {
+      const Target *target = &S->stash[i];
+      if (!S->dropped[target->value])
+        continue;
+      Chain chain;
+      if (!rematExtendTargetChain(P, sim, target, anchor, t, S->dropped, &chain)) {
+        S->dropped[target->value] = false; // its chain reaches an op that cannot be redone: kept
+        continue;
+      }
+      if (chain.len > 0 &&
+          !rematPlannerPushDecision(P, target->value, anchor, &chain, sim->buffers[target->buffer].bytes, -1, -1))
+        return false;
+    }
+    s = end;
+  }
+  S->segFirst[S->numSegments] = P->numDecisions;
+  return true;
+}
+
+/// The plan's simulated peak and recompute cost (peak -1 when it is
+/// invalid); false when out of memory.
+static bool trialPeak(const Planner *P, int64_t *peak, double *cost) {
+  RematSimulation trial;
+  bool valid = rematPlannerSimulate(P, false, &trial);
+  bool oom = !valid && trial.status == RematSimOutOfMemory;
+  *peak = valid ? trial.peakBytes : -1;
+  *cost = valid ? trial.recomputeCost : 0;
+  rematSimulationFree(&trial);
+  return !oom;
+}
+
+/// Step 5: segments added one at a time from the last, each kept when the
+/// peak does not rise. `*peak`: the peak without any (in), with those kept
+/// (out).
+static bool keepSegmentsThatHelp(Planner *P, const SqrtState *S, int64_t *peak, double *cost) {
+  for (intptr_t d = 0; d < P->numDecisions; ++d)
+    P->decisions[d].removed = true;
+  for (intptr_t s = S->numSegments - 1; s >= 0; --s) {
+    if (S->segFirst[s] == S->segFirst[s + 1])
+      continue;
+    for (intptr_t d = S->segFirst[s]; d < S->segFirst[s + 1]; ++d)
+      P->decisions[d].removed = false;
+    int64_t trial;
+    double trialCost;
+    if (!trialPeak(P, &trial, &trialCost))
+      return false;
+    if (trial >= 0 && trial <= *peak) {
+      *peak = trial;
+      *cost = trialCost;
+      continue;
+    }
+    for (intptr_t d = S->segFirst[s]; d < S->segFirst[s + 1]; ++d)
+      P->decisions[d].removed = true;
+  }
+  return true;
+}
+
+/// The checkpoints of candidate `k` (0: Chen et al.'s sqrt rule; then the
+/// memory-planning variant, its stash split into about 2^(k/2) segments,
+/// up to one per cut); false when there is no such candidate.
+static bool candidateCheckpoints(SqrtState *S, const RematGraphImpl *g, const RematSimulation *sim, intptr_t k,
+                                 int64_t stashBytes) {
+  if (k == 0) {
+    intptr_t every = (intptr_t)ceil(sqrt((double)S->numCuts));
+    everyNthCut(S, every < 1 ? 1 : every);
+    return true;
+  }
+  double segments = pow(2.0, (double)(k - 1) / 2);
+  if (segments > 2.0 * (double)(S->numCuts + 1))
+    return false;
+  greedyByBytes(S, g, sim, (int64_t)((double)stashBytes / segments));
+  return true;
+}
+
+bool rematPlanSqrt(Planner *P, RematSimulation *sim, int64_t ceiling) {
+  if (!rematSimulationComplete(P->ctx, sim))
+    return false;
+  rematPlannerMemoClear(P); // a new timeline
+  const RematGraphImpl *g = P->g;
+  intptr_t t = sim->peakInstance;
+  SqrtState S = {0};
+  bool ok = findStashAndCuts(P, sim, t, &S);
+  if (ok) {
+    S.segFirst = malloc((size_t)(S.m + S.numCuts + 2) * sizeof(*S.segFirst));
+    S.checkpoint = calloc((size_t)(S.numCuts + 1), sizeof(*S.checkpoint));
+    S.last = calloc((size_t)(S.numCuts + 1), sizeof(*S.last));
+    ok = S.segFirst && S.checkpoint && S.last;
+  }
+  P->maxChain = g->numOps; // a segment is recomputed whole
+  int64_t stashBytes = 0;
+  for (intptr_t i = 0; i < S.m; ++i)
+    stashBytes += sim->buffers[S.stash[i].buffer].bytes;
+  // Chen et al.'s rule, then the memory-planning variant's grid: the plan
+  // that fits the budget for the least recompute time, else the lowest peak.
+  // A plan must lower the peak of the function planned and stay under the
+  // input's (splitting shared destinations may have raised it).
+  int64_t limit = sim->peakBytes < ceiling ? sim->peakBytes : ceiling;
+  int64_t bestPeak = limit;
+  double bestCost = 0;
+  bool found = false;
+  intptr_t bestK = 0;
+  for (intptr_t k = 0; ok && candidateCheckpoints(&S, g, sim, k, stashBytes); ++k) {
+    if (k > 0 && memcmp(S.checkpoint, S.last, (size_t)S.numCuts * sizeof(*S.last)) == 0)
+      continue; // the same checkpoints as the candidate before
+    memcpy(S.last, S.checkpoint, (size_t)S.numCuts * sizeof(*S.last));
+    int64_t peak = -1;
+    double cost = 0;
+    ok = buildSegments(P, sim, t, &S) && trialPeak(P, &peak, &cost);
+    // Step 5: a plan that does not lower the peak, segment by segment.
+    if (ok && (peak < 0 || peak >= limit)) {
+      peak = limit;
+      ok = keepSegmentsThatHelp(P, &S, &peak, &cost);
+    }
+    if (!ok || peak >= limit)
+      continue;
+    bool fits = peak <= P->budget, bestFits = found && bestPeak <= P->budget;
+    bool better = !found || (fits && (!bestFits || cost < bestCost)) ||
+                  (!fits && !bestFits && (peak < bestPeak || (peak == bestPeak && cost < bestCost)));
+    if (better) {
+      found = true;
+      bestK = k;
+      bestPeak = peak;
+      bestCost = cost;
+    }
+  }
+  // The best candidate again (its segments kept as they were chosen).
+  if (ok && found) {
+    candidateCheckpoints(&S, g, sim, bestK, stashBytes);
+    int64_t peak = -1;
+    double cost = 0;
+    ok = buildSegments(P, sim, t, &S) && trialPeak(P, &peak, &cost);
+    if (ok && (peak < 0 || peak >= limit)) {
+      peak = limit;
+      ok = keepSegmentsThatHelp(P, &S, &peak, &cost);
+    }
+    found = ok && peak == bestPeak;
+  }
+  P->keepBuffers = NULL;
+  sqrtStateFree(&S);
+  if (!ok)
+    return false;
+  if (found) {
+    RematSimulation trial;
+    if (rematPlannerSimulate(P, true, &trial)) {
+      rematSimulationFree(sim);
+      *sim = trial;
+      return true;
+    }
+    bool oom = trial.status == RematSimOutOfMemory;
+    rematSimulationFree(&trial);
+    if (oom)
+      return false;
+  }
+  P->numDecisions = 0; // nothing lowers the peak: no plan rather than a worse one
+  P->items.num = 0;
+  return true;
 }

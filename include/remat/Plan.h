@@ -25,10 +25,11 @@ extern "C" {
 
 typedef enum RematPlannerKind {
   RematPlannerNone,    ///< no rewriting
-  RematPlannerSqrt,    ///< Chen et al.'s rule: values stashed across the
-                       ///< peak split into sqrt(n) segments; one checkpoint
-                       ///< kept per segment, the rest recomputed segment by
-                       ///< segment before the segment's first late use
+  RematPlannerSqrt,    ///< Chen et al.'s rule: the forward pass cut into
+                       ///< about sqrt(n) segments at its cut points; the
+                       ///< boundaries kept, everything else stashed for the
+                       ///< backward recomputed segment by segment before
+                       ///< the segment's first late use; never raises the peak
   RematPlannerGreedy,  ///< the cheap-producer rule: at the peak, clone the
                        ///< producer chain with the lowest recompute time per
                        ///< byte freed, inputs resident, next to its late
