@@ -1,0 +1,372 @@
+#!/usr/bin/env python3
+"""A proven lower bound on the recompute cost of any remat schedule under a budget.
+
+    recompute_bound.py --graph G.json --budget BYTES|N%|XxLB [--time-limit 20] [--json]
+
+G.json comes from `remat-opt --estimate --export-graph=G.json FILE`; the budget is
+read as bench/optimum.py reads it (bytes, percent of the unconstrained peak, or X
+times remat's lower_bound_bytes, rounded up). The bound is in seconds, the units of
+the report's recompute_time_s: every plan that fits the budget (remat's planners',
+bench/milp.py's, bench/optimum.py's, any replayable --plan-file) costs at least that.
+
+Why this and not the solvers' bounds: CP-SAT's bound (bench/optimum.py) and the LP of
+milp.py's model with moves stay near 0 at real sizes, because a move (a clone that
+replaces its original) is free and lets the relaxations shift everything.
+
+THE ARGUMENT. Everything is on milp.py's coarse graph (coarsen(): node = the ops
+writing one buffer, views of it included; deps/users = the node-level reads;
+pinned = non-recomputable or results unused in the input, the return and free ops
+that read node buffers among them) and milp.py's simulate() semantics, which
+milp.py documents as exact for lib/Schedule.c's simulator: a schedule runs node i
+at stages >= i (clones anchored at later ops, originals possibly erased = moved),
+pinned nodes exactly once at their own stage; an instance reads the latest version
+of each dep computed before it; only *alive* instances (whose results some alive
+instance reads, or pinned originals) exist; the bytes at an instance k are the
+bytes of every alive instance s <= k whose version is read at or after k (plus
+the return's extra bytes at the return); peak <= budget; cost = sum over nodes of
+(alive executions - 1) x cost_i.
+
+1. Forced order. Write a < b ("R(a, b)") when every alive execution of b comes
+   after the first alive execution of a, in every schedule. It holds when b reads
+   a (b's execution reads a version of a computed before it), when a is pinned
+   and b's index is larger (a runs once at stage a; b only at stages >= b > a),
+   and transitively. Nothing else is assumed: an unpinned node may move to any
+   later stage, so the original program order proves nothing about it.
+2. Forced liveness. Take a point X (the first alive execution of node X). A node
+   i with R(i, X), not X itself and not read by X, that has a reader r with
+   R(X, r): some version of i exists before X and r reads one after X. So either
+   a version computed before X is still held at X (its bytes count at X), or X
+   lies in a *hole* of i: after the last read of version k and before execution
+   k+1. No alive reader of i runs inside a hole (it would read version k), and a
+   hole ends at an extra execution of i, so i has at least (holes) extra
+   executions, each costing cost_i.
+   Deps of X and X itself are held at X whatever the schedule. Bytes: a node's
+   bytes; for a node of several buffers (multi-result ops) only its smallest
+   buffer counts where it is held for a reader (that reader may read one buffer),
+   all of them at its own execution.
+3. A chain. Points X_1, ..., X_m with R(X_k, X_k+1) are in this order in every
+   schedule. For each node i the points where i is forced live-or-in-a-hole form
+   an interval of the chain; split it into runs wherever a reader r of i is
+   forced between two consecutive points (R(X_k, r) and R(r, X_l)): r's first
+   execution lies between them and reads i, so no hole spans both. Points of
+   different runs need different holes, hence different extra executions.
+4. The relaxation: binary x[i, run] (i not held on that run, cost_i; pinned
+   nodes never), and for every chain point X
+       sum over i forced at X of bytes_i x[i, run(i, X)]
+           >= (X's own bytes + its deps' + every forced i's + return extra) - budget
+   minimise sum cost_i x. Any schedule within the budget gives a feasible x
+   (x = 1 on the runs where some point is in a hole) of cost <= its recompute
+   cost. What it ignores, all in the schedule's favour: clones' own memory, the
+   inputs a recomputation needs held or recomputed, that one hole may not cover a
+   whole run, moves' longer lifetimes of inputs, and every point off the chain.
+   HiGHS solves this small multi-cover knapsack; its proven dual bound is
+   reported (valid whether or not it proves optimality; the LP relaxation's value
+   if HiGHS finds nothing better). Several chains are tried (the most excess
+   bytes, the most points over the budget, the longest); each gives a valid
+   bound, the largest is reported.
+
+Where remat's model could break it, and what is done:
+- In-place writes: a node is every op writing one buffer, so an in-place writer is
+  part of its destination's node (milp.py refuses a graph whose overwritten
+  version is read elsewhere; so does this script). Views belong to their source's
+  node: holding a view holds its buffer.
+- Moves: never assumed away; only R (reads, pinned order) orders anything, so a
+  node counts at a point only when it has been computed for sure.
+- Joint recomputation: several nodes recomputed together are still one execution
+  each; counted per node.
+- Arguments, globals, scalars: not nodes, no bytes (the exact model counts none).
+- Returned values: the return is a pinned reader of every returned node; a value
+  only the return reads is forced live only at points its own descendants order
+  after it (a weight gradient can be deferred to the end, and is not counted
+  before). Copies made at the return count at the return only.
+- Alignment: node bytes are the export's buffer bytes (aligned as the model does).
+- The coarse graph: multi-buffer nodes count their smallest buffer (above);
+  milp.py's coarsening refuses graphs it cannot model (exit 2 here too).
+The validity rests on milp.py's simulate() being remat's simulator on the coarse
+graph; bench/results/recompute-bound-validation.md checks the bound against every
+known optimum and every plan at hand.
+
+Exit status: 0 (bound printed), 2 bad input or unsupported graph, 3 highspy missing,
+1 the relaxation is infeasible (the budget is under what some point needs: no
+schedule fits; reported, not a bound).
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import milp  # noqa: E402
+import optimum  # noqa: E402
+
+NS = 1e9
+
+
+def node_min_bytes(fn, n):
+    if len(n.buffers) <= 1:
+        return n.bytes
+    return min(fn["buffers"][b]["bytes"] for b in n.buffers)
+
+
+def analyse(fn):
+    """The coarse graph and the forced-order facts that do not depend on the budget."""
+    nodes, extra, info = milp.coarsen(fn)
+    N = len(nodes)
+    held = [node_min_bytes(fn, n) for n in nodes]  # bytes when held for a reader
+    own = [n.bytes for n in nodes]  # bytes at its own execution
+    # reach[a]: bitmask of b with R(a, b). Edges go forward in index.
+    reach = [0] * N
+    for a in range(N - 1, -1, -1):
+        if nodes[a].pinned:
+            reach[a] = ((1 << N) - 1) & ~((1 << (a + 1)) - 1)
+            continue
+        m = 0
+        for u in nodes[a].users:
+            m |= (1 << u) | reach[u]
+        reach[a] = m
+    readers = [0] * N
+    for i in range(N):
+        for u in nodes[i].users:
+            readers[i] |= 1 << u
+    # forced[X] = nodes i forced live-or-in-a-hole at X.
+    forced = []
+    base_need = []
+    for X in range(N):
+        deps = nodes[X].deps
+        f = []
+        for i in range(N):
+            if i == X or i in deps or not held[i]:
+                continue
+            if (reach[i] >> X) & 1 and readers[i] & reach[X]:
+                f.append(i)
+        forced.append(f)
+        need = own[X] + sum(held[d] for d in deps) + (extra if X == N - 1 else 0)
+        base_need.append(need)
+    return {"nodes": nodes, "extra": extra, "info": info, "held": held, "reach": reach, "readers": readers,
+            "forced": forced, "base_need": base_need}
+
+
+def full_need(A, X):
+    return A["base_need"][X] + sum(A["held"][i] for i in A["forced"][X])
+
+
+def chains(A, budget):
+    """Candidate chains (lists of node indices, each R-ordered)."""
+    N = len(A["nodes"])
+    reach = A["reach"]
+    excess = [max(0, full_need(A, X) - budget) for X in range(N)]
+    out = []
+    for weight in (lambda X: excess[X], lambda X: 1 if excess[X] > 0 else 0, lambda X: 1):
+        w = [weight(X) for X in range(N)]
+        best = [0] * N
+        nxt = [-1] * N
+        # Longest weighted path in the order R (a transitive relation): DP from the end.
+        for a in range(N - 1, -1, -1):
+            b_best, b_arg = 0, -1
+            m = reach[a]
+            while m:
+                low = m & -m
+                b = low.bit_length() - 1
+                m ^= low
+                if best[b] > b_best:
+                    b_best, b_arg = best[b], b
+            best[a] = w[a] + b_best
+            nxt[a] = b_arg
+        start = max(range(N), key=lambda a: best[a])
+        c = []
+        a = start
+        while a >= 0:
+            c.append(a)
+            a = nxt[a]
+        out.append(c)
+    return out
+
+
+def chain_model(A, chain, budget, inputs=True):
+    """The relaxation on one chain, as a MILP in HiGHS's terms: (columns, rows, infeasible).
+    Columns: (lo, hi, cost_s, integer). Rows: (lo, [(col, coef)]) meaning sum >= lo."""
+    nodes, reach, readers, held = A["nodes"], A["reach"], A["readers"], A["held"]
+    N = len(nodes)
+    pos = {}
+    for k, X in enumerate(chain):
+        for i in A["forced"][X]:
+            pos.setdefault(i, []).append(k)
+    cols = []
+    rows = []
+
+    def col(lo, hi, cost, integer):
+        cols.append((lo, hi, cost, integer))
+        return len(cols) - 1
+
+    # E[i]: extra executions of node i (cost_i each); pinned: none.
+    E = {}
+
+    def extra(i):
+        if i not in E:
+            E[i] = col(0, 0 if nodes[i].pinned else N, nodes[i].cost, True)
+        return E[i]
+
+    run_of = {}  # (i, k) -> x column of i's run containing chain point k
+    for i, ks in pos.items():
+        if nodes[i].pinned:
+            continue
+        runs = []
+        prev = None
+        for k in ks:
+            split = prev is None
+            if not split:
+                X_prev, X_k = chain[prev], chain[k]
+                m = readers[i] & reach[X_prev]
+                while m and not split:
+                    low = m & -m
+                    r = low.bit_length() - 1
+                    m ^= low
+                    if (reach[r] >> X_k) & 1:
+                        split = True
+            if split:
+                runs.append(col(0, 1, 0.0, True))
+            run_of[(i, k)] = runs[-1]
+            prev = k
+        # E_i >= number of runs relieved (each needs its own hole).
+        rows.append((0.0, [(extra(i), 1.0)] + [(x, -1.0) for x in runs]))
+    infeasible = None
+    for k, X in enumerate(chain):
+        need = full_need(A, X)
+        rhs = need - budget
+        if rhs <= 0:
+            continue
+        terms = [(run_of[(i, k)], held[i] / 1024.0) for i in A["forced"][X] if (i, k) in run_of]
+        if sum(b for _, b in terms) * 1024.0 < rhs:
+            infeasible = (X, need)
+            break
+        if inputs:
+            # A node i relieved at X is executed again after X; its inputs d are
+            # then held at X too, unless d runs more than once (E_d >= 1).
+            skip = set(A["forced"][X]) | set(nodes[X].deps) | {X}
+            hcol = {}
+            for i in A["forced"][X]:
+                if (i, k) not in run_of:
+                    continue
+                for d in nodes[i].deps:
+                    if d in skip or not held[d]:
+                        continue
+                    if d not in hcol:
+                        hcol[d] = col(0, 1, 0.0, False)
+                        terms.append((hcol[d], -held[d] / 1024.0))
+                    # h_d >= x_i - E_d
+                    rows.append((0.0, [(hcol[d], 1.0), (run_of[(i, k)], -1.0), (extra(d), 1.0)]))
+        rows.append((rhs / 1024.0 - 1e-9, terms))
+    return cols, rows, infeasible
+
+
+def solve(cols, rows, time_limit, threads=1):
+    import highspy
+    import numpy as np
+    h = milp.new_highs(False)
+    h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("threads", int(threads))
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("random_seed", 0)
+    n = len(cols)
+    if n == 0 or not rows:
+        return {"status": "trivial", "bound_s": 0.0, "objective_s": 0.0, "lp_s": 0.0, "columns": n, "rows": len(rows)}
+    h.addVars(n, np.array([c[0] for c in cols], dtype=np.float64), np.array([c[1] for c in cols], dtype=np.float64))
+    h.changeColsCost(n, np.arange(n, dtype=np.int32), np.array([c[2] * NS for c in cols]))
+    starts, idx, val, lo = [], [], [], []
+    for rlo, terms in rows:
+        starts.append(len(idx))
+        merged = {}
+        for c, b in terms:
+            merged[c] = merged.get(c, 0) + b
+        for c, b in merged.items():
+            idx.append(c)
+            val.append(b)
+        lo.append(rlo)
+    h.addRows(len(rows), np.array(lo), np.full(len(rows), highspy.kHighsInf), len(idx),
+              np.array(starts, dtype=np.int32), np.array(idx, dtype=np.int32), np.array(val))
+    # LP relaxation first (a bound by itself).
+    h.run()
+    lp = h.getInfo().objective_function_value / NS if h.getModelStatus() == highspy.HighsModelStatus.kOptimal else None
+    ints = np.array([j for j in range(n) if cols[j][3]], dtype=np.int32)
+    h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kInteger] * len(ints)))
+    t0 = time.perf_counter()
+    h.run()
+    st = h.getModelStatus()
+    info = h.getInfo()
+    bound = info.mip_dual_bound / NS if math.isfinite(info.mip_dual_bound) else None
+    obj = info.objective_function_value / NS if info.primal_solution_status == 2 else None
+    if st == highspy.HighsModelStatus.kInfeasible:
+        return {"status": "Infeasible", "bound_s": None, "objective_s": None, "lp_s": lp, "columns": n,
+                "rows": len(rows)}
+    # HiGHS's tolerances: shave a relative 1e-6 so that the reported bound is not
+    # above the true minimum by rounding.
+    cands = [b for b in (bound, lp) if b is not None]
+    best = max(cands) * (1 - 1e-6) if cands else 0.0
+    return {"status": h.modelStatusToString(st), "bound_s": max(0.0, best), "objective_s": obj, "lp_s": lp,
+            "mip_bound_s": bound, "columns": n, "rows": len(rows), "solve_s": time.perf_counter() - t0}
+
+
+def bound(fn, budget, time_limit=20.0, A=None, inputs=True):
+    t0 = time.perf_counter()
+    if A is None:
+        A = analyse(fn)
+    res = {"budget_bytes": budget, "peak_bytes": fn["peak_bytes"], "lower_bound_bytes": fn["lower_bound_bytes"],
+           "graph": A["info"], "chains": []}
+    best = 0.0
+    infeasible = None
+    per_chain = time_limit / 3.0
+    for c in chains(A, budget):
+        cols, rows, inf = chain_model(A, c, budget, inputs)
+        if inf:
+            infeasible = {"node": inf[0], "ops": A["nodes"][inf[0]].ops[:4], "need_bytes": inf[1]}
+            break
+        s = solve(cols, rows, per_chain)
+        s["length"] = len(c)
+        if s["bound_s"] is None:  # the relaxation has no solution: no schedule fits
+            infeasible = {"chain_infeasible": True}
+            break
+        res["chains"].append(s)
+        best = max(best, s["bound_s"])
+    res["infeasible"] = infeasible
+    res["bound_s"] = None if infeasible else best
+    res["time_s"] = time.perf_counter() - t0
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--graph", required=True)
+    ap.add_argument("--budget", required=True)
+    ap.add_argument("--func", type=int, default=0)
+    ap.add_argument("--time-limit", type=float, default=20.0, help="seconds for HiGHS, all chains (default 20)")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    try:
+        import highspy  # noqa: F401
+    except ImportError:
+        print("recompute_bound.py: highspy is not installed (pip install highspy)", file=sys.stderr)
+        return 3
+    try:
+        fn = optimum.load_function(a.graph, a.func)
+        budget = optimum.parse_budget(a.budget, fn)
+        res = bound(fn, budget, a.time_limit)
+    except optimum.BadInput as e:
+        print("recompute_bound.py: %s" % e, file=sys.stderr)
+        return 2
+    except milp.Unsupported as e:
+        print("recompute_bound.py: unsupported graph: %s" % e, file=sys.stderr)
+        return 2
+    if a.json:
+        print(json.dumps(res, indent=1))
+    else:
+        if res["infeasible"]:
+            print("infeasible (no schedule fits): %s" % json.dumps(res["infeasible"]))
+        else:
+            print("bound %.6g s (budget %d bytes, %d chains)" % (res["bound_s"], budget, len(res["chains"])))
+    return 1 if res["infeasible"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
