@@ -126,30 +126,76 @@ def analyse(fn):
         for u in nodes[a].users:
             m |= (1 << u) | reach[u]
         reach[a] = m
+    # before[X]: bitmask of i with R(i, X).
+    before = [0] * N
+    for i in range(N):
+        m = reach[i]
+        while m:
+            low = m & -m
+            before[low.bit_length() - 1] |= 1 << i
+            m ^= low
     readers = [0] * N
     for i in range(N):
         for u in nodes[i].users:
             readers[i] |= 1 << u
-    # forced[X] = nodes i forced live-or-in-a-hole at X.
-    forced = []
     base_need = []
+    points = []
     for X in range(N):
         deps = nodes[X].deps
-        f = []
-        for i in range(N):
-            if i == X or i in deps or not held[i]:
+        base_need.append(own[X] + sum(held[d] for d in deps) + (extra if X == N - 1 else 0))
+        points.append(point(nodes, X, reach, before))
+    A = {"nodes": nodes, "extra": extra, "info": info, "held": held, "reach": reach, "readers": readers,
+         "before": before, "base_need": base_need, "points": points}
+    return A
+
+
+def point(nodes, X, reach, before):
+    """At X's first execution: after = nodes every execution of which comes later
+    (R(X, r)); free = nodes that may run after X for free (no order with X) and
+    from which an after node is reachable through free nodes; cand = nodes
+    computed for sure before X (R(i, X)), not X nor read by X, with a reader in
+    after or free: held at X unless in a hole, or unless that reader runs before
+    X (free readers only)."""
+    N = len(nodes)
+    after = reach[X]
+    skip = (1 << X) | before[X]
+    for d in nodes[X].deps:
+        skip |= 1 << d
+    # free nodes with a path to `after` through free nodes: walk back from after.
+    free = 0
+    stack = []
+    m = after
+    while m:
+        low = m & -m
+        stack.append(low.bit_length() - 1)
+        m ^= low
+    seen = after
+    while stack:
+        s = stack.pop()
+        for d in nodes[s].deps:
+            bit = 1 << d
+            if seen & bit or skip & bit:
                 continue
-            if (reach[i] >> X) & 1 and readers[i] & reach[X]:
-                f.append(i)
-        forced.append(f)
-        need = own[X] + sum(held[d] for d in deps) + (extra if X == N - 1 else 0)
-        base_need.append(need)
-    return {"nodes": nodes, "extra": extra, "info": info, "held": held, "reach": reach, "readers": readers,
-            "forced": forced, "base_need": base_need}
+            seen |= bit
+            free |= bit
+            stack.append(d)
+    cand = []
+    dx = set(nodes[X].deps)
+    m = before[X]
+    while m:
+        low = m & -m
+        i = low.bit_length() - 1
+        m ^= low
+        if i == X or i in dx:
+            continue
+        if any(((after | free) >> u) & 1 for u in nodes[i].users):
+            cand.append(i)
+    return {"after": after, "free": free, "cand": cand}
 
 
 def full_need(A, X):
-    return A["base_need"][X] + sum(A["held"][i] for i in A["forced"][X])
+    """Bytes at X if every free node ran after X: a weight for choosing chains."""
+    return A["base_need"][X] + sum(A["held"][i] for i in A["points"][X]["cand"])
 
 
 def chains(A, budget):
@@ -180,7 +226,8 @@ def chains(A, budget):
         while a >= 0:
             c.append(a)
             a = nxt[a]
-        out.append(c)
+        if c not in out:
+            out.append(c)
     return out
 
 
@@ -191,7 +238,7 @@ def chain_model(A, chain, budget, inputs=True):
     N = len(nodes)
     pos = {}
     for k, X in enumerate(chain):
-        for i in A["forced"][X]:
+        for i in A["points"][X]["cand"]:
             pos.setdefault(i, []).append(k)
     cols = []
     rows = []
@@ -233,31 +280,89 @@ def chain_model(A, chain, budget, inputs=True):
         rows.append((0.0, [(extra(i), 1.0)] + [(x, -1.0) for x in runs]))
     infeasible = None
     for k, X in enumerate(chain):
-        need = full_need(A, X)
-        rhs = need - budget
-        if rhs <= 0:
-            continue
-        terms = [(run_of[(i, k)], held[i] / 1024.0) for i in A["forced"][X] if (i, k) in run_of]
-        if sum(b for _, b in terms) * 1024.0 < rhs:
-            infeasible = (X, need)
+        P = A["points"][X]
+        cap = budget - A["base_need"][X]
+        if cap < 0:
+            infeasible = (X, A["base_need"][X])
             break
+        if full_need(A, X) <= budget:
+            continue  # even with every free node after X, X fits: no row
+        after, free = P["after"], P["free"]
+        cand = set(P["cand"])
+        mem = []  # (col, bytes/1024) of held nodes at X
+        g = {}  # cand node -> held column
+        hcol = {}  # free node -> held column
+        acol = {}  # free node -> runs-after column
+
+        def held_col(i):
+            if i not in g:
+                g[i] = col(0, 1, 0.0, False)
+                mem.append((g[i], -held[i] / 1024.0))
+            return g[i]
+
+        def free_cols(v):
+            if v not in acol:
+                acol[v] = col(0, 1, 0.0, False)
+                hcol[v] = col(0, 1, 0.0, False)
+                if held[v]:
+                    mem.append((hcol[v], -held[v] / 1024.0))
+            return acol[v], hcol[v]
+
+        def need_dep(d, trigger):
+            """d must be held at X or run after X when `trigger` (a list of
+            (col, coef) summing to 1 when the reader runs after X, or None for
+            a reader that always does)."""
+            t = [] if trigger is None else trigger
+            const = 1.0 if trigger is None else 0.0
+            if d == X or d in nodes[X].deps:
+                return
+            if d in cand:
+                hc = held_col(d)
+                terms = [(hc, 1.0)] + [(c, -v) for c, v in t]
+                if (d, k) in run_of:
+                    terms.append((run_of[(d, k)], 1.0))  # a hole of d at X
+                rows.append((const, terms))
+            elif (free >> d) & 1:
+                ac, hc = free_cols(d)
+                rows.append((const, [(ac, 1.0), (hc, 1.0)] + [(c, -v) for c, v in t]))
+
+        m = after
+        while m:
+            low = m & -m
+            s = low.bit_length() - 1
+            m ^= low
+            for d in nodes[s].deps:
+                need_dep(d, None)
+        m = free
+        while m:
+            low = m & -m
+            v = low.bit_length() - 1
+            m ^= low
+            ac, _ = free_cols(v)
+            for d in nodes[v].deps:
+                need_dep(d, [(ac, 1.0)])
         if inputs:
-            # A node i relieved at X is executed again after X; its inputs d are
-            # then held at X too, unless d runs more than once (E_d >= 1).
-            skip = set(A["forced"][X]) | set(nodes[X].deps) | {X}
-            hcol = {}
-            for i in A["forced"][X]:
+            # A node i relieved at X runs again after X and reads its inputs:
+            # held at X, or run after X (for a node computed before X, an extra
+            # execution: E_d >= 1).
+            for i in P["cand"]:
                 if (i, k) not in run_of:
                     continue
+                x = run_of[(i, k)]
                 for d in nodes[i].deps:
-                    if d in skip or not held[d]:
+                    if d == X or d in nodes[X].deps or not held[d]:
                         continue
-                    if d not in hcol:
-                        hcol[d] = col(0, 1, 0.0, False)
-                        terms.append((hcol[d], -held[d] / 1024.0))
-                    # h_d >= x_i - E_d
-                    rows.append((0.0, [(hcol[d], 1.0), (run_of[(i, k)], -1.0), (extra(d), 1.0)]))
-        rows.append((rhs / 1024.0 - 1e-9, terms))
+                    if d in cand:
+                        rows.append((0.0, [(held_col(d), 1.0), (x, -1.0), (extra(d), 1.0)]))
+                    elif (free >> d) & 1:
+                        ac, hc = free_cols(d)
+                        rows.append((0.0, [(ac, 1.0), (hc, 1.0), (x, -1.0)]))
+                    elif (A["before"][X] >> d) & 1:
+                        # computed before X, but no reader after X: held or E_d >= 1
+                        hc = held_col(d)
+                        rows.append((0.0, [(hc, 1.0), (x, -1.0), (extra(d), 1.0)]))
+        # sum of held bytes <= cap
+        rows.append((-cap / 1024.0 - 1e-9, mem))
     return cols, rows, infeasible
 
 
