@@ -82,6 +82,8 @@ def check(row, bound):
         tol = 1e-5 if (k.startswith("planner_") or k.endswith("_replay")) else 1e-6
         if c is not None and bound is not None and bound > c * (1 + tol) + 1e-18:
             viol.append(k)
+    if bound is None and any(c is not None for c in row["costs"].values()):
+        viol.append("infeasible_but_a_plan_fits")
     row["violations"] = viol
     opt = row.get("optimum_s")
     if opt is not None and bound is not None and opt > 0:
