@@ -102,6 +102,7 @@ import milp  # noqa: E402
 import optimum  # noqa: E402
 
 NS = 1e9
+INPUT_DEPTH = 4  # levels of inputs a recomputation after a point needs (each level only adds rows)
 
 
 def node_min_bytes(fn, n):
@@ -342,27 +343,42 @@ def chain_model(A, chain, budget, inputs=True):
             for d in nodes[v].deps:
                 need_dep(d, [(ac, 1.0)])
         if inputs:
-            # A node i relieved at X runs again after X and reads its inputs:
-            # held at X, or run after X (for a node computed before X, an extra
-            # execution: E_d >= 1).
+            # A node i relieved at X runs again after X (the hole ends there) and
+            # reads its inputs: each is held at X, or runs after X too: for a node
+            # computed before X that is an extra execution (E >= 1) reading its
+            # own inputs, and so on (to depth INPUT_DEPTH; stopping earlier only
+            # drops requirements); a free node may run after X at no cost.
+            ax = {}  # before-node -> "runs after X" column
+            frontier = []
+
+            def after_col(v):
+                if v not in ax:
+                    ax[v] = col(0, 1, 0.0, False)
+                    rows.append((0.0, [(extra(v), 1.0), (ax[v], -1.0)]))
+                    frontier.append(v)
+                return ax[v]
+
             for i in P["cand"]:
-                if (i, k) not in run_of:
-                    continue
-                x = run_of[(i, k)]
-                for d in nodes[i].deps:
-                    if d == X or d in nodes[X].deps or not held[d]:
-                        continue
-                    if d in cand:
-                        rows.append((0.0, [(held_col(d), 1.0), (x, -1.0), (extra(d), 1.0)]))
-                    elif (free >> d) & 1:
-                        ac, hc = free_cols(d)
-                        rows.append((0.0, [(ac, 1.0), (hc, 1.0), (x, -1.0)]))
-                    elif (A["before"][X] >> d) & 1:
-                        # computed before X, but no reader after X: held or E_d >= 1
-                        hc = held_col(d)
-                        rows.append((0.0, [(hc, 1.0), (x, -1.0), (extra(d), 1.0)]))
+                if (i, k) in run_of:
+                    rows.append((0.0, [(after_col(i), 1.0), (run_of[(i, k)], -1.0)]))
+            for _ in range(INPUT_DEPTH):
+                level, frontier[:] = list(frontier), []
+                for v in level:
+                    av = ax[v]
+                    for d in nodes[v].deps:
+                        if d == X or d in nodes[X].deps or not held[d]:
+                            continue
+                        if (A["before"][X] >> d) & 1:
+                            if nodes[d].pinned:
+                                rows.append((0.0, [(held_col(d), 1.0), (av, -1.0)]))
+                            else:
+                                rows.append((0.0, [(held_col(d), 1.0), (after_col(d), 1.0), (av, -1.0)]))
+                        elif (free >> d) & 1:
+                            ac, hc = free_cols(d)
+                            rows.append((0.0, [(ac, 1.0), (hc, 1.0), (av, -1.0)]))
         # sum of held bytes <= cap
         rows.append((-cap / 1024.0 - 1e-9, mem))
+    A["last_extra_cols"] = E
     return cols, rows, infeasible
 
 
@@ -410,7 +426,8 @@ def solve(cols, rows, time_limit, threads=1):
     cands = [b for b in (bound, lp) if b is not None]
     best = max(cands) * (1 - 1e-6) if cands else 0.0
     return {"status": h.modelStatusToString(st), "bound_s": max(0.0, best), "objective_s": obj, "lp_s": lp,
-            "mip_bound_s": bound, "columns": n, "rows": len(rows), "solve_s": time.perf_counter() - t0}
+            "mip_bound_s": bound, "columns": n, "rows": len(rows), "solve_s": time.perf_counter() - t0,
+            "values": list(h.getSolution().col_value) if obj is not None else None}
 
 
 def bound(fn, budget, time_limit=20.0, A=None, inputs=True):
@@ -429,6 +446,15 @@ def bound(fn, budget, time_limit=20.0, A=None, inputs=True):
             break
         s = solve(cols, rows, per_chain)
         s["length"] = len(c)
+        vals = s.pop("values", None)
+        if vals is not None:
+            # The relaxation's choice: extra executions per node (its cheapest
+            # relief, not a schedule): node -> (count, first op, loc).
+            s["extra_executions"] = [
+                {"node": i, "count": round(vals[cix]), "cost_s": A["nodes"][i].cost,
+                 "op": A["nodes"][i].ops[-1], "loc": fn["ops"][A["nodes"][i].ops[-1]].get("loc"),
+                 "bytes": A["nodes"][i].bytes}
+                for i, cix in sorted(A["last_extra_cols"].items()) if vals[cix] > 0.5]
         if s["bound_s"] is None:  # the relaxation has no solution: no schedule fits
             infeasible = {"chain_infeasible": True}
             break
