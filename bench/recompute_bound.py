@@ -32,38 +32,47 @@ the return's extra bytes at the return); peak <= budget; cost = sum over nodes o
    and b's index is larger (a runs once at stage a; b only at stages >= b > a),
    and transitively. Nothing else is assumed: an unpinned node may move to any
    later stage, so the original program order proves nothing about it.
-2. Forced liveness. Take a point X (the first alive execution of node X). A node
-   i with R(i, X), not X itself and not read by X, that has a reader r with
-   R(X, r): some version of i exists before X and r reads one after X. So either
-   a version computed before X is still held at X (its bytes count at X), or X
-   lies in a *hole* of i: after the last read of version k and before execution
-   k+1. No alive reader of i runs inside a hole (it would read version k), and a
-   hole ends at an extra execution of i, so i has at least (holes) extra
-   executions, each costing cost_i.
-   Deps of X and X itself are held at X whatever the schedule. Bytes: a node's
-   bytes; for a node of several buffers (multi-result ops) only its smallest
-   buffer counts where it is held for a reader (that reader may read one buffer),
-   all of them at its own execution.
+2. Forced liveness (a cut at each point). Take a point X (the first alive
+   execution of node X). Split the other nodes: *before* = R(i, X) (computed
+   for sure before X); *after* = R(X, r) (every execution after X); *free* =
+   neither (may run before or after X, at no cost either way: its first
+   execution can be anywhere). Every after node reads its inputs after X, so
+   each input is held at X (a version computed before X, read after it: its
+   bytes count at X), or runs after X itself. A free node that runs after X
+   needs its inputs likewise; a free node held at X counts its bytes. A before
+   node i needed after X and not held at X is in a *hole* at X (after the last
+   read of one version, before the next execution): no alive reader of i runs
+   inside a hole (it would read that version), and a hole ends at an extra
+   execution of i, which reads i's inputs after X: each held at X or run after X
+   again (for a before node an extra execution too), to depth INPUT_DEPTH
+   (stopping only drops requirements). The held bytes at X are therefore at
+   least a cut between what is surely computed and what surely runs later, with
+   holes and extra executions paid for; X's own bytes and its inputs' are held
+   at X whatever the schedule.
+   Bytes: a node's bytes; for a node of several buffers (multi-result ops) only
+   its smallest buffer counts where it is held for a reader (that reader may read
+   one buffer), all of them at its own execution.
 3. A chain. Points X_1, ..., X_m with R(X_k, X_k+1) are in this order in every
-   schedule. For each node i the points where i is forced live-or-in-a-hole form
-   an interval of the chain; split it into runs wherever a reader r of i is
-   forced between two consecutive points (R(X_k, r) and R(r, X_l)): r's first
-   execution lies between them and reads i, so no hole spans both. Points of
-   different runs need different holes, hence different extra executions.
-4. The relaxation: binary x[i, run] (i not held on that run, cost_i; pinned
-   nodes never), and for every chain point X
-       sum over i forced at X of bytes_i x[i, run(i, X)]
-           >= (X's own bytes + its deps' + every forced i's + return extra) - budget
-   minimise sum cost_i x. Any schedule within the budget gives a feasible x
-   (x = 1 on the runs where some point is in a hole) of cost <= its recompute
-   cost. What it ignores, all in the schedule's favour: clones' own memory, the
-   inputs a recomputation needs held or recomputed, that one hole may not cover a
-   whole run, moves' longer lifetimes of inputs, and every point off the chain.
-   HiGHS solves this small multi-cover knapsack; its proven dual bound is
-   reported (valid whether or not it proves optimality; the LP relaxation's value
-   if HiGHS finds nothing better). Several chains are tried (the most excess
-   bytes, the most points over the budget, the longest); each gives a valid
-   bound, the largest is reported.
+   schedule. Holes of a node i at two chain points between which a reader r of i
+   is forced to run (R(X_k, r) and R(r, X_l)) are different holes (a hole holds
+   no reader's execution), hence different extra executions: the points where i
+   may be in a hole are split into *runs* at such readers.
+4. The relaxation: binary x[i, run] (i in a hole on that run), integer E[i]
+   extra executions (cost_i each; >= relieved runs; >= 1 when i runs after some
+   point as an input of a recomputation; 0 for pinned nodes), continuous
+   held/after indicators per point, and at every chain point
+       X's own bytes + its inputs' + return extra + held bytes <= budget;
+   minimise sum cost_i E[i]. Any schedule within the budget gives a feasible
+   solution (x = 1 on runs where some point is in a hole, E = its extra
+   executions) of cost <= its recompute cost. What it ignores, all in the
+   schedule's favour: clones' own memory, inputs beyond INPUT_DEPTH, that one
+   hole may not cover a whole run, moves' longer lifetimes of inputs, points off
+   the chain. HiGHS solves this MILP; its proven dual bound is reported (valid
+   whether or not it proves optimality; the LP relaxation's value if HiGHS
+   proves nothing better in the time limit). Chains tried: the most excess bytes
+   (every free node assumed after X), the most points over the budget, the
+   longest; each gives a valid bound, the largest is reported. An infeasible
+   relaxation proves that no schedule fits the budget (reported as such, exit 1).
 
 Where remat's model could break it, and what is done:
 - In-place writes: a node is every op writing one buffer, so an in-place writer is
@@ -407,8 +416,9 @@ def solve(cols, rows, time_limit, threads=1):
         lo.append(rlo)
     h.addRows(len(rows), np.array(lo), np.full(len(rows), highspy.kHighsInf), len(idx),
               np.array(starts, dtype=np.int32), np.array(idx, dtype=np.int32), np.array(val))
-    # LP relaxation first (a bound by itself).
+    # LP relaxation first (a bound by itself), then the MILP, each up to time_limit.
     h.run()
+    h.setOptionValue("time_limit", float(time_limit) + h.getRunTime())
     lp = h.getInfo().objective_function_value / NS if h.getModelStatus() == highspy.HighsModelStatus.kOptimal else None
     ints = np.array([j for j in range(n) if cols[j][3]], dtype=np.int32)
     h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kInteger] * len(ints)))
@@ -430,7 +440,11 @@ def solve(cols, rows, time_limit, threads=1):
             "values": list(h.getSolution().col_value) if obj is not None else None}
 
 
-def bound(fn, budget, time_limit=20.0, A=None, inputs=True):
+def bound(fn, budget, time_limit=20.0, A=None, inputs=True, nchains=1):
+    """The bound (seconds) at a budget; time_limit is HiGHS's, split among the
+    chains (each: the LP, then the MILP). Where the LP of the full model does not
+    finish in time, the model without the inputs of recomputations (smaller,
+    weaker) is solved instead."""
     t0 = time.perf_counter()
     if A is None:
         A = analyse(fn)
@@ -438,28 +452,35 @@ def bound(fn, budget, time_limit=20.0, A=None, inputs=True):
            "graph": A["info"], "chains": []}
     best = 0.0
     infeasible = None
-    per_chain = time_limit / 3.0
-    for c in chains(A, budget):
-        cols, rows, inf = chain_model(A, c, budget, inputs)
-        if inf:
-            infeasible = {"node": inf[0], "ops": A["nodes"][inf[0]].ops[:4], "need_bytes": inf[1]}
+    cs = chains(A, budget)[:nchains]
+    per_chain = time_limit / max(1, len(cs))
+    for c in cs:
+        for inp in ((True, False) if inputs else (False,)):
+            cols, rows, inf = chain_model(A, c, budget, inp)
+            if inf:
+                infeasible = {"node": inf[0], "ops": A["nodes"][inf[0]].ops[:4], "need_bytes": inf[1]}
+                break
+            s = solve(cols, rows, per_chain)
+            s["length"] = len(c)
+            s["inputs"] = inp
+            vals = s.pop("values", None)
+            if vals is not None:
+                # The relaxation's choice: extra executions per node (its cheapest
+                # relief, not a schedule).
+                s["extra_executions"] = [
+                    {"node": i, "count": round(vals[cix]), "cost_s": A["nodes"][i].cost,
+                     "op": A["nodes"][i].ops[-1], "loc": fn["ops"][A["nodes"][i].ops[-1]].get("loc"),
+                     "bytes": A["nodes"][i].bytes}
+                    for i, cix in sorted(A["last_extra_cols"].items()) if vals[cix] > 0.5]
+            res["chains"].append(s)
+            if s["bound_s"] is None:  # the relaxation has no solution: no schedule fits
+                infeasible = {"chain_infeasible": True}
+                break
+            best = max(best, s["bound_s"])
+            if s.get("lp_s") is not None or s["status"] == "trivial":
+                break  # the full model gave its bound: no fallback
+        if infeasible:
             break
-        s = solve(cols, rows, per_chain)
-        s["length"] = len(c)
-        vals = s.pop("values", None)
-        if vals is not None:
-            # The relaxation's choice: extra executions per node (its cheapest
-            # relief, not a schedule): node -> (count, first op, loc).
-            s["extra_executions"] = [
-                {"node": i, "count": round(vals[cix]), "cost_s": A["nodes"][i].cost,
-                 "op": A["nodes"][i].ops[-1], "loc": fn["ops"][A["nodes"][i].ops[-1]].get("loc"),
-                 "bytes": A["nodes"][i].bytes}
-                for i, cix in sorted(A["last_extra_cols"].items()) if vals[cix] > 0.5]
-        if s["bound_s"] is None:  # the relaxation has no solution: no schedule fits
-            infeasible = {"chain_infeasible": True}
-            break
-        res["chains"].append(s)
-        best = max(best, s["bound_s"])
     res["infeasible"] = infeasible
     res["bound_s"] = None if infeasible else best
     res["time_s"] = time.perf_counter() - t0
@@ -472,6 +493,9 @@ def main():
     ap.add_argument("--budget", required=True)
     ap.add_argument("--func", type=int, default=0)
     ap.add_argument("--time-limit", type=float, default=20.0, help="seconds for HiGHS, all chains (default 20)")
+    ap.add_argument("--chains", type=int, default=1,
+                    help="chains to try (1: the most excess bytes; 2: also the most points over the budget; "
+                         "3: also the longest); each gives a valid bound, the largest is reported")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     try:
@@ -482,7 +506,7 @@ def main():
     try:
         fn = optimum.load_function(a.graph, a.func)
         budget = optimum.parse_budget(a.budget, fn)
-        res = bound(fn, budget, a.time_limit)
+        res = bound(fn, budget, a.time_limit, nchains=a.chains)
     except optimum.BadInput as e:
         print("recompute_bound.py: %s" % e, file=sys.stderr)
         return 2
