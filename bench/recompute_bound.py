@@ -111,6 +111,7 @@ import milp  # noqa: E402
 import optimum  # noqa: E402
 
 NS = 1e9
+RUN_INPUTS = True  # per-run inputs of recomputations (see chain_model)
 INPUT_DEPTH = 4  # levels of inputs a recomputation after a point needs (each level only adds rows)
 
 
@@ -289,6 +290,7 @@ def chain_model(A, chain, budget, inputs=True):
         # E_i >= number of runs relieved (each needs its own hole).
         rows.append((0.0, [(extra(i), 1.0)] + [(x, -1.0) for x in runs]))
     infeasible = None
+    yrun = {}
     for k, X in enumerate(chain):
         P = A["points"][X]
         cap = budget - A["base_need"][X]
@@ -369,7 +371,20 @@ def chain_model(A, chain, budget, inputs=True):
 
             for i in P["cand"]:
                 if (i, k) in run_of:
-                    rows.append((0.0, [(after_col(i), 1.0), (run_of[(i, k)], -1.0)]))
+                    x = run_of[(i, k)]
+                    rows.append((0.0, [(after_col(i), 1.0), (x, -1.0)]))
+                    if RUN_INPUTS:
+                        # y[d, i, run] >= x - held_d(X): the input d of i's
+                        # recomputation for this run is computed after X
+                        # (and before i's next forced reader), so different
+                        # runs of i need different executions of d.
+                        for d in nodes[i].deps:
+                            if d == X or d in nodes[X].deps or not held[d] or nodes[d].pinned:
+                                continue
+                            key = (d, i, x)
+                            if key not in yrun:
+                                yrun[key] = col(0, 1, 0.0, False)
+                            rows.append((0.0, [(yrun[key], 1.0), (x, -1.0), (held_col(d), 1.0)]))
             for _ in range(INPUT_DEPTH):
                 level, frontier[:] = list(frontier), []
                 for v in level:
@@ -387,6 +402,14 @@ def chain_model(A, chain, budget, inputs=True):
                             rows.append((0.0, [(ac, 1.0), (hc, 1.0), (av, -1.0)]))
         # sum of held bytes <= cap
         rows.append((-cap / 1024.0 - 1e-9, mem))
+    # E_d >= the runs of one reader i that need d recomputed (per reader: the
+    # runs of different readers may share an execution of d).
+    per = {}
+    for (d, i, x), y in yrun.items():
+        per.setdefault((d, i), []).append(y)
+    for (d, i), ys in per.items():
+        if len(ys) > 1:
+            rows.append((0.0, [(extra(d), 1.0)] + [(y, -1.0) for y in ys]))
     A["last_extra_cols"] = E
     return cols, rows, infeasible
 
