@@ -254,8 +254,12 @@ def chain_model(A, chain, budget, inputs=True, run_inputs=True):
     cols = []
     rows = []
 
-    def col(lo, hi, cost, integer):
+    info = []  # per column: (kind, node, chain index) for debugging and tests
+    cur = [None]
+
+    def col(lo, hi, cost, integer, kind="?", node=-1):
         cols.append((lo, hi, cost, integer))
+        info.append((kind, node, cur[0]))
         return len(cols) - 1
 
     # E[i]: extra executions of node i (cost_i each); pinned: none.
@@ -263,7 +267,7 @@ def chain_model(A, chain, budget, inputs=True, run_inputs=True):
 
     def extra(i):
         if i not in E:
-            E[i] = col(0, 0 if nodes[i].pinned else N, nodes[i].cost, True)
+            E[i] = col(0, 0 if nodes[i].pinned else N, nodes[i].cost, True, "E", i)
         return E[i]
 
     run_of = {}  # (i, k) -> x column of i's run containing chain point k
@@ -284,7 +288,7 @@ def chain_model(A, chain, budget, inputs=True, run_inputs=True):
                     if (reach[r] >> X_k) & 1:
                         split = True
             if split:
-                runs.append(col(0, 1, 0.0, True))
+                runs.append(col(0, 1, 0.0, True, "x", i))
             run_of[(i, k)] = runs[-1]
             prev = k
         # E_i >= number of runs relieved (each needs its own hole).
@@ -292,6 +296,7 @@ def chain_model(A, chain, budget, inputs=True, run_inputs=True):
     infeasible = None
     yrun = {}
     for k, X in enumerate(chain):
+        cur[0] = k
         P = A["points"][X]
         cap = budget - A["base_need"][X]
         if cap < 0:
@@ -303,19 +308,30 @@ def chain_model(A, chain, budget, inputs=True, run_inputs=True):
         cand = set(P["cand"])
         mem = []  # (col, bytes/1024) of held nodes at X
         g = {}  # cand node -> held column
+        rel = {}  # cand node -> "in a hole at X" column, <= its run's x
+
+        def hole_col(i):
+            # x[i, run] = 1 lets i be in a hole at any point of the run, but a
+            # point after the hole ends (i recomputed, held again) is not in
+            # it: what a hole at X implies (i runs after X, its inputs) hangs
+            # on this per-point column, not on x.
+            if i not in rel:
+                rel[i] = col(0, 1, 0.0, False, "hole", i)
+                rows.append((0.0, [(run_of[(i, k)], 1.0), (rel[i], -1.0)]))
+            return rel[i]
         hcol = {}  # free node -> held column
         acol = {}  # free node -> runs-after column
 
         def held_col(i):
             if i not in g:
-                g[i] = col(0, 1, 0.0, False)
+                g[i] = col(0, 1, 0.0, False, "held", i)
                 mem.append((g[i], -held[i] / 1024.0))
             return g[i]
 
         def free_cols(v):
             if v not in acol:
-                acol[v] = col(0, 1, 0.0, False)
-                hcol[v] = col(0, 1, 0.0, False)
+                acol[v] = col(0, 1, 0.0, False, "free_after", v)
+                hcol[v] = col(0, 1, 0.0, False, "free_held", v)
                 if held[v]:
                     mem.append((hcol[v], -held[v] / 1024.0))
             return acol[v], hcol[v]
@@ -332,7 +348,7 @@ def chain_model(A, chain, budget, inputs=True, run_inputs=True):
                 hc = held_col(d)
                 terms = [(hc, 1.0)] + [(c, -v) for c, v in t]
                 if (d, k) in run_of:
-                    terms.append((run_of[(d, k)], 1.0))  # a hole of d at X
+                    terms.append((hole_col(d), 1.0))  # a hole of d at X
                 rows.append((const, terms))
             elif (free >> d) & 1:
                 ac, hc = free_cols(d)
@@ -364,26 +380,26 @@ def chain_model(A, chain, budget, inputs=True, run_inputs=True):
 
             def after_col(v):
                 if v not in ax:
-                    ax[v] = col(0, 1, 0.0, False)
+                    ax[v] = col(0, 1, 0.0, False, "after", v)
                     rows.append((0.0, [(extra(v), 1.0), (ax[v], -1.0)]))
                     frontier.append(v)
                 return ax[v]
 
             for i in P["cand"]:
                 if (i, k) in run_of:
-                    x = run_of[(i, k)]
+                    x = hole_col(i)
                     rows.append((0.0, [(after_col(i), 1.0), (x, -1.0)]))
                     if run_inputs:
-                        # y[d, i, run] >= x - held_d(X): the input d of i's
+                        # y[d, i, run] >= hole_i(X) - held_d(X): the input d of i's
                         # recomputation for this run is computed after X
                         # (and before i's next forced reader), so different
                         # runs of i need different executions of d.
                         for d in nodes[i].deps:
                             if d == X or d in nodes[X].deps or not held[d] or nodes[d].pinned:
                                 continue
-                            key = (d, i, x)
+                            key = (d, i, run_of[(i, k)])
                             if key not in yrun:
-                                yrun[key] = col(0, 1, 0.0, False)
+                                yrun[key] = col(0, 1, 0.0, False, "y", d)
                             rows.append((0.0, [(yrun[key], 1.0), (x, -1.0), (held_col(d), 1.0)]))
             for _ in range(INPUT_DEPTH):
                 level, frontier[:] = list(frontier), []
@@ -411,6 +427,7 @@ def chain_model(A, chain, budget, inputs=True, run_inputs=True):
         if len(ys) > 1:
             rows.append((0.0, [(extra(d), 1.0)] + [(y, -1.0) for y in ys]))
     A["last_extra_cols"] = E
+    A["last_col_info"] = info
     return cols, rows, infeasible
 
 
