@@ -363,7 +363,9 @@ def render(data, path):
                                             ", infeasible" if (r.get("recompute_bound") or {}).get("infeasible")
                                             else "") for r in notmet) + ".\n")
     w("No usable bound: " + "; ".join("%s at %s (%s)" % (
-        r["input"], r["budget"], "bound 0" if proven(r) == 0 else "not modelled") for r in nobound) + ".\n")
+        r["input"], r["budget"], "bound 0" if proven(r) == 0 else
+        "not recomputed after the fix of 2026-12-02" if (r.get("recompute_bound") or {}).get("not_recomputed")
+        else "not modelled") for r in nobound) + ".\n")
     open(path, "w").write("\n".join(L) + "\n")
 
 
