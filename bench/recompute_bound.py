@@ -57,7 +57,11 @@ the return's extra bytes at the return); peak <= budget; cost = sum over nodes o
    is forced to run (R(X_k, r) and R(r, X_l)) are different holes (a hole holds
    no reader's execution), hence different extra executions: the points where i
    may be in a hole are split into *runs* at such readers.
-4. The relaxation: binary x[i, run] (i in a hole on that run), integer E[i]
+4. The relaxation: binary x[i, run] (i may be in a hole on that run), a
+   per-point hole[i, X] <= x[i, run] (a hole ends where i is recomputed: the
+   points after it in the run are not in it, so what a hole implies, i running
+   after X and its inputs, hangs on hole[i, X]; hanging it on x gave a bound
+   above a real plan, fixed 2026-12-02), integer E[i]
    extra executions (cost_i each; >= relieved runs; >= 1 when i runs after some
    point as an input of a recomputation; 0 for pinned nodes), continuous
    held/after indicators per point, and at every chain point
@@ -69,9 +73,11 @@ the return's extra bytes at the return); peak <= budget; cost = sum over nodes o
    hole may not cover a whole run, moves' longer lifetimes of inputs, points off
    the chain. HiGHS solves this MILP; its proven dual bound is reported (valid
    whether or not it proves optimality; the LP relaxation's value if HiGHS
-   proves nothing better in the time limit). Chains tried: the most excess bytes
-   (every free node assumed after X), the most points over the budget, the
-   longest; each gives a valid bound, the largest is reported. An infeasible
+   proves nothing better in the time limit). Chains (--chains, default 1): the
+   most excess bytes (every free node assumed after X), the most points over
+   the budget, the longest; each gives a valid bound, the largest is reported.
+   Where the full model's LP does not finish in time, smaller forms are solved
+   (without the per-run inputs, then without inputs at all): each a bound. An infeasible
    relaxation proves that no schedule fits the budget (reported as such, exit 1).
 
 Where remat's model could break it, and what is done:
