@@ -28,6 +28,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 import optimum  # noqa: E402
+import recompute_bound  # noqa: E402
 
 
 def sh(cmd):
@@ -54,12 +55,16 @@ def machine():
 
 def inputs(kinds, work):
     out = []
-    if "ci" in kinds:
-        d = os.path.join(BENCH, "models", "ir")
+    for kind, sub, prefix, pick in (("ci", ("models", "ir"), "", lambda f: ".ci" in f),
+                                    ("ci", ("models", "zoo", "ir"), "zoo/", lambda f: ".ci" in f),
+                                    ("bench", ("models", "ir"), "", lambda f: f.startswith("gpt2.bench"))):
+        if kind not in kinds:
+            continue
+        d = os.path.join(BENCH, *sub)
         for f in sorted(os.listdir(d)):
-            if ".ci" in f and f.endswith(".mlir.xz"):
-                name = f[:-len(".mlir.xz")]
-                path = os.path.join(work, name + ".mlir")
+            if pick(f) and f.endswith(".mlir.xz"):
+                name = prefix + f[:-len(".mlir.xz")]
+                path = os.path.join(work, name.replace("/", "-") + ".mlir")
                 if not os.path.exists(path):
                     open(path, "wb").write(lzma.open(os.path.join(d, f)).read())
                 out.append((name, path))
@@ -80,9 +85,13 @@ def report(opt_bin, mlir, args, rep):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--inputs", default="ci,examples")
+    ap.add_argument("--inputs", default="ci,examples,bench")
     ap.add_argument("--budgets", default="70%,50%,35%,1.1xLB")
-    ap.add_argument("--time-limit", type=float, default=120.0)
+    ap.add_argument("--time-limit", type=float, default=120.0,
+                    help="CP-SAT seconds per row; 0: no solver run (a row keeps the solver result of an earlier "
+                         "run of the same input, budget bytes and graph)")
+    ap.add_argument("--bound-time-limit", type=float, default=20.0,
+                    help="HiGHS seconds for bench/recompute_bound.py per row (default 20)")
     ap.add_argument("--model", default="checkmate")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--only")
@@ -101,6 +110,7 @@ def main():
     rows = {(r["input"], r["budget"]): r for r in data["rows"]}
     only = set(a.only.split(",")) if a.only else None
     data.update({"machine": machine(), "git": git_rev(), "time_limit_s": a.time_limit, "model": a.model,
+                 "bound_time_limit_s": a.bound_time_limit,
                  "workers": a.workers, "command": "bench/.venv/bin/python bench/optimum_table.py " +
                  " ".join(sys.argv[1:]), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())})
     for name, mlir in inputs(a.inputs.split(","), work):
@@ -113,17 +123,45 @@ def main():
             print(name, "export failed:", p.stderr.strip()[-200:], flush=True)
             continue
         fn = json.load(open(graph))["functions"][0]
-        base = json.loads(sh([run_bin, "--json", mlir]).stdout)
+        base = json.loads(sh([run_bin, "--json", mlir]).stdout) if a.time_limit > 0 else None
+        try:
+            A = recompute_bound.analyse(fn)
+        except Exception as e:  # milp.Unsupported: no bound for this graph
+            A = None
+            print(name, "no bound:", e, flush=True)
         for blabel in a.budgets.split(","):
             budget = optimum.parse_budget(blabel, fn)
+            old = rows.get((name, blabel))
             row = {"input": name, "budget": blabel, "budget_bytes": budget, "ops": len(fn["ops"]),
                    "peak_bytes": fn["peak_bytes"], "lower_bound_bytes": fn["lower_bound_bytes"], "planners": {}}
+            if budget < fn["lower_bound_bytes"]:
+                row["under_lower_bound"] = True
+                rows[(name, blabel)] = row
+                continue
+            if A is not None:
+                rb = recompute_bound.bound(fn, budget, a.bound_time_limit, A=A)
+                row["recompute_bound"] = {"bound_s": rb["bound_s"], "infeasible": rb["infeasible"],
+                                          "time_s": rb["time_s"],
+                                          "status": [c["status"] for c in rb["chains"]],
+                                          "chain_lengths": [c["length"] for c in rb["chains"]]}
             for pl in ("sqrt", "greedy", "default"):
                 r, err = report(opt_bin, mlir, ["--planner=" + pl, "--budget=%d" % budget], stem + ".rep.json")
                 row["planners"][pl] = ({"recompute_time_s": r["recompute_time_s"], "peak_bytes": r["peak_bytes_after"],
                                         "met": r["peak_bytes_after"] <= budget, "pass_time_s": r.get("pass_time_s")}
                                        if r else {"error": err})
             plan = "%s.%s.plan" % (stem, blabel.replace("%", "pct"))
+            if a.time_limit <= 0:
+                if old and old.get("optimum") and old["budget_bytes"] == budget and old["ops"] == len(fn["ops"]):
+                    row["optimum"] = old["optimum"]
+                    row["optimum"]["kept_from_earlier_run"] = True
+                rows[(name, blabel)] = row
+                data["rows"] = list(rows.values())
+                json.dump(data, open(a.out + ".json", "w"), indent=1)
+                print("%-28s %-7s %9d  sqrt %-10s greedy %-10s default %-10s bound %-10s" % (
+                    name, blabel, budget, fmt_pl(row["planners"]["sqrt"]), fmt_pl(row["planners"]["greedy"]),
+                    fmt_pl(row["planners"]["default"]), fmt((row.get("recompute_bound") or {}).get("bound_s"))),
+                    flush=True)
+                continue
             cmd = [sys.executable, os.path.join(BENCH, "optimum.py"), "--graph", graph, "--budget", str(budget),
                    "--time-limit", str(a.time_limit), "--json", "--model", a.model, "--workers", str(a.workers),
                    "--plan-out", plan]
@@ -169,28 +207,97 @@ def fmt_pl(p):
     return fmt(p["recompute_time_s"]) if p["met"] else "not met (%d)" % p["peak_bytes"]
 
 
+def best_plan(r):
+    """(cost, source) of the cheapest plan that fits: the planners and the solver's replay."""
+    c = []
+    for pl in ("sqrt", "greedy", "default"):
+        p = r["planners"].get(pl, {})
+        if "error" not in p and p.get("met"):
+            c.append((p["recompute_time_s"], pl))
+    rep = (r.get("optimum") or {}).get("replay") or {}
+    if rep and "error" not in rep and max(rep["peak_bytes_planned"], rep["peak_bytes_after"],
+                                          rep["measured_peak_bytes"]) <= r["budget_bytes"] \
+            and rep["outputs_identical"]:
+        c.append((rep["recompute_time_s"], "solver"))
+    return min(c) if c else (None, None)
+
+
+def proven(r):
+    """The best proven lower bound on the row's optimum: max(recompute_bound at this budget
+    or at any larger budget of the same input (a schedule that fits this budget fits the
+    larger one), CP-SAT's bound where its model is exact; the checkmate model's bound is
+    not one for remat's model)."""
+    b = r.get("bound_monotone_s", (r.get("recompute_bound") or {}).get("bound_s"))
+    o = r.get("optimum") or {}
+    if o.get("bound") is not None and data_model(r) == "exact":
+        b = max(b or 0.0, o["bound"])
+    return b
+
+
+def data_model(r):
+    return (r.get("optimum") or {}).get("model", "checkmate")
+
+
+def gap(x, ref):
+    if x is None or ref is None:
+        return None
+    if ref <= 0:
+        return 0.0 if x <= 0 else float("inf")
+    return (x - ref) / ref
+
+
+def fmt_gap(g):
+    if g is None:
+        return "-"
+    if g == float("inf"):
+        return "bound 0"
+    return "+%.1f%%" % (100 * g)
+
+
+def monotone(rows):
+    """bound_monotone_s: the largest recompute bound of the input at this or a larger budget."""
+    for r in rows:
+        b = (r.get("recompute_bound") or {}).get("bound_s")
+        if b is None:
+            continue
+        for q in rows:
+            qb = (q.get("recompute_bound") or {}).get("bound_s")
+            if q["input"] == r["input"] and q["budget_bytes"] >= r["budget_bytes"] and qb is not None:
+                b = max(b, qb)
+        r["bound_monotone_s"] = b
+
+
 def render(data, path):
+    monotone(data["rows"])
     L = []
     w = L.append
-    w("# Planners against the CP-SAT optimum (bench/optimum.py)\n")
-    w("Generated by `%s` on %s. Machine: %s (shared with other jobs); remat at `%s`. CP-SAT (OR-Tools, "
-      "bench/requirements.txt), model `%s`, %d workers, time limit %.0f s per solve (all rounds)." % (
-          data["command"], data["date"], data["machine"], data["git"], data["model"], data["workers"],
-          data["time_limit_s"]))
+    w("# Planners against a proven bound and the CP-SAT optimum (issue 22)\n")
+    w("Generated by `%s` on %s. Machine: %s (shared with other jobs); remat at `%s`. Bound: "
+      "bench/recompute_bound.py (HiGHS, %s s per row, 1 thread). CP-SAT (bench/optimum.py, model `%s`, %d "
+      "workers, %s s per solve): rows marked *kept* carry the result of an earlier run (bench/results/optimum.json "
+      "of 2026-12-01, 60 s, examples only); the rest of the table ran without the solver." % (
+          data["command"], data["date"], data["machine"], data["git"], data.get("bound_time_limit_s", "-"),
+          data["model"], data["workers"], data["time_limit_s"]))
     w("")
     w("Costs are `recompute_time_s` (roofline seconds, h200 profile). *sqrt/greedy/default*: `remat-opt "
-      "--planner=P --budget=BYTES`; *not met* = the planner's peak stays over the budget. *solver*: the best "
-      "plan found, its status (*optimal* only with CP-SAT's proof and copy limits that provably do not "
-      "matter), the proven lower *bound* and *gap* = (solver - bound) / solver. The checkmate model keeps "
-      "every original (like milp.py's default model); its plan may replay cheaper (a clone that replaces its "
-      "original is free in remat), shown as *replay*. *ok* = the plan replayed with `remat-opt --plan-file` "
-      "has planned and rewritten peak <= budget, and remat-run's measured peak <= budget with outputs "
-      "bit-identical to the original step. *default vs bound*: (default - bound) / bound, the most default can "
-      "be above the optimum (of the checkmate model).\n")
-    w("| input | ops / nodes | budget | bytes | sqrt | greedy | default | solver | status | bound | gap | "
-      "replay | ok | solver s | default vs bound |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "--planner=P --budget=BYTES`; *not met* = the planner's peak stays over the budget. *bound*: "
+      "bench/recompute_bound.py, a lower bound on the recompute cost of every schedule remat can make at the budget "
+      "(the largest of its values at this and at larger budgets of the same input: a schedule that fits a budget "
+      "fits every larger one; *infeasible*: its relaxation proves that no schedule fits) "
+      "(its argument: the script's docstring and bench/README.md; checked against every known optimum and plan in "
+      "bench/results/recompute-bound-validation.md). *solver*: CP-SAT's best plan replayed with `--plan-file` "
+      "(*ok*: planned, rewritten and measured peaks <= budget, outputs bit-identical), its status; CP-SAT's bound "
+      "is for its checkmate model (originals fixed), not remat's, so it is not used as a bound here. *best*: the "
+      "cheapest plan that fits among the four. *vs bound*: (default - bound) / bound, the most default can be above "
+      "the optimum; *vs best*: (default - best) / best. Budgets under remat's lower bound are left out.\n")
+    w("| input | ops | budget | bytes | sqrt | greedy | default | solver (replay) | status | ok | bound | best | "
+      "default vs bound | default vs best |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    miss = []
+    within = total = 0
     for r in data["rows"]:
+        if r.get("under_lower_bound"):
+            continue
         o = r.get("optimum", {})
         rep = o.get("replay", {})
         ok = "-"
@@ -200,18 +307,65 @@ def render(data, path):
         elif rep:
             ok = "replay error"
         d = r["planners"]["default"]
-        dvb = "-"
-        if "error" not in d and d["met"] and o.get("bound") is not None:
-            b = o["bound"]
-            dvb = ("+%.1f%%" % (100 * (d["recompute_time_s"] - b) / b)) if b > 0 else (
-                "0" if d["recompute_time_s"] == 0 else "bound 0")
-        nodes = (o.get("graph") or {}).get("nodes", "-")
-        w("| %s | %s / %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["input"], r["ops"], nodes, r["budget"], r["budget_bytes"], fmt_pl(r["planners"]["sqrt"]),
-            fmt_pl(r["planners"]["greedy"]), fmt_pl(d), fmt(o.get("objective")),
-            o.get("status", o.get("error", "-")), fmt(o.get("bound")),
-            "-" if o.get("gap") is None else "%.1f%%" % (100 * o["gap"]), fmt(rep.get("recompute_time_s")),
-            ok, "-" if o.get("total_time_s") is None else "%.0f" % o["total_time_s"], dvb))
+        dcost = d["recompute_time_s"] if ("error" not in d and d.get("met")) else None
+        rb = r.get("recompute_bound") or {}
+        b = proven(r)
+        bcost, bsrc = best_plan(r)
+        gb, gbest = gap(dcost, b), gap(dcost, bcost)
+        bstr = "infeasible" if rb.get("infeasible") else fmt(b)
+        status = o.get("status", o.get("error", "-"))
+        if o.get("kept_from_earlier_run"):
+            status += " (kept)"
+        w("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["input"], r["ops"], r["budget"], r["budget_bytes"], fmt_pl(r["planners"]["sqrt"]),
+            fmt_pl(r["planners"]["greedy"]), fmt_pl(d), fmt(rep.get("recompute_time_s")), status, ok, bstr,
+            "-" if bcost is None else "%s (%s)" % (fmt(bcost), bsrc), fmt_gap(gb), fmt_gap(gbest)))
+        total += 1
+        if gb is not None and gb <= 0.05:
+            within += 1
+        else:
+            miss.append((gb if gb is not None else float("inf"), r, gbest))
+    w("")
+    viol = []
+    for r in data["rows"]:
+        b = (r.get("recompute_bound") or {}).get("bound_s")
+        rb = r.get("recompute_bound") or {}
+        for pl in ("sqrt", "greedy", "default"):
+            p = r["planners"].get(pl, {})
+            if "error" not in p and p.get("met") and (
+                    rb.get("infeasible") or (b is not None and b > p["recompute_time_s"] * (1 + 1e-5))):
+                viol.append("%s at %s: bound %s above %s's %s" % (r["input"], r["budget"], fmt(b), pl,
+                                                                   fmt(p["recompute_time_s"])))
+        c, src = best_plan(r)
+        if src == "solver" and b is not None and b > c * (1 + 1e-5):
+            viol.append("%s at %s: bound above the solver plan's %s" % (r["input"], r["budget"], fmt(c)))
+    w("**Bound against every plan in the table:** %s.\n" % (
+        "no plan that fits costs less than the bound (nor fits where the bound says none can)" if not viol
+        else "VIOLATIONS: " + "; ".join(viol)))
+    gaps = [(g, r, gb) for g, r, gb in miss if g != float("inf")]
+    notmet = [r for g, r, gb in miss if g == float("inf") and not (
+        "error" not in r["planners"]["default"] and r["planners"]["default"].get("met"))]
+    nobound = [r for g, r, gb in miss if g == float("inf") and r not in notmet]
+    w("**Default within 5%% of the proven bound: %d of %d rows** (budgets at or above remat's lower bound). "
+      "The others: %d where default fits but more than 5%% above the bound, %d where default does not fit "
+      "the budget, %d without a bound (graph milp.py's coarsening does not model, or bound 0 with default > 0)."
+      "\n" % (within, total, len(gaps), len(notmet), len(nobound)))
+    w("Default more than 5% above the bound (the planner, the bound, or both loose), worst first:\n")
+    w("| input | budget | default | bound | best plan | default vs bound | default vs best |")
+    w("|---|---|---|---|---|---|---|")
+    for g, r, gbest in sorted(gaps, key=lambda x: -x[0]):
+        bc, bs = best_plan(r)
+        w("| %s | %s | %s | %s | %s (%s) | %s | %s |" % (r["input"], r["budget"], fmt_pl(r["planners"]["default"]),
+                                                   fmt(proven(r)), fmt(bc), bs, fmt_gap(g), fmt_gap(gbest)))
+    w("")
+    w("Default does not fit (budget at or above remat's lower bound; the bound is what any plan would cost): " +
+      "; ".join("%s at %s (bound %s%s)" % (r["input"], r["budget"], fmt(proven(r)),
+                                            ", infeasible" if (r.get("recompute_bound") or {}).get("infeasible")
+                                            else "") for r in notmet) + ".\n")
+    w("No usable bound: " + "; ".join("%s at %s (%s)" % (
+        r["input"], r["budget"], "bound 0" if proven(r) == 0 else
+        "not recomputed after the fix of 2026-12-02" if (r.get("recompute_bound") or {}).get("not_recomputed")
+        else "not modelled") for r in nobound) + ".\n")
     open(path, "w").write("\n".join(L) + "\n")
 
 
