@@ -118,17 +118,32 @@ static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const Rema
   bool feasible = inputBound <= budget;
   RematPlanResult unfused;
   memset(&unfused, 0, sizeof(unfused));
-  bool unfusedMet =
-      feasible &&
-      mlirLogicalResultIsSuccess(planAndRewrite(func, &unfusedOptions, budget, -1, kind, profile, &unfused, NULL)) &&
-      unfused.budgetMet;
+  bool unfusedPlanned = feasible && mlirLogicalResultIsSuccess(planAndRewrite(func, &unfusedOptions, budget, -1, kind,
+                                                                              profile, &unfused, NULL));
+  if (!unfusedPlanned && !result->budgetMet && result->peakBytesAfter > result->peakBytesBefore) {
+    // Neither plan fits, and the fused one would leave the step with a higher
+    // peak than the input's (fusion can raise it: a fused producer's operands
+    // live until its user): the input stays as it is, reported unplanned.
+    // It is under no bound check here: the budget is only not met.
+    rematPlanResultFree(&unfused);
+    memset(&unfused, 0, sizeof(unfused));
+    unfusedPlanned = mlirLogicalResultIsSuccess(
+        planAndRewrite(func, &unfusedOptions, INT64_MAX, -1, RematPlannerNone, profile, &unfused, NULL));
+    unfused.budgetMet = false;
+    unfused.resolvedBudgetBytes = budget;
+  }
+  bool unfusedMet = unfusedPlanned && unfused.budgetMet;
   if (unfusedMet)
     result->stepTimeUnfusedSeconds = unfused.stepTimeSeconds;
   // The pass made both plans: its phases are the two plans' together.
   RematPhaseTimes bothPlans = result->phases;
   rematPhaseTimesAdd(&bothPlans, &unfused.phases);
   result->phases = bothPlans;
-  if (unfusedMet && (!result->budgetMet || unfused.stepTimeSeconds < result->stepTimeSeconds)) {
+  // Neither fits: the lower peak stands (the fused plan can end above the
+  // input's peak, which a plan must never do).
+  bool unfusedLower =
+      unfusedPlanned && !unfused.budgetMet && !result->budgetMet && unfused.peakBytesAfter < result->peakBytesAfter;
+  if (unfusedLower || (unfusedMet && (!result->budgetMet || unfused.stepTimeSeconds < result->stepTimeSeconds))) {
     double fusedTime = result->stepTimeFusedSeconds, unfusedTime = result->stepTimeUnfusedSeconds;
     rematPlanResultFree(result);
     *result = unfused;
