@@ -406,6 +406,21 @@ static bool keepSegmentsThatHelp(Planner *P, const SqrtState *S, int64_t *peak, 
   return true;
 }
 
+/// The segments of the checkpoints in `S` as decisions, and their peak and
+/// cost; when they do not lower the peak under `limit`, only the segments
+/// that help (step 5). False when out of memory.
+static bool planSegments(Planner *P, const RematSimulation *sim, intptr_t t, SqrtState *S, int64_t limit, int64_t *peak,
+                         double *cost) {
+  *peak = -1;
+  *cost = 0;
+  if (!buildSegments(P, sim, t, S) || !trialPeak(P, peak, cost))
+    return false;
+  if (*peak >= 0 && *peak < limit)
+    return true;
+  *peak = limit;
+  return keepSegmentsThatHelp(P, S, peak, cost);
+}
+
 /// The checkpoints of candidate `k` (0: Chen et al.'s sqrt rule; then the
 /// memory-planning variant, its stash split into about 2^(k/2) segments,
 /// up to one per cut); false when there is no such candidate.
@@ -454,14 +469,9 @@ bool rematPlanSqrt(Planner *P, RematSimulation *sim, int64_t ceiling) {
     if (k > 0 && memcmp(S.checkpoint, S.last, (size_t)S.numCuts * sizeof(*S.last)) == 0)
       continue; // the same checkpoints as the candidate before
     memcpy(S.last, S.checkpoint, (size_t)S.numCuts * sizeof(*S.last));
-    int64_t peak = -1;
-    double cost = 0;
-    ok = buildSegments(P, sim, t, &S) && trialPeak(P, &peak, &cost);
-    // Step 5: a plan that does not lower the peak, segment by segment.
-    if (ok && (peak < 0 || peak >= limit)) {
-      peak = limit;
-      ok = keepSegmentsThatHelp(P, &S, &peak, &cost);
-    }
+    int64_t peak;
+    double cost;
+    ok = planSegments(P, sim, t, &S, limit, &peak, &cost);
     if (!ok || peak >= limit)
       continue;
     bool fits = peak <= P->budget, bestFits = found && bestPeak <= P->budget;
@@ -477,13 +487,9 @@ bool rematPlanSqrt(Planner *P, RematSimulation *sim, int64_t ceiling) {
   // The best candidate again (its segments kept as they were chosen).
   if (ok && found) {
     candidateCheckpoints(&S, g, sim, bestK, stashBytes);
-    int64_t peak = -1;
-    double cost = 0;
-    ok = buildSegments(P, sim, t, &S) && trialPeak(P, &peak, &cost);
-    if (ok && (peak < 0 || peak >= limit)) {
-      peak = limit;
-      ok = keepSegmentsThatHelp(P, &S, &peak, &cost);
-    }
+    int64_t peak;
+    double cost;
+    ok = planSegments(P, sim, t, &S, limit, &peak, &cost);
     found = ok && peak == bestPeak;
   }
   P->keepBuffers = NULL;
