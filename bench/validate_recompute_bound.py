@@ -42,27 +42,12 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
-def planner_costs(opt_bin, mlir, budget):
-    out = {}
-    for pl in ("sqrt", "greedy", "default"):
-        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-            rep = f.name
-        p = sh([opt_bin, "--planner=" + pl, "--budget=%d" % budget, mlir, "-o", os.devnull, "--report=json",
-                "--report-file=" + rep])
-        try:
-            r = json.load(open(rep))["functions"][0] if p.returncode == 0 else None
-        except (ValueError, KeyError, IndexError):
-            r = None
-        os.unlink(rep)
-        if r and r["peak_bytes_after"] <= budget:
-            out[pl] = r["recompute_time_s"]
-    return out
-
-
-def replay_cost(opt_bin, mlir, plan, budget):
+def report_cost(opt_bin, args, mlir, budget):
+    """recompute_time_s of `remat-opt ARGS MLIR` when it succeeds with a peak
+    within `budget`, else None."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         rep = f.name
-    p = sh([opt_bin, "--plan-file=" + plan, mlir, "-o", os.devnull, "--report=json", "--report-file=" + rep])
+    p = sh([opt_bin] + args + [mlir, "-o", os.devnull, "--report=json", "--report-file=" + rep])
     try:
         r = json.load(open(rep))["functions"][0] if p.returncode == 0 else None
     except (ValueError, KeyError, IndexError):
@@ -71,6 +56,19 @@ def replay_cost(opt_bin, mlir, plan, budget):
     if r and r["peak_bytes_after"] <= budget:
         return r["recompute_time_s"]
     return None
+
+
+def planner_costs(opt_bin, mlir, budget):
+    out = {}
+    for pl in ("sqrt", "greedy", "default"):
+        cost = report_cost(opt_bin, ["--planner=" + pl, "--budget=%d" % budget], mlir, budget)
+        if cost is not None:
+            out[pl] = cost
+    return out
+
+
+def replay_cost(opt_bin, mlir, plan, budget):
+    return report_cost(opt_bin, ["--plan-file=" + plan], mlir, budget)
 
 
 def check(row, bound):
