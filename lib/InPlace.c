@@ -165,6 +165,7 @@ typedef enum OpKind {
   KindOther,      // extract, dim, global_store, return: tensor operands, no aliasing
   KindInsert,     // tensor.insert_slice, tensor.insert: reads its source, writes its dest
   KindScatter,    // a scatter (Scatter.h): reads its three operands, writes the original (2)
+  KindDispatch,   // scf.if over calls (a --budgets dispatcher): new buffers, reads what its calls pass
 } OpKind;
 
 typedef struct AliasSet {
@@ -304,6 +305,8 @@ typedef struct NestedWalk {
   bool record;    // second pass: store them
   intptr_t at;
   bool uncovered;
+  bool dispatch; // root is an scf.if: calls, yields and nested ifs allowed (KindDispatch)
+  bool hasCall;  // a call was found under it
 } NestedWalk;
 
 static MlirWalkResult visitNested(MlirOperation op, void *userData) {
@@ -318,6 +321,26 @@ static MlirWalkResult visitNested(MlirOperation op, void *userData) {
   }
   if (!shaped)
     return MlirWalkResultAdvance;
+  bool call = rematIsOp(op, "func.call"), yield = rematIsOp(op, "scf.yield");
+  if (w->dispatch && (call || yield || rematIsOp(op, "scf.if"))) {
+    // A call reads the outer tensors it passes; its results, the nested
+    // ifs' and what the yields pass on are the region's own values. A yield
+    // of an outer tensor would make the if's result alias it: not covered.
+    w->hasCall |= call;
+    for (intptr_t i = 0, e = call || yield ? mlirOperationGetNumOperands(op) : 0; i < e; ++i) {
+      intptr_t v = valueIdOf(w->a->g, mlirOperationGetOperand(op, i));
+      if (v < 0 || !isTensorType(mlirValueGetType(mlirOperationGetOperand(op, i))))
+        continue;
+      if (yield) {
+        w->uncovered = true;
+        return MlirWalkResultInterrupt;
+      }
+      if (w->record)
+        w->a->nestedReads[w->at + w->count] = v;
+      ++w->count;
+    }
+    return MlirWalkResultAdvance;
+  }
   // Only a scalar read of an outer tensor is modelled inside a body.
   intptr_t v = rematIsOp(op, "tensor.extract") ? valueIdOf(w->a->g, mlirOperationGetOperand(op, 0)) : -1;
   if (v < 0 || isTensorType(mlirValueGetType(mlirOperationGetResult(op, 0)))) {
@@ -325,7 +348,7 @@ static MlirWalkResult visitNested(MlirOperation op, void *userData) {
     return MlirWalkResultInterrupt;
   }
   if (w->record)
-    w->a->nestedReads[w->at++] = v;
+    w->a->nestedReads[w->at + w->count] = v;
   ++w->count;
   return MlirWalkResultAdvance;
 }
@@ -442,7 +465,7 @@ static SliceKey *collectExtractSlices(const RematGraphImpl *g, const intptr_t *r
 /// Classifies every op (two passes: kinds and nested-read counts, then the
 /// nested reads); false when one is not covered.
 static bool classifyOpsWith(Analysis *a, const SliceKey *extracts, size_t numExtracts, bool dynamicExtract,
-                            const intptr_t *roots, intptr_t *totalNested) {
+                            const intptr_t *roots, intptr_t *totalNested, bool *hasCalls) {
   const RematGraphImpl *g = a->g;
   intptr_t total = 0;
   for (int pass = 0; pass < 2; ++pass) {
@@ -455,12 +478,14 @@ static bool classifyOpsWith(Analysis *a, const SliceKey *extracts, size_t numExt
     for (intptr_t k = 0; k < g->numOps; ++k) {
       MlirOperation op = g->ops[k].op;
       a->nestedBegin[k] = at;
+      bool dispatch = rematIsOp(op, "scf.if");
       if (mlirOperationGetNumRegions(op) > 0) {
-        NestedWalk w = {a, op, 0, pass == 1, at, false};
+        NestedWalk w = {a, op, 0, pass == 1, at, false, dispatch, false};
         mlirOperationWalk(op, visitNested, &w, MlirWalkPreOrder);
         if (w.uncovered)
           return false;
         at += w.count;
+        *hasCalls |= w.hasCall;
       }
       if (pass == 1)
         continue;
@@ -471,6 +496,8 @@ static bool classifyOpsWith(Analysis *a, const SliceKey *extracts, size_t numExt
         return false;
       if (!shaped)
         a->kind[k] = KindScalar;
+      else if (dispatch)
+        a->kind[k] = KindDispatch;
       else if (rematNameStartsWith(name, "linalg.") && isCoveredStructured(op))
         a->kind[k] = KindStructured;
       else if (isCoveredScatter(op))
@@ -518,9 +545,15 @@ static bool classifyOps(Analysis *a) {
   bool dynamicExtract = false;
   intptr_t *roots = equivalenceRoots(g);
   SliceKey *extracts = roots ? collectExtractSlices(g, roots, &numExtracts, &dynamicExtract) : NULL;
-  bool covered = extracts && classifyOpsWith(a, extracts, numExtracts, dynamicExtract, roots, &total);
+  bool hasCalls = false;
+  bool covered = extracts && classifyOpsWith(a, extracts, numExtracts, dynamicExtract, roots, &total, &hasCalls);
   free(extracts);
   free(roots);
+  // A callee may write the tensors passed to it (One-Shot then decides with
+  // the callee's summary): covered only where no in-place decision is left
+  // to make, as in a --budgets dispatcher, whose tensors all come from calls.
+  for (intptr_t k = 0; covered && hasCalls && k < g->numOps; ++k)
+    covered = a->kind[k] != KindStructured && a->kind[k] != KindInsert && a->kind[k] != KindScatter;
   return covered;
 }
 
@@ -551,6 +584,7 @@ static bool operandIsRead(const Analysis *a, intptr_t k, intptr_t i) {
     return true;
   case KindView:
   case KindScalar:
+  case KindDispatch: // its reads are the nested ones
     return false;
   }
   return false;

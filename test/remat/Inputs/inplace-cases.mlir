@@ -152,3 +152,58 @@ func.func @matching_subsets(%t: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %r = tensor.insert_slice %f into %t[0, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
+
+// A --budgets dispatcher (docs/variants.md): its tensors all come from calls
+// under an scf.if, so no in-place decision is left: remat covers it (One-Shot
+// on the whole module took minutes at LLM sizes). The callee writes into its
+// argument; the dispatcher reads %t once more after the if.
+func.func private @fits(i64) -> i64
+func.func private @writes_its_argument(%t: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %c = arith.constant 1.0 : f32
+  %f = linalg.fill ins(%c : f32) outs(%t : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %f : tensor<4x4xf32>
+}
+func.func @dispatcher(%t: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %c0 = arith.constant 0 : i64
+  %n = arith.constant 64 : i64
+  %ok = call @fits(%n) : (i64) -> i64
+  %b = arith.cmpi ne, %ok, %c0 : i64
+  %r = scf.if %b -> (tensor<4x4xf32>) {
+    %x = func.call @writes_its_argument(%t) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    scf.yield %x : tensor<4x4xf32>
+  } else {
+    %y = func.call @writes_its_argument(%t) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    scf.yield %y : tensor<4x4xf32>
+  }
+  %e = tensor.cast %t : tensor<4x4xf32> to tensor<4x4xf32>
+  return %r, %e : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// The same with a write at the top level: whether it may be in place depends
+// on what the callee writes (One-Shot's function summaries): left to MLIR.
+func.func @dispatcher_and_a_write(%t: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %c0 = arith.constant 0 : i64
+  %c = arith.constant 2.0 : f32
+  %ok = call @fits(%c0) : (i64) -> i64
+  %b = arith.cmpi ne, %ok, %c0 : i64
+  %e = tensor.empty() : tensor<4x4xf32>
+  %w = linalg.fill ins(%c : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = scf.if %b -> (tensor<4x4xf32>) {
+    %x = func.call @writes_its_argument(%w) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    scf.yield %x : tensor<4x4xf32>
+  } else {
+    scf.yield %w : tensor<4x4xf32>
+  }
+  return %r, %w : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// An if that yields an outer tensor makes its result alias it: left to MLIR.
+func.func @if_yields_outer(%t: tensor<4x4xf32>, %b: i1) -> tensor<4x4xf32> {
+  %r = scf.if %b -> (tensor<4x4xf32>) {
+    %x = func.call @writes_its_argument(%t) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    scf.yield %x : tensor<4x4xf32>
+  } else {
+    scf.yield %t : tensor<4x4xf32>
+  }
+  return %r : tensor<4x4xf32>
+}
