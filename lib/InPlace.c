@@ -30,7 +30,9 @@
 // and ml_program.global_load (not writable), views (expand_shape,
 // collapse_shape, extract_slice, cast), ops that allocate (pad, concat,
 // from_elements, splat, generate), tensor.extract (also nested in a body),
-// tensor.dim, ml_program.global_store, func.return and scalar ops. Anything else with a
+// tensor.dim, ml_program.global_store, func.return and scalar ops, and an
+// scf.if over calls (the --budgets dispatcher: new buffers, reads what its
+// calls pass) in a function without destination ops. Anything else with a
 // tensor operand or result, a memref, several blocks or a function argument
 // marked bufferization.writable, is uncovered: the caller runs MLIR.
 //
