@@ -139,6 +139,51 @@ static double stepTimeChange(const RematFunctionReport *r) {
          rematCostGetCopyTime(r->profile, r->copyBytesBefore);
 }
 
+/// A --budgets dispatcher's table (docs/variants.md): the `remat.variants`
+/// entries of its function, or a null attribute for any other function.
+static MlirAttribute variantTable(RematGraph g) {
+  MlirAttribute table =
+      mlirOperationGetAttributeByName(rematGraphGetFunction(g), mlirStringRefCreateFromCString("remat.variants"));
+  return !mlirAttributeIsNull(table) && mlirAttributeIsAArray(table) ? table : (MlirAttribute){NULL};
+}
+
+/// Field `key` of variant table entry `entry`: its string, integer or float.
+static MlirAttribute variantField(MlirAttribute entry, const char *key) {
+  return mlirAttributeIsADictionary(entry)
+             ? mlirDictionaryAttrGetElementByName(entry, mlirStringRefCreateFromCString(key))
+             : (MlirAttribute){NULL};
+}
+
+/// Writes a dispatcher's table: JSON objects, or one readable list.
+static void printVariantEntries(Writer *w, MlirAttribute table, bool json) {
+  for (intptr_t i = 0, e = mlirArrayAttrGetNumElements(table); i < e; ++i) {
+    MlirAttribute entry = mlirArrayAttrGetElement(table, i);
+    MlirAttribute name = variantField(entry, "name"), peak = variantField(entry, "peak_bytes"),
+                  budget = variantField(entry, "budget_bytes"), flops = variantField(entry, "recompute_flops");
+    char text[kNameSize] = "";
+    if (!mlirAttributeIsNull(name) && mlirAttributeIsAString(name)) {
+      MlirStringRef s = mlirStringAttrGetValue(name);
+      snprintf(text, sizeof(text), "%.*s", (int)s.length, s.data);
+    }
+    int64_t peakBytes =
+        !mlirAttributeIsNull(peak) && mlirAttributeIsAInteger(peak) ? mlirIntegerAttrGetValueInt(peak) : -1;
+    int64_t budgetBytes =
+        !mlirAttributeIsNull(budget) && mlirAttributeIsAInteger(budget) ? mlirIntegerAttrGetValueInt(budget) : -1;
+    double recompute =
+        !mlirAttributeIsNull(flops) && mlirAttributeIsAFloat(flops) ? mlirFloatAttrGetValueDouble(flops) : 0;
+    if (json) {
+      emit(w, "%s{\"name\": ", i ? ", " : "");
+      emitJSONString(w, text);
+      emit(w, ", \"budget_bytes\": %" PRId64 ", \"peak_bytes\": %" PRId64 ", \"recompute_flops\": %.17g}", budgetBytes,
+           peakBytes, recompute);
+    } else {
+      char bytes[64];
+      formatBytes(peakBytes, bytes, sizeof(bytes));
+      emit(w, "%s@%s (peak %s)", i ? ", " : "", text, bytes);
+    }
+  }
+}
+
 static void printTextFunction(Writer *w, const RematFunctionReport *r) {
   RematGraph g = r->graph;
   char name[kNameSize], loc[kNameSize], op[kNameSize], bytes[64];
@@ -187,6 +232,14 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
     emit(w, "  peak memory:     %s at op #%ld %s (%s)\n", bytes, (long)peakOp, op, loc);
   } else {
     emit(w, "  peak memory:     %s\n", bytes);
+  }
+  MlirAttribute table = variantTable(g);
+  if (!mlirAttributeIsNull(table)) {
+    // Its own peak counts the buffers it holds (its variants' results), not
+    // what a variant takes while it runs: that is the variant's own peak.
+    emit(w, "  dispatches to:   the first that fits of ");
+    printVariantEntries(w, table, false);
+    emit(w, "; the peak above is the dispatcher's own buffers, each variant's is below\n");
   }
   formatBytes(rematGraphGetArgumentBytes(g), bytes, sizeof(bytes));
   emit(w, "  arguments:       %s (owned by the caller, not in the peak)\n", bytes);
@@ -321,6 +374,12 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
     rematDescribeOpRole(rematGraphGetOp(g, lbOp), role, sizeof(role));
     emit(w, ", \"lower_bound_role\": ");
     emitJSONString(w, role);
+  }
+  MlirAttribute table = variantTable(g);
+  if (!mlirAttributeIsNull(table)) {
+    emit(w, ", \"dispatches_to\": [");
+    printVariantEntries(w, table, true);
+    emit(w, "]");
   }
   emit(w, ", \"argument_bytes\": %" PRId64, rematGraphGetArgumentBytes(g));
   // The graph is the rewritten function: its totals include the recompute.
