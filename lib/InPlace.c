@@ -311,16 +311,26 @@ typedef struct NestedWalk {
   bool hasCall;  // a call was found under it
 } NestedWalk;
 
+static MlirWalkResult stopUncovered(NestedWalk *w) {
+  w->uncovered = true;
+  return MlirWalkResultInterrupt;
+}
+
+/// A read of outer value `v` inside the op (counted; stored on the second pass).
+static void addNestedRead(NestedWalk *w, intptr_t v) {
+  if (w->record)
+    w->a->nestedReads[w->at + w->count] = v;
+  ++w->count;
+}
+
 static MlirWalkResult visitNested(MlirOperation op, void *userData) {
   NestedWalk *w = userData;
   if (mlirOperationEqual(op, w->root))
     return MlirWalkResultAdvance;
   bool memref = false;
   bool shaped = hasShapedOperandOrResult(op, &memref);
-  if (memref) {
-    w->uncovered = true;
-    return MlirWalkResultInterrupt;
-  }
+  if (memref)
+    return stopUncovered(w);
   if (!shaped)
     return MlirWalkResultAdvance;
   bool call = rematIsOp(op, "func.call"), yield = rematIsOp(op, "scf.yield");
@@ -333,25 +343,17 @@ static MlirWalkResult visitNested(MlirOperation op, void *userData) {
       intptr_t v = valueIdOf(w->a->g, mlirOperationGetOperand(op, i));
       if (v < 0 || !isTensorType(mlirValueGetType(mlirOperationGetOperand(op, i))))
         continue;
-      if (yield) {
-        w->uncovered = true;
-        return MlirWalkResultInterrupt;
-      }
-      if (w->record)
-        w->a->nestedReads[w->at + w->count] = v;
-      ++w->count;
+      if (yield)
+        return stopUncovered(w);
+      addNestedRead(w, v);
     }
     return MlirWalkResultAdvance;
   }
   // Only a scalar read of an outer tensor is modelled inside a body.
   intptr_t v = rematIsOp(op, "tensor.extract") ? valueIdOf(w->a->g, mlirOperationGetOperand(op, 0)) : -1;
-  if (v < 0 || isTensorType(mlirValueGetType(mlirOperationGetResult(op, 0)))) {
-    w->uncovered = true;
-    return MlirWalkResultInterrupt;
-  }
-  if (w->record)
-    w->a->nestedReads[w->at + w->count] = v;
-  ++w->count;
+  if (v < 0 || isTensorType(mlirValueGetType(mlirOperationGetResult(op, 0))))
+    return stopUncovered(w);
+  addNestedRead(w, v);
   return MlirWalkResultAdvance;
 }
 
