@@ -355,6 +355,8 @@ def render(data, path):
         bcost, bsrc = best_plan(r)
         gb, gbest = gap(dcost, b), gap(dcost, bcost)
         bstr = "infeasible" if rb.get("infeasible") else fmt(b)
+        if rb.get("kept_from_previous_table"):
+            bstr += " (prev)"
         status = o.get("status", o.get("error", "-"))
         if o.get("kept_from_earlier_run"):
             status += " (kept)"

@@ -2,11 +2,12 @@
 """Plans against recompute_bound.py's relaxation: a violation is a bug in the bound.
 
     bench/.venv/bin/python bench/plan_bound_check.py [--table bench/results/optimum.json]
-        [--planners default] [--only NAME,...] [--time-limit 8] [--build build] [--recompute-bound]
+        [--planners default,solver] [--only NAME,...] [--time-limit 8] [--build build] [--recompute-bound]
         [--out bench/results/plan-bound-check]
 
 For every row of the optimum table (bench/optimum_table.py) whose graph has a bound
-and where the planner's plan fits: the plan (`remat-opt --planner=P --budget=BYTES`)
+and where the planner's plan fits: the plan (`remat-opt --planner=P --budget=BYTES`,
+or the table's CP-SAT plan file where its replay fit)
 is mapped onto milp.py's coarse graph (bench/plan_map.py: the rewritten step's
 executions, laid out as milp.py's runs and simulated; the mapping must give the
 report's recompute_time_s and a peak <= the budget, else the row is reported as not
@@ -67,7 +68,9 @@ def fixed_feasible(A, chain, budget, form, execs, time_limit):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--table", default=os.path.join(BENCH, "results", "optimum.json"))
-    ap.add_argument("--planners", default="default")
+    ap.add_argument("--planners", default="default,solver",
+                    help="sqrt, greedy, default, solver (CP-SAT's plan of the table, replayed from "
+                         "bench/work/optimum-table/); default: default,solver")
     ap.add_argument("--only")
     ap.add_argument("--time-limit", type=float, default=8.0, help="HiGHS seconds per bound and per check")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -97,13 +100,23 @@ def main():
         stem, fn, A = graphs[name]
         budget = r["budget_bytes"]
         for pl in a.planners.split(","):
-            e = r["planners"].get(pl, {})
-            if "error" in e or not e.get("met"):
-                continue
+            if pl == "solver":  # CP-SAT's plan, where the table replayed it within the budget
+                e = (r.get("optimum") or {}).get("replay") or {}
+                plan = os.path.join(BENCH, "work", "optimum-table", "%s.%s.plan" % (
+                    name.replace("/", "-"), r["budget"].replace("%", "pct")))
+                if "error" in e or not e or not os.path.exists(plan) or max(
+                        e["peak_bytes_planned"], e["peak_bytes_after"], e["measured_peak_bytes"]) > budget:
+                    continue
+                args = ["--plan-file=" + plan]
+            else:
+                e = r["planners"].get(pl, {})
+                if "error" in e or not e.get("met"):
+                    continue
+                args = ["--planner=" + pl, "--budget=%d" % budget]
             res = {"input": name, "budget": r["budget"], "budget_bytes": budget, "planner": pl}
             base = "%s.%s.%s" % (stem, r["budget"].replace("%", "pct"), pl)
-            p = sh([opt, "--planner=" + pl, "--budget=%d" % budget, paths[name], "-o", base + ".mlir",
-                    "--report=json", "--report-file=" + base + ".rep.json"])
+            p = sh([opt] + args + [paths[name], "-o", base + ".mlir",
+                                   "--report=json", "--report-file=" + base + ".rep.json"])
             rep = json.load(open(base + ".rep.json"))["functions"][0]
             p2 = sh([opt, "--estimate", "--export-graph=" + base + ".graph.json", base + ".mlir", "-o", os.devnull])
             res["cost_s"] = rep["recompute_time_s"]
