@@ -24,7 +24,8 @@ mapped), and then:
    where the bound happens to stay under every plan at hand (the wrong bound of
    2026-12-02, bench/README.md, was found this way by hand).
 
-Writes OUT.json and OUT.md; exit 1 on any violation.
+Writes OUT.json and OUT.md; exit 1 on any violation. --merge A.json B.json ... joins
+the rows of runs made in parts (e.g. one per table part) into OUT.
 """
 import argparse
 import json
@@ -77,7 +78,24 @@ def main():
     ap.add_argument("--recompute-bound", action="store_true",
                     help="compute the bound here (--time-limit) instead of taking the table's")
     ap.add_argument("--out", default=os.path.join(BENCH, "results", "plan-bound-check"))
+    ap.add_argument("--merge", nargs="+", metavar="PART.json",
+                    help="instead: join the rows of earlier runs' OUT.json files (first wins) into --out")
     a = ap.parse_args()
+    if a.merge:
+        parts = [json.load(open(p)) for p in a.merge]
+        out = {"command": "; ".join(p["command"] for p in parts), "date": time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                                          time.gmtime()),
+               "git": parts[0]["git"], "machine": parts[0]["machine"],
+               "table": ", ".join(sorted({p["table"] for p in parts})), "rows": []}
+        seen = set()
+        for p in parts:
+            for r in p["rows"]:
+                if (r["input"], r["budget"], r["planner"]) not in seen:
+                    seen.add((r["input"], r["budget"], r["planner"]))
+                    out["rows"].append(r)
+        json.dump(out, open(a.out + ".json", "w"), indent=1)
+        render(out, a.out + ".md")
+        return 1 if any(not x.get("bound_ok", True) or not x.get("point_ok", True) for x in out["rows"]) else 0
     opt = os.path.join(a.build, "bin", "remat-opt")
     work = os.path.join(BENCH, "work", "plan-bound-check")
     os.makedirs(work, exist_ok=True)
