@@ -558,6 +558,11 @@ def write_markdown(path, meta, graphs, scaling, searched):
                                       "; this text rewritten from the .json by `%s`" % meta["rerendered"]
                                       if meta.get("rerendered") else ""))
     w("")
+    for f in meta.get("refreshed", []):
+        w("Column *%s* re-run alone by `%s` on %s (remat at `%s`; %d rows changed, %d unchanged; every plan "
+          "that fits run by remat-run: outputs bit-identical, measured peak <= budget); the other columns are "
+          "the run above." % (f["planner"], f["command"], f["date"], f["git"], f["changed"], f["unchanged"]))
+        w("")
     m = meta["machine"]
     w("Machine: %s, %s cores, %s; Python %s, highspy %s; remat at `%s`%s."
       % (m["cpu"], m["cores"], m["memory"], m["python"], m["highspy"], m["git"],
