@@ -440,7 +440,7 @@ static bool repairPlan(Planner *P, RematSimulation *sim, const RematSimContext *
           continue;
         RematSimulation without;
         P->decisions[d].removed = true;
-        if (rematPlannerSimulate(P, false, &without))
+        if (rematPlannerSimulateTrial(P, sim, INT64_MAX, &without))
           savings[d] = sim->recomputeCost - without.recomputeCost;
         P->decisions[d].removed = false;
         rematSimulationFree(&without);

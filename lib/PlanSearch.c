@@ -111,6 +111,21 @@ bool rematPlannerSimulate(const Planner *P, bool complete, RematSimulation *sim)
   return ok;
 }
 
+/// rematPlannerSimulate (`complete` false) for a trial judged against `limit`
+/// and close to the simulation `base` (rematSimulateTrial).
+bool rematPlannerSimulateTrial(const Planner *P, const RematSimulation *base, int64_t limit, RematSimulation *sim) {
+  RematSchedule s;
+  if (!rematPlannerCollectSchedule(P, -1, &s)) {
+    rematScheduleFree(&s);
+    memset(sim, 0, sizeof(*sim));
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
+  bool ok = rematSimulateTrial(P->ctx, &s, base, limit, sim);
+  rematScheduleFree(&s);
+  return ok;
+}
+
 /// `array` (capacity *cap elements of `size` bytes, full) reallocated to twice
 /// that (at least 32); NULL when out of memory, with `array` and *cap as they were.
 static void *growArray(void *array, intptr_t *cap, size_t size) {
@@ -843,8 +858,10 @@ bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
     }
     if (!ok || P->numDecisions == roundStart)
       break; // nothing left to try at the peak
+    // A trial with more bytes live than the plan's peak is not adopted
+    // (improves): its replay stops there.
     RematSimulation trial;
-    bool valid = rematPlannerSimulate(P, false, &trial);
+    bool valid = rematPlannerSimulateTrial(P, sim, sim->peakBytes, &trial);
     if (trial.status == RematSimOutOfMemory) {
       rematSimulationFree(&trial);
       ok = false;
@@ -861,7 +878,7 @@ bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware) {
     while (P->numDecisions > roundStart + 1)
       popDecision(P);
     if (batched) {
-      valid = rematPlannerSimulate(P, false, &trial);
+      valid = rematPlannerSimulateTrial(P, sim, sim->peakBytes, &trial);
       if (adoptIfImproves(P, sim, &trial, valid, &ok)) {
         if (!ok)
           break;
@@ -923,7 +940,7 @@ bool rematPruneDecisions(Planner *P, RematSimulation *sim) {
   bool done = false;
   if (removed) {
     RematSimulation trial;
-    if (rematPlannerSimulate(P, false, &trial) && trial.peakBytes <= P->budget) {
+    if (rematPlannerSimulateTrial(P, sim, P->budget, &trial) && trial.peakBytes <= P->budget) {
       rematSimulationFree(sim);
       *sim = trial;
       done = true;
@@ -936,7 +953,7 @@ bool rematPruneDecisions(Planner *P, RematSimulation *sim) {
   for (intptr_t i = 0; !done && i < n && i < exactTries; ++i) {
     P->decisions[order[i]].removed = true;
     RematSimulation trial;
-    bool valid = rematPlannerSimulate(P, false, &trial);
+    bool valid = rematPlannerSimulateTrial(P, sim, P->budget, &trial);
     if (valid && trial.peakBytes <= P->budget && trial.recomputeCost <= sim->recomputeCost) {
       rematSimulationFree(sim);
       *sim = trial;

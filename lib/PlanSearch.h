@@ -300,6 +300,10 @@ bool rematPlannerCollectSchedule(const Planner *P, intptr_t skip, RematSchedule 
 /// Simulates the plan; `complete` = false leaves out what only the search
 /// itself reads (rematSimulatePeak): enough to judge a trial.
 bool rematPlannerSimulate(const Planner *P, bool complete, RematSimulation *sim);
+/// The same for a trial judged against `limit`, close to the simulation
+/// `base` (rematSimulateTrial: status RematSimOverLimit when more than
+/// `limit` bytes are live somewhere).
+bool rematPlannerSimulateTrial(const Planner *P, const RematSimulation *base, int64_t limit, RematSimulation *sim);
 /// Never tries that candidate again in this search.
 bool rematPlannerReject(Planner *P, intptr_t value, intptr_t anchor, ChainMode mode, bool joint);
 /// Appends a decision whose ops are P->chain[0, c->len) at `anchor`.

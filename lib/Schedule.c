@@ -203,6 +203,8 @@ const char *rematSimStatusGetMessage(RematSimStatus status) {
     return "lets two ops write into the same fresh tensor (tensor.empty) as their destination";
   case RematSimOutOfMemory:
     return "out of memory";
+  case RematSimOverLimit:
+    return "has more bytes live than the trial's limit";
   }
   return "unknown";
 }
@@ -240,9 +242,31 @@ intptr_t rematSimVersionClobberPos(const RematSimulation *sim, intptr_t version)
 }
 
 #define ALLOC(ptr, count) ((ptr) = calloc((size_t)((count) > 0 ? (count) : 1), sizeof(*(ptr))))
+#define UNINIT(ptr, count) ((ptr) = malloc((size_t)((count) > 0 ? (count) : 1) * sizeof(*(ptr))))
 
-/// Lays out the instances; checks the schedule's ops and anchors.
-static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, RematSimulation *sim) {
+/// The stages before which `base` (a valid simulation of the same graph, or
+/// NULL) and the normalized schedule `s` place the same clones: their
+/// instances, versions and reads are the same up to there.
+static intptr_t sharedStages(const RematSimulation *base, const RematSchedule *s, intptr_t n) {
+  if (!base || base->status != RematSimOk || !base->instOp || base->numInstances < n)
+    return 0;
+  intptr_t j = 0;
+  for (intptr_t k = 0; k < base->numInstances; ++k) {
+    if (!base->instClone[k])
+      continue;
+    if (j == s->num)
+      return base->instAnchor[k];
+    if (s->items[j].op != base->instOp[k] || s->items[j].anchor != base->instAnchor[k])
+      return s->items[j].anchor < base->instAnchor[k] ? s->items[j].anchor : base->instAnchor[k];
+    ++j;
+  }
+  return j < s->num ? s->items[j].anchor : n;
+}
+
+/// Lays out the instances; checks the schedule's ops and anchors. Stages
+/// before `shared` are copied from `base` (sharedStages).
+static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, const RematSimulation *base,
+                            intptr_t shared, RematSimulation *sim) {
   const RematGraphImpl *g = ctx->g;
   intptr_t n = g->numOps;
   for (intptr_t j = 0; j < s->num; ++j) {
@@ -259,15 +283,25 @@ static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, 
     }
   }
   sim->numInstances = n + s->num;
-  if (!ALLOC(sim->instOp, sim->numInstances) || !ALLOC(sim->instAnchor, sim->numInstances) ||
-      !ALLOC(sim->instClone, sim->numInstances) || !ALLOC(sim->instAlive, sim->numInstances) ||
-      !ALLOC(sim->instFirstVersion, sim->numInstances) || !ALLOC(sim->instReadsBegin, sim->numInstances + 1) ||
-      !ALLOC(sim->stageBegin, n + 1) || !ALLOC(sim->live, sim->numInstances + 1) || !ALLOC(sim->aliveCount, n)) {
+  // Every entry of these is written below (instAlive, live and aliveCount
+  // are summed into: zeroed).
+  if (!UNINIT(sim->instOp, sim->numInstances) || !UNINIT(sim->instAnchor, sim->numInstances) ||
+      !UNINIT(sim->instClone, sim->numInstances) || !ALLOC(sim->instAlive, sim->numInstances) ||
+      !UNINIT(sim->instFirstVersion, sim->numInstances) || !UNINIT(sim->instReadsBegin, sim->numInstances + 1) ||
+      !UNINIT(sim->stageBegin, n + 1) || !ALLOC(sim->live, sim->numInstances + 1) || !ALLOC(sim->aliveCount, n)) {
     sim->status = RematSimOutOfMemory;
     return false;
   }
   intptr_t k = 0, j = 0;
-  for (intptr_t p = 0; p < n; ++p) {
+  if (shared > 0) {
+    k = base->stageBegin[shared];
+    j = k - shared; // the clones before stage `shared`
+    memcpy(sim->stageBegin, base->stageBegin, (size_t)shared * sizeof(*sim->stageBegin));
+    memcpy(sim->instOp, base->instOp, (size_t)k * sizeof(*sim->instOp));
+    memcpy(sim->instAnchor, base->instAnchor, (size_t)k * sizeof(*sim->instAnchor));
+    memcpy(sim->instClone, base->instClone, (size_t)k * sizeof(*sim->instClone));
+  }
+  for (intptr_t p = shared; p < n; ++p) {
     sim->stageBegin[p] = k;
     for (; j < s->num && s->items[j].anchor == p; ++j, ++k) {
       sim->instOp[k] = s->items[j].op;
@@ -283,7 +317,14 @@ static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, 
   // Versions: arguments first, then each instance's results.
   intptr_t numVersions = g->numArgs;
   intptr_t numReads = 0;
-  for (k = 0; k < sim->numInstances; ++k) {
+  intptr_t prefix = shared > 0 ? base->stageBegin[shared] : 0;
+  if (prefix > 0) {
+    memcpy(sim->instFirstVersion, base->instFirstVersion, (size_t)prefix * sizeof(*sim->instFirstVersion));
+    memcpy(sim->instReadsBegin, base->instReadsBegin, (size_t)prefix * sizeof(*sim->instReadsBegin));
+    numVersions = base->instFirstVersion[prefix - 1] + g->ops[base->instOp[prefix - 1]].numResults;
+    numReads = base->instReadsBegin[prefix];
+  }
+  for (k = prefix; k < sim->numInstances; ++k) {
     const RematOpInfo *op = &g->ops[sim->instOp[k]];
     sim->instFirstVersion[k] = numVersions;
     numVersions += op->numResults;
@@ -292,13 +333,18 @@ static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, 
   }
   sim->instReadsBegin[sim->numInstances] = numReads;
   sim->numVersions = numVersions;
-  if (!ALLOC(sim->versions, numVersions) || !ALLOC(sim->readVersion, numReads)) {
+  if (!UNINIT(sim->versions, numVersions) || !UNINIT(sim->readVersion, numReads)) {
     sim->status = RematSimOutOfMemory;
     return false;
   }
   for (intptr_t a = 0; a < g->numArgs; ++a)
     sim->versions[a] = (RematSimVersion){.value = a, .inst = -1, .buffer = -1};
-  for (k = 0; k < sim->numInstances; ++k) {
+  intptr_t prefixVersions =
+      prefix > 0 ? sim->instFirstVersion[prefix - 1] + g->ops[sim->instOp[prefix - 1]].numResults : g->numArgs;
+  for (intptr_t v = g->numArgs; v < prefixVersions; ++v)
+    sim->versions[v] =
+        (RematSimVersion){.value = base->versions[v].value, .inst = base->versions[v].inst, .buffer = -1};
+  for (k = prefix; k < sim->numInstances; ++k) {
     const RematOpInfo *op = &g->ops[sim->instOp[k]];
     for (intptr_t r = 0; r < op->numResults; ++r)
       sim->versions[sim->instFirstVersion[k] + r] =
@@ -307,8 +353,10 @@ static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, 
   return true;
 }
 
-/// Which version every read of every instance sees.
-static bool resolveReads(const RematSimContext *ctx, RematSimulation *sim) {
+/// Which version every read of every instance sees. Stages before `shared`
+/// read what they read in `base` (sharedStages).
+static bool resolveReads(const RematSimContext *ctx, const RematSimulation *base, intptr_t shared,
+                         RematSimulation *sim) {
   const RematGraphImpl *g = ctx->g;
   intptr_t *cur = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*cur));
   intptr_t *groupStamp = malloc((size_t)(g->numOps ? g->numOps : 1) * sizeof(*groupStamp));
@@ -324,8 +372,17 @@ static bool resolveReads(const RematSimContext *ctx, RematSimulation *sim) {
     cur[v] = v < g->numArgs ? v : -1;
   for (intptr_t k = 0; k < g->numOps; ++k)
     groupStamp[k] = -1;
+  if (shared > 0) {
+    // After the shared stages every value's latest version is its last one
+    // created there (their groups are complete).
+    intptr_t prefix = sim->stageBegin[shared];
+    memcpy(sim->readVersion, base->readVersion, (size_t)sim->instReadsBegin[prefix] * sizeof(*sim->readVersion));
+    intptr_t end = sim->instFirstVersion[prefix - 1] + g->ops[sim->instOp[prefix - 1]].numResults;
+    for (intptr_t v = g->numArgs; v < end; ++v)
+      cur[sim->versions[v].value] = v;
+  }
   bool ok = true;
-  for (intptr_t p = 0; p < g->numOps && ok; ++p) {
+  for (intptr_t p = shared; p < g->numOps && ok; ++p) {
     intptr_t orig = sim->stageBegin[p + 1] - 1;
     for (intptr_t k = sim->stageBegin[p]; k <= orig && ok; ++k) {
       const RematOpInfo *op = &g->ops[sim->instOp[k]];
@@ -442,19 +499,35 @@ static intptr_t freedDestination(const RematSimContext *ctx, const RematSimulati
 }
 
 /// Assigns buffers, checks that no read sees an overwritten buffer, and
-/// records lifetimes.
-static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
+/// records lifetimes. With `limit` < INT64_MAX, stops (RematSimOverLimit)
+/// at the first alive instance known to have more than `limit` bytes live.
+///
+/// That is known as the instances are assigned: a buffer's last use is the
+/// last read of any of its versions (versionLastRead, bufMaxLastRead), and a
+/// version joins a buffer only at an instance that reads the buffer's
+/// current version, so a buffer live at instance k is one allocated at or
+/// before k whose bufMaxLastRead is already at least k. `running` counts
+/// them (`expire`: when each stops counting), never more than summarize's
+/// `live` will.
+static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSimulation *sim) {
   const RematGraphImpl *g = ctx->g;
   intptr_t cap = sim->numVersions + ctx->numReturnOperands + 1;
   intptr_t *versionOfValue = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*versionOfValue));
   intptr_t *destUsedBy = malloc((size_t)(sim->numVersions ? sim->numVersions : 1) * sizeof(*destUsedBy));
   intptr_t *versionLastRead = malloc((size_t)(sim->numVersions ? sim->numVersions : 1) * sizeof(*versionLastRead));
   intptr_t *bufMaxLastRead = malloc((size_t)(cap ? cap : 1) * sizeof(*bufMaxLastRead));
-  if (!ALLOC(sim->buffers, cap) || !versionOfValue || !destUsedBy || !versionLastRead || !bufMaxLastRead) {
+  bool track = limit < INT64_MAX;
+  int64_t *expire = track ? calloc((size_t)sim->numInstances + 2, sizeof(*expire)) : NULL;
+  intptr_t *bufEnd = track ? malloc((size_t)(cap ? cap : 1) * sizeof(*bufEnd)) : NULL;
+  int64_t running = 0;
+  if (!UNINIT(sim->buffers, cap) || !versionOfValue || !destUsedBy || !versionLastRead || !bufMaxLastRead ||
+      (track && (!expire || !bufEnd))) {
     free(versionOfValue);
     free(destUsedBy);
     free(versionLastRead);
     free(bufMaxLastRead);
+    free(expire);
+    free(bufEnd);
     sim->status = RematSimOutOfMemory;
     return false;
   }
@@ -476,6 +549,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   }
   bool ok = true;
   for (intptr_t k = 0; k < sim->numInstances && ok; ++k) {
+    if (track)
+      running += expire[k];
     if (!sim->instAlive[k])
       continue;
     const RematOpInfo *op = &g->ops[sim->instOp[k]];
@@ -520,12 +595,26 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
         ver->epoch = sim->buffers[b].epoch;
         if (versionLastRead[sim->instFirstVersion[k] + r] > bufMaxLastRead[b])
           bufMaxLastRead[b] = versionLastRead[sim->instFirstVersion[k] + r];
+        const RematSimBuffer *buf = &sim->buffers[b];
+        if (track && !buf->external && buf->alloc >= 0 && bufMaxLastRead[b] > bufEnd[b]) {
+          if (bufEnd[b] >= k) // (always: k reads the buffer)
+            expire[bufEnd[b] + 1] += buf->bytes;
+          else
+            running += buf->bytes;
+          expire[bufMaxLastRead[b] + 1] -= buf->bytes;
+          bufEnd[b] = bufMaxLastRead[b];
+        }
         continue;
       }
       bool external = g->buffers[cls].external;
       sim->buffers[nb] = (RematSimBuffer){
           .bytes = g->buffers[cls].bytes, .alloc = external ? -1 : k, .lastUse = k, .external = external};
       bufMaxLastRead[nb] = versionLastRead[sim->instFirstVersion[k] + r];
+      if (track && !external) {
+        bufEnd[nb] = bufMaxLastRead[nb] > k ? bufMaxLastRead[nb] : k;
+        running += g->buffers[cls].bytes;
+        expire[bufEnd[nb] + 1] -= g->buffers[cls].bytes;
+      }
       ver->buffer = nb++;
       ver->epoch = 0;
     }
@@ -547,10 +636,19 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
         if (b->external) {
           sim->buffers[nb++] = (RematSimBuffer){
               .bytes = rematReturnCopyBytes(g, g->values[x].bytes), .alloc = k, .lastUse = k, .result = true};
+          if (track) {
+            running += sim->buffers[nb - 1].bytes;
+            expire[k + 1] -= sim->buffers[nb - 1].bytes;
+          }
           continue;
         }
         b->result = true;
       }
+    }
+    if (ok && track && running > limit) {
+      sim->status = RematSimOverLimit;
+      sim->badInstance = k;
+      ok = false;
     }
   }
   sim->numBuffers = nb;
@@ -558,6 +656,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, RematSimulation *sim) {
   free(destUsedBy);
   free(versionLastRead);
   free(bufMaxLastRead);
+  free(expire);
+  free(bufEnd);
   return ok;
 }
 
@@ -684,14 +784,20 @@ static bool listValueVersions(const RematSimContext *ctx, RematSimulation *sim) 
   return true;
 }
 
-bool rematSimulatePeak(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim) {
+bool rematSimulateTrial(const RematSimContext *ctx, const RematSchedule *schedule, const RematSimulation *base,
+                        int64_t limit, RematSimulation *sim) {
   memset(sim, 0, sizeof(*sim));
   sim->status = RematSimOk;
   sim->badInstance = -1;
-  if (!layOutInstances(ctx, schedule, sim) || !resolveReads(ctx, sim))
+  intptr_t shared = sharedStages(base, schedule, ctx->g->numOps);
+  if (!layOutInstances(ctx, schedule, base, shared, sim) || !resolveReads(ctx, base, shared, sim))
     return false;
   markAlive(ctx, sim);
-  return assignSimBuffers(ctx, sim) && summarize(ctx, sim);
+  return assignSimBuffers(ctx, limit, sim) && summarize(ctx, sim);
+}
+
+bool rematSimulatePeak(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim) {
+  return rematSimulateTrial(ctx, schedule, NULL, INT64_MAX, sim);
 }
 
 bool rematSimulationComplete(const RematSimContext *ctx, RematSimulation *sim) {

@@ -62,6 +62,7 @@ typedef enum RematSimStatus {
   RematSimSharedDestination, // two ops write into one fresh (empty) tensor:
                              // bufferization may merge their buffers
   RematSimOutOfMemory,
+  RematSimOverLimit, // rematSimulateTrial stopped: more than its limit live
 } RematSimStatus;
 
 /// Per-graph data the simulator reuses across calls (op costs, input use
@@ -144,6 +145,17 @@ bool rematSimulate(const RematSimContext *ctx, const RematSchedule *schedule, Re
 /// valueVersions. Planners try many schedules and keep few: those they keep
 /// are completed with rematSimulationComplete.
 bool rematSimulatePeak(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim);
+
+/// rematSimulatePeak for a trial judged against a limit and close to a
+/// simulation it may reuse. `base` (or NULL): a valid simulation of another
+/// schedule on the same graph; the stages before the first one where the two
+/// schedules differ are copied from it rather than replayed. `limit`
+/// (INT64_MAX: none): once some alive instance is known to have more than
+/// `limit` bytes live, the replay stops with status RematSimOverLimit (the
+/// peak would exceed it; nothing else is filled in). Otherwise the same
+/// result as rematSimulatePeak.
+bool rematSimulateTrial(const RematSimContext *ctx, const RematSchedule *schedule, const RematSimulation *base,
+                        int64_t limit, RematSimulation *sim);
 
 /// Fills what rematSimulatePeak left out (no-op on a complete simulation).
 /// False when sim->status != Ok or out of memory.
