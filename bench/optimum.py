@@ -331,7 +331,8 @@ class Model:
         return runs
 
 
-def solve_min_peak(fn, time_limit, mode="exact", copies=3, workers=2, func=0, verbose=False, reads="latest"):
+def solve_min_peak(fn, time_limit, mode="exact", copies=3, workers=2, func=0, verbose=False, reads="latest",
+                   hint_lines=None):
     """The least peak of a schedule (recompute cost ignored), milp.py --min-peak's
     question. A found plan is an upper bound on the least feasible budget; the
     bound is remat's lower bound, or CP-SAT's when no copy limit binds."""
@@ -340,7 +341,16 @@ def solve_min_peak(fn, time_limit, mode="exact", copies=3, workers=2, func=0, ve
     nodes, extra, info = milp.coarsen(fn)
     lu = milp.last_uses(nodes)
     C = [1 if n.pinned else min(copies, max(i, lu[i]) - i + 1) for i, n in enumerate(nodes)]
+    if hint_lines is not None:
+        hinted = plan_runs(nodes, hint_lines)
+        per = [0] * len(nodes)
+        for r in hinted:
+            for i in r:
+                per[i] += 1
+        C = [max(c, per[i]) if not nodes[i].pinned else c for i, c in enumerate(C)]
     model = Model(nodes, extra, (fn["lower_bound_bytes"], fn["peak_bytes"]), mode, C, cost_unit(nodes), reads)
+    if hint_lines is not None:
+        model.hint(hinted)
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = time_limit
     solver.parameters.num_workers = workers
@@ -370,17 +380,54 @@ def solve_min_peak(fn, time_limit, mode="exact", copies=3, workers=2, func=0, ve
     return lines, out
 
 
+def plan_runs(nodes, lines):
+    """runs[t] (milp.py's form) of a plan file's (op, anchor) lines: each re-executed op's node, at the stage
+    of the node holding its anchor (or the first node after it); originals at their own stage. A line whose
+    op is in no node (a scalar constant: nothing to run) is skipped."""
+    N = len(nodes)
+    node_of = {}
+    for i, n in enumerate(nodes):
+        for op in n.ops:
+            node_of[op] = i
+    firsts = sorted((n.first, i) for i, n in enumerate(nodes))
+    runs = [{t} for t in range(N)]
+    for op, anchor in lines:
+        i = node_of.get(op)
+        if i is None:
+            continue
+        t = node_of.get(anchor)  # an anchor inside a node's span: before the node's first op
+        if t is None:
+            t = next((k for first, k in firsts if first >= anchor), None)
+        if t is not None and t > i:
+            runs[t].add(i)
+    return [sorted(r) for r in runs]
+
+
 def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0, verbose=False, max_rounds=4,
-          feasibility_share=0.4, reads="cover"):
+          feasibility_share=0.4, reads="cover", hint_lines=None):
     t0 = time.perf_counter()
     nodes, extra, info = milp.coarsen(fn)
     N = len(nodes)
     unit = cost_unit(nodes)
     lu = milp.last_uses(nodes)
     C = [1 if n.pinned else min(copies, max(i, lu[i]) - i + 1) for i, n in enumerate(nodes)]
+    hinted = None
+    if hint_lines is not None:
+        hinted = plan_runs(nodes, hint_lines)
+        hpeak, hcost, _, _ = milp.simulate(nodes, hinted, extra)
+        per = [0] * N
+        for r in hinted:
+            for i in r:
+                per[i] += 1
+        for i in range(N):
+            if not nodes[i].pinned and per[i] > C[i]:
+                C[i] = per[i]
+        out_hint = {"hint_peak_bytes": hpeak, "hint_cost_s": hcost}
     out = {"status": "unknown", "objective": None, "bound": None, "plan_file": None, "model": mode, "reads": reads,
            "budget_bytes": budget, "peak_bytes": fn["peak_bytes"], "lower_bound_bytes": fn["lower_bound_bytes"],
            "graph": info, "cost_unit_s": unit, "rounds": []}
+    if hinted is not None:
+        out.update(out_hint)
     from ortools.sat.python import cp_model
     best_runs, best_cost = None, None
     proven_bound = 0.0
@@ -410,8 +457,8 @@ def solve(fn, budget, time_limit, mode="checkmate", copies=3, workers=2, func=0,
 
     # The cost model first, for part of the time; phase 1 only when it finds
     # no schedule (then the cost model again from phase 1's schedule).
-    first_runs = None
-    phase1_done = False
+    first_runs = hinted
+    phase1_done = hinted is not None
     for rnd in range(max_rounds):
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0.05:
@@ -522,6 +569,9 @@ def main():
                     help="read constraints: cover (default with --budget: some copy of each dependency covers the "
                          "read, ends free; proves faster on the bench graphs) or latest (default with --min-peak: "
                          "the simulator's rule, selectors and ends functions of the stages)")
+    ap.add_argument("--hint-plan", help="a plan file (FUNC OP ANCHOR lines, e.g. the default planner's) to start "
+                    "CP-SAT from: mapped to the coarse graph (each op's node at the stage of the first node at or "
+                    "after its anchor, originals kept), given as a hint and its copy counts as copy limits")
     ap.add_argument("--min-peak", action="store_true", help="instead: the least peak of any schedule (objective "
                     "in bytes; --budget ignored; bound = remat's lower bound unless no copy limit binds)")
     a = ap.parse_args()
@@ -546,11 +596,21 @@ def main():
         return 3
     try:
         if a.min_peak:
+            hint = None
+            if a.hint_plan:
+                with open(a.hint_plan) as f:
+                    hint = [tuple(int(x) for x in l.split()[1:3]) for l in f
+                            if l.strip() and not l.startswith("#") and int(l.split()[0]) == a.func]
             lines, out = solve_min_peak(fn, a.time_limit, a.model, a.copies, a.workers, a.func, a.verbose,
-                                        reads=a.reads or "latest")
+                                        reads=a.reads or "latest", hint_lines=hint)
         else:
+            hint = None
+            if a.hint_plan:
+                with open(a.hint_plan) as f:
+                    hint = [tuple(int(x) for x in l.split()[1:3]) for l in f
+                            if l.strip() and not l.startswith("#") and int(l.split()[0]) == a.func]
             lines, out = solve(fn, budget, a.time_limit, a.model, a.copies, a.workers, a.func, a.verbose,
-                               reads=a.reads or "cover")
+                               reads=a.reads or "cover", hint_lines=hint)
     except milp.Unsupported as e:
         print("%s: unsupported graph: %s" % (prog, e), file=sys.stderr)
         return 2

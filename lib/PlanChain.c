@@ -132,11 +132,13 @@ static bool growChain(Planner *P, const RematSimulation *sim, intptr_t anchor, i
         if (b == dropBuffer || rematSimVersionClobberPos(sim, ver) < pos)
           need = true;
         else if (buf->lastUse < pos) {
+          // Keeping it alive to the anchor adds its bytes at the peak.
+          bool atPeak = buf->alloc <= peakPos && buf->lastUse < peakPos && pos > peakPos;
           if (mode == ChainFull && d >= 0 && recomputable(g->ops[d].cls) && b != P->groupKeep &&
-              !(P->keepBuffers && P->keepBuffers[b]))
+              !(P->keepBuffers && P->keepBuffers[b]) && (atPeak || !P->opt.keepPastPeak))
             need = true;
           else {
-            if (buf->alloc <= peakPos && buf->lastUse < peakPos && pos > peakPos)
+            if (atPeak)
               c->extendedAtPeak += buf->bytes;
             if (P->numExtended < kMaxExtended)
               P->extended[P->numExtended++] = b;

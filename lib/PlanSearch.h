@@ -142,6 +142,10 @@ typedef struct SearchOptions {
   // after the peak from one input kept alive for all of them. Graphs up to
   // kExactPruneOps ops.
   bool groups;
+  // ChainFull keeps an input freed before the anchor alive rather than
+  // recompute it when that costs no bytes at the peak (it is freed after
+  // the peak, or allocated after it): PlanChain.c.
+  bool keepPastPeak;
 } SearchOptions;
 
 struct Target;
