@@ -85,7 +85,7 @@ MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module) {
       mlirLogicalResultIsFailure(rematGpuBuildKernels(module, false)))
     return mlirLogicalResultFailure();
   // The CPU pipeline's tail: the tiled parallel loops run sequentially.
-  return rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_HOST_TO_LLVM ")");
+  return rematLowerHostToLLVM(module);
 }
 
 //===----------------------------------------------------------------------===//
@@ -229,8 +229,15 @@ static MlirLogicalResult checkLibdeviceLinked(MlirModule module) {
   RematOpList binaries = rematCollectOps(module, isBinary);
   MlirLogicalResult result = mlirLogicalResultSuccess();
   for (intptr_t i = 0; i < binaries.size; ++i) {
+    // The objects attribute only: printing the op would first number the
+    // values of the whole module (per binary: quadratic in the kernels; 17 of
+    // the 30 CPU seconds of --lower=gpu on the 1k-op Llama step).
     TextBuffer text = {NULL, 0};
-    mlirOperationPrint(binaries.ops[i], appendText, &text);
+    MlirAttribute objects = mlirOperationGetAttributeByName(binaries.ops[i], rematStr("objects"));
+    if (mlirAttributeIsNull(objects))
+      mlirOperationPrint(binaries.ops[i], appendText, &text);
+    else
+      mlirAttributePrint(objects, appendText, &text);
     if (text.data && strstr(text.data, ".extern .func") && strstr(text.data, "__nv_")) {
       mlirEmitError(mlirOperationGetLocation(binaries.ops[i]),
                     "a kernel calls CUDA libdevice math functions but libdevice was not linked: set CUDA_HOME to "

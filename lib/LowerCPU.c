@@ -19,7 +19,7 @@
 #include "mlir-c/Diagnostics.h"
 
 static const char kCpuPipelineHead[] = "builtin.module(" REMAT_PIPELINE_ELEMENTWISE_TO_LINALG ")";
-static const char kCpuPipelineTail[] = "builtin.module(convert-linalg-to-loops," REMAT_PIPELINE_HOST_TO_LLVM ")";
+static const char kCpuLoops[] = "builtin.module(convert-linalg-to-loops)";
 
 MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
   MlirOperation moduleOp = mlirModuleGetOperation(module);
@@ -35,7 +35,8 @@ MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
   rematMarkCInterfaces(module);
   if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormLoops)) ||
       mlirLogicalResultIsFailure(rematRunPipeline(module, kCpuPipelineHead)) ||
-      mlirLogicalResultIsFailure(rematBufferizeAndFree(module)))
+      mlirLogicalResultIsFailure(rematBufferizeAndFree(module)) ||
+      mlirLogicalResultIsFailure(rematRunPipeline(module, kCpuLoops)))
     return mlirLogicalResultFailure();
-  return rematRunPipeline(module, kCpuPipelineTail);
+  return rematLowerHostToLLVM(module);
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Pipeline.h"
 
+#include "BufferizeHints.h"
 #include "Donation.h"
 #include "IRBuild.h"
 
@@ -73,9 +74,56 @@ MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline) {
 }
 
 MlirLogicalResult rematBufferizeAndFree(MlirModule module) {
+  // remat's in-place decisions, written into the IR (shared destinations
+  // split as One-Shot would split them): the same buffers, a fraction of
+  // One-Shot's analysis time on exporters' steps.
+  rematHandInPlaceDecisions(module);
   if (mlirLogicalResultIsFailure(
           rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_BUFFERIZE_AND_DEALLOCATE ")")))
     return mlirLogicalResultFailure();
   rematReturnDonatedBuffers(module);
   return rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_FREE_AFTER_LAST_USE ")");
+}
+
+/// Cuts the one block of `func` after every op with regions but the last
+/// (see rematLowerHostToLLVM); each op is moved once.
+static void cutAfterLoops(MlirOperation func) {
+  MlirRegion region = mlirOperationGetRegion(func, 0);
+  MlirBlock block = mlirRegionGetFirstBlock(region);
+  if (mlirBlockIsNull(block) || !mlirBlockIsNull(mlirBlockGetNextInRegion(block)))
+    return;
+  MlirOperation terminator = mlirBlockGetTerminator(block);
+  if (mlirOperationIsNull(terminator))
+    return;
+  MlirBlock current = block;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationEqual(op, terminator);) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    if (!mlirBlockEqual(current, block)) {
+      mlirOperationRemoveFromParent(op);
+      mlirBlockAppendOwnedOperation(current, op);
+    }
+    if (mlirOperationGetNumRegions(op) > 0 && !mlirOperationEqual(next, terminator)) {
+      MlirBlock successor = mlirBlockCreate(0, NULL, NULL);
+      mlirRegionInsertOwnedBlockAfter(region, current, successor);
+      MlirOperationState state = mlirOperationStateGet(rematStr("cf.br"), mlirOperationGetLocation(op));
+      mlirOperationStateAddSuccessors(&state, 1, &successor);
+      mlirBlockAppendOwnedOperation(current, mlirOperationCreate(&state));
+      current = successor;
+    }
+    op = next;
+  }
+  if (!mlirBlockEqual(current, block)) {
+    mlirOperationRemoveFromParent(terminator);
+    mlirBlockAppendOwnedOperation(current, terminator);
+  }
+}
+
+MlirLogicalResult rematLowerHostToLLVM(MlirModule module) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  mlirContextGetOrLoadDialect(mlirOperationGetContext(moduleOp), rematStr("cf"));
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (rematIsOp(op, "func.func"))
+      cutAfterLoops(op);
+  return rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_HOST_TO_LLVM ")");
 }

@@ -71,6 +71,15 @@ MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const
 /// (lib/Donation.h). Every lowering bufferizes through this.
 MlirLogicalResult rematBufferizeAndFree(MlirModule module);
 
+/// Lowers loops and buffers to the LLVM dialect for the host
+/// (REMAT_PIPELINE_HOST_TO_LLVM), after cutting each function's one block
+/// after every op with regions (a loop nest): convert-scf-to-cf splits the
+/// block at each loop it lowers, moving every op after it, which on an
+/// exporter's straight-line step costs time quadratic in its ops (a 4k-op
+/// Llama step: 3-7 s); cut here, each block it splits holds one loop nest.
+/// The blocks only chain with `cf.br`: the code runs as before.
+MlirLogicalResult rematLowerHostToLLVM(MlirModule module);
+
 /// Sets `llvm.emit_c_interface` on every func.func with a body, so that the
 /// runner or the AOT main can call it through `_mlir_ciface_<name>`. Every
 /// lowering does it before its pipeline (here, so that the CPU and the GPU

@@ -1,0 +1,347 @@
+//===- BufferizeHints.c - remat's in-place decisions, handed to MLIR ------===//
+//
+// See BufferizeHints.h. MLIR C API only; the decisions are read from the
+// graph of each function (GraphInternal.h: a value's aliasSource).
+//
+//===----------------------------------------------------------------------===//
+#include "BufferizeHints.h"
+
+#include "GraphInternal.h"
+#include "IRBuild.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Pass.h"
+
+#include <stdlib.h>
+
+/// Per operand of a top-level op: 't' (written in place), 'f' (out of
+/// place) or '-' (not a destination); removed before the module is returned.
+static const char kExpectAttr[] = "remat.expect_inplace";
+
+static const char kAnalysisPipeline[] =
+    "builtin.module(one-shot-bufferize{bufferize-function-boundaries test-analysis-only "
+    "function-boundary-type-conversion=identity-layout-map})";
+
+static MlirLogicalResult swallowDiagnostic(MlirDiagnostic diag, void *userData) {
+  (void)diag;
+  (void)userData;
+  return mlirLogicalResultSuccess();
+}
+
+static MlirBlock funcBody(MlirOperation func) { return mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)); }
+
+static bool isFuncWithBody(MlirOperation op) { return rematIsOp(op, "func.func") && !mlirBlockIsNull(funcBody(op)); }
+
+static intptr_t countUses(MlirValue v) {
+  intptr_t n = 0;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+    ++n;
+  return n;
+}
+
+/// The op defining `v` when it is a `name` op directly in `body`.
+static MlirOperation definedIn(MlirValue v, MlirBlock body, const char *name) {
+  if (!mlirValueIsAOpResult(v))
+    return (MlirOperation){NULL};
+  MlirOperation def = mlirOpResultGetOwner(v);
+  if (!rematIsOp(def, name) || !mlirBlockEqual(mlirOperationGetBlock(def), body))
+    return (MlirOperation){NULL};
+  return def;
+}
+
+static bool isStaticTensor(MlirType t) {
+  return mlirTypeIsARankedTensor(t) && mlirShapedTypeHasStaticShape(t) &&
+         mlirAttributeIsNull(mlirRankedTensorTypeGetEncoding(t));
+}
+
+static bool isSharedCandidate(MlirOperation op) {
+  return (rematIsOp(op, "tensor.empty") || rematIsOp(op, "linalg.fill")) && mlirOperationGetNumResults(op) == 1 &&
+         countUses(mlirOperationGetResult(op, 0)) > 1;
+}
+
+static MlirValue emptyBefore(MlirOperation anchor, MlirType type) {
+  MlirOperation op = rematCreateOp(mlirOperationGetLocation(anchor),
+                                   (RematOpSpec){.name = "tensor.empty", .numResults = 1, .results = &type});
+  return mlirOperationGetResult(rematInsertBefore(anchor, op), 0);
+}
+
+/// Gives operand `d` of `op` (a destination written out of place, defined
+/// by a shared tensor.empty or linalg.fill) its own destination; false when
+/// it cannot (a dynamic shape).
+static bool giveOwnDestination(MlirOperation op, intptr_t d, MlirBlock body) {
+  MlirValue dest = mlirOperationGetOperand(op, d);
+  MlirOperation empty = definedIn(dest, body, "tensor.empty");
+  if (!mlirOperationIsNull(empty)) {
+    // Undefined contents: One-Shot allocates without copying.
+    MlirOperation clone = rematInsertBefore(op, mlirOperationClone(empty));
+    mlirOperationSetOperand(op, d, mlirOperationGetResult(clone, 0));
+    return true;
+  }
+  MlirOperation fill = definedIn(dest, body, "linalg.fill");
+  MlirType type = mlirValueGetType(dest);
+  if (mlirOperationIsNull(fill) || mlirOperationGetNumOperands(fill) != 2 || !isStaticTensor(type))
+    return false;
+  MlirValue fresh = emptyBefore(op, type);
+  if (rematLinalgBodyReadsOperand(op, d)) {
+    // One-Shot would copy the fill's buffer here; the fill writes the same.
+    MlirOperation clone = rematInsertBefore(op, mlirOperationClone(fill));
+    mlirOperationSetOperand(clone, 1, fresh);
+    fresh = mlirOperationGetResult(clone, 0);
+  }
+  mlirOperationSetOperand(op, d, fresh);
+  return true;
+}
+
+/// Whether every use of the shared tensor.empty `empty` is a destination
+/// decided in place (per the ops' expectation attribute).
+static bool onlyInPlaceUses(MlirOperation empty, MlirBlock body) {
+  MlirValue v = mlirOperationGetResult(empty, 0);
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (!rematOpNameStartsWith(user, "linalg.") || !mlirBlockEqual(mlirOperationGetBlock(user), body))
+      return false;
+    MlirAttribute expect = mlirOperationGetAttributeByName(user, rematStr(kExpectAttr));
+    unsigned k = mlirOpOperandGetOperandNumber(u);
+    if (mlirAttributeIsNull(expect) || !mlirAttributeIsAString(expect))
+      return false;
+    MlirStringRef s = mlirStringAttrGetValue(expect);
+    if (k >= s.length || s.data[k] != 't')
+      return false;
+  }
+  return true;
+}
+
+/// The shared tensor.empty `empty`, written in place by each of its users
+/// in turn, becomes the one buffer One-Shot would give it.
+static intptr_t shareOneBuffer(MlirOperation empty) {
+  MlirValue v = mlirOperationGetResult(empty, 0);
+  MlirType tensorType = mlirValueGetType(v);
+  MlirContext ctx = mlirOperationGetContext(empty);
+  MlirLocation loc = mlirOperationGetLocation(empty);
+  intptr_t rank = mlirShapedTypeGetRank(tensorType);
+  int64_t shape[16];
+  if (rank > 16)
+    return 0;
+  for (intptr_t i = 0; i < rank; ++i)
+    shape[i] = mlirShapedTypeGetDimSize(tensorType, i);
+  MlirType memrefType =
+      mlirMemRefTypeContiguousGet(mlirShapedTypeGetElementType(tensorType), rank, shape, mlirAttributeGetNull());
+  int32_t segments[2] = {0, 0};
+  MlirNamedAttribute allocAttrs[2] = {
+      rematNamedAttr(ctx, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 64)),
+      rematNamedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, segments))};
+  MlirOperation alloc = rematInsertBefore(empty, rematCreateOp(loc, (RematOpSpec){.name = "memref.alloc",
+                                                                                  .numResults = 1,
+                                                                                  .results = &memrefType,
+                                                                                  .numAttrs = 2,
+                                                                                  .attrs = allocAttrs}));
+  MlirValue buffer = mlirOperationGetResult(alloc, 0);
+  intptr_t numUses = countUses(v);
+  MlirOperation *users = malloc((size_t)numUses * sizeof(MlirOperation));
+  unsigned *operandNumbers = malloc((size_t)numUses * sizeof(unsigned));
+  if (!users || !operandNumbers) {
+    free(users);
+    free(operandNumbers);
+    mlirOperationDestroy(alloc);
+    return 0;
+  }
+  intptr_t k = 0;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u), ++k) {
+    users[k] = mlirOpOperandGetOwner(u);
+    operandNumbers[k] = mlirOpOperandGetOperandNumber(u);
+  }
+  MlirNamedAttribute toTensorAttrs[2] = {rematNamedAttr(ctx, "restrict", mlirUnitAttrGet(ctx)),
+                                         rematNamedAttr(ctx, "writable", mlirUnitAttrGet(ctx))};
+  for (k = 0; k < numUses; ++k) {
+    MlirOperation toTensor = rematInsertBefore(
+        users[k], rematCreateOp(mlirOperationGetLocation(users[k]), (RematOpSpec){.name = "bufferization.to_tensor",
+                                                                                  .numOperands = 1,
+                                                                                  .operands = &buffer,
+                                                                                  .numResults = 1,
+                                                                                  .results = &tensorType,
+                                                                                  .numAttrs = 2,
+                                                                                  .attrs = toTensorAttrs}));
+    mlirOperationSetOperand(users[k], (intptr_t)operandNumbers[k], mlirOperationGetResult(toTensor, 0));
+  }
+  free(users);
+  free(operandNumbers);
+  mlirOperationDestroy(empty);
+  return numUses;
+}
+
+/// Rewrites one function from its graph's decisions; returns the number of
+/// destinations rewritten. Sets `*touched` when it changed the function.
+static intptr_t rewriteFunc(MlirOperation func, bool *touched) {
+  MlirBlock body = funcBody(func);
+  // Only straight-line functions: every tensor op One-Shot decides is then a
+  // top-level op of the graph, whose decision is checked below.
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (mlirOperationGetNumRegions(op) > 0 && !rematOpNameStartsWith(op, "linalg."))
+      return 0;
+  RematGraphOptions options = {0};
+  options.dynamicDimBound = 1; // sizes do not matter to the decisions
+  options.skipDecisionNames = true;
+  RematGraph graph = rematGraphCreate(func, &options);
+  if (rematGraphIsNull(graph))
+    return 0;
+  RematGraphImpl *g = rematGraphImpl(graph);
+  if (!g->ownInPlaceAnalysis) {
+    rematGraphDestroy(graph);
+    return 0;
+  }
+  MlirContext ctx = mlirOperationGetContext(func);
+  intptr_t rewritten = 0;
+  char expect[256];
+  for (intptr_t k = 0; k < g->numOps; ++k) {
+    MlirOperation op = g->ops[k].op;
+    intptr_t numOperands = mlirOperationGetNumOperands(op);
+    if (numOperands >= (intptr_t)sizeof(expect))
+      continue;
+    memset(expect, '-', (size_t)numOperands);
+    expect[numOperands] = '\0';
+    bool any = false;
+    for (intptr_t r = 0; r < g->ops[k].numResults; ++r) {
+      intptr_t d = rematAliasingOperand(op, r);
+      if (d < 0 || d >= numOperands)
+        continue;
+      bool inPlace = g->values[g->ops[k].firstResult + r].aliasSource >= 0;
+      expect[d] = inPlace ? 't' : 'f';
+      any = true;
+      if (inPlace || !rematOpNameStartsWith(op, "linalg.") || countUses(mlirOperationGetOperand(op, d)) < 2)
+        continue;
+      if (giveOwnDestination(op, d, body)) {
+        expect[d] = 't';
+        ++rewritten;
+        *touched = true;
+      }
+    }
+    if (any)
+      mlirOperationSetAttributeByName(op, rematStr(kExpectAttr), mlirStringAttrGet(ctx, rematStr(expect)));
+  }
+  rematGraphDestroy(graph);
+
+  // Shared empties left with users that all write them in place.
+  RematOpList empties = {NULL, 0, 0, NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (rematIsOp(op, "tensor.empty") && mlirOperationGetNumOperands(op) == 0 &&
+        isStaticTensor(mlirValueGetType(mlirOperationGetResult(op, 0))) &&
+        countUses(mlirOperationGetResult(op, 0)) > 1 && onlyInPlaceUses(op, body))
+      rematOpListPush(&empties, op);
+  for (intptr_t i = 0; i < empties.size; ++i) {
+    intptr_t n = shareOneBuffer(empties.ops[i]);
+    if (n > 0)
+      *touched = true;
+    rewritten += n;
+  }
+  free(empties.ops);
+  return rewritten;
+}
+
+/// Whether One-Shot's analysis of `module` (a clone: it is annotated) marks
+/// every expected destination as expected.
+static bool decisionsAsExpected(MlirOperation module) {
+  MlirContext ctx = mlirOperationGetContext(module);
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  mlirPassManagerEnableVerifier(pm, false);
+  bool ok = mlirLogicalResultIsSuccess(mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                                                             rematStr(kAnalysisPipeline), NULL, NULL)) &&
+            mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, module));
+  mlirPassManagerDestroy(pm);
+  if (!ok)
+    return false;
+  MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation f = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(f);
+       f = mlirOperationGetNextInBlock(f)) {
+    if (!isFuncWithBody(f))
+      continue;
+    for (MlirOperation op = mlirBlockGetFirstOperation(funcBody(f)); !mlirOperationIsNull(op);
+         op = mlirOperationGetNextInBlock(op)) {
+      MlirAttribute expect = mlirOperationGetAttributeByName(op, rematStr(kExpectAttr));
+      if (mlirAttributeIsNull(expect))
+        continue;
+      MlirAttribute actual = mlirOperationGetAttributeByName(op, rematStr("__inplace_operands_attr__"));
+      if (mlirAttributeIsNull(actual) || !mlirAttributeIsAArray(actual))
+        return false;
+      MlirStringRef s = mlirStringAttrGetValue(expect);
+      for (size_t i = 0; i < s.length; ++i) {
+        if (s.data[i] == '-')
+          continue;
+        if ((intptr_t)i >= mlirArrayAttrGetNumElements(actual))
+          return false;
+        MlirAttribute a = mlirArrayAttrGetElement(actual, (intptr_t)i);
+        if (!mlirAttributeIsAString(a) || !rematNameIs(mlirStringAttrGetValue(a), s.data[i] == 't' ? "true" : "false"))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+static void clearExpectations(MlirBlock moduleBody) {
+  for (MlirOperation f = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(f);
+       f = mlirOperationGetNextInBlock(f))
+    if (isFuncWithBody(f))
+      for (MlirOperation op = mlirBlockGetFirstOperation(funcBody(f)); !mlirOperationIsNull(op);
+           op = mlirOperationGetNextInBlock(op))
+        mlirOperationRemoveAttributeByName(op, rematStr(kExpectAttr));
+}
+
+static MlirWalkResult findShared(MlirOperation op, void *userData) {
+  if (isSharedCandidate(op)) {
+    *(bool *)userData = true;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+intptr_t rematHandInPlaceDecisions(MlirModule module) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  bool shared = false;
+  mlirOperationWalk(moduleOp, findShared, &shared, MlirWalkPreOrder);
+  if (!shared)
+    return 0;
+  MlirContext ctx = mlirOperationGetContext(moduleOp);
+  // Ops are created by name below: their dialects must be loaded first.
+  static const char *const kDialects[] = {"bufferization", "memref", "tensor"};
+  for (size_t i = 0; i < sizeof(kDialects) / sizeof(kDialects[0]); ++i)
+    mlirContextGetOrLoadDialect(ctx, rematStr(kDialects[i]));
+  MlirDiagnosticHandlerID quiet = mlirContextAttachDiagnosticHandler(ctx, swallowDiagnostic, NULL, NULL);
+  MlirOperation backup = mlirOperationClone(moduleOp);
+  MlirBlock body = mlirModuleGetBody(module);
+  intptr_t rewritten = 0;
+  bool touched = false;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (isFuncWithBody(op))
+      rewritten += rewriteFunc(op, &touched);
+  bool keep = rewritten > 0;
+  if (keep) {
+    MlirOperation check = mlirOperationClone(moduleOp);
+
+    keep = decisionsAsExpected(check);
+    mlirOperationDestroy(check);
+  }
+  clearExpectations(body);
+  if (!keep && touched) {
+    // Back to the module as it was.
+    for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);) {
+      MlirOperation next = mlirOperationGetNextInBlock(op);
+      mlirOperationDestroy(op);
+      op = next;
+    }
+    MlirBlock saved = mlirRegionGetFirstBlock(mlirOperationGetRegion(backup, 0));
+    for (MlirOperation op = mlirBlockGetFirstOperation(saved); !mlirOperationIsNull(op);) {
+      MlirOperation next = mlirOperationGetNextInBlock(op);
+      mlirOperationRemoveFromParent(op);
+      mlirBlockAppendOwnedOperation(body, op);
+      op = next;
+    }
+  }
+  mlirOperationDestroy(backup);
+  mlirContextDetachDiagnosticHandler(ctx, quiet);
+  return keep ? rewritten : 0;
+}
