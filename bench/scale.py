@@ -18,6 +18,15 @@ Sizes (--sizes, comma-separated; default all):
   100k              bench/scale_gen.py's generated step of the same model (no rotary), 980
                     layers, about 100k top-level ops (exporting with torch at that depth takes
                     too long here; the generator writes the exporter's style).
+  zoo-llama:L       bench/models/zoo/llama.py as people write it (nn.Embedding, F.cross_entropy on
+                    integer targets, grouped-query SDPA, rotary, SwiGLU) at depth L, exported by the
+                    project's own exporter (remat.torch.export_step, normalize=False: torch-mlir's
+                    plain output, tm_tensor.scatter in the backward, no split of shared empties or
+                    fills); widths ZOO_WIDTHS. Its parse reference runs mlir-opt with
+                    --allow-unregistered-dialect (MLIR 22 has no tm_tensor). Needs the exporter's
+                    venv (scripts/setup-python.sh --python) for the export only; measure with any
+                    python3 afterwards: ru_maxrss of a child forked from a process holding torch
+                    counts the parent's pages, so RSS figures from the exporting process are wrong.
   llama:L, gen:L    any depth L of either.
 Exports are cached under bench/scale/ (llama-L<L>.mlir, gitignored; .mlir.xz next to it when
 under 2 MB, committed, used when the .mlir is missing; generated steps are made again when
@@ -93,6 +102,11 @@ SIZES = {
     "60k": ("llama", 257),
     "100k": ("gen", 980),
 }
+# bench/models/zoo/llama.py as people write it (nn.Embedding, F.cross_entropy on integer
+# targets, grouped-query SDPA, rotary, SwiGLU), exported by remat.torch.export_step with
+# normalize=False: torch-mlir's plain output, scatters in the backward, no split of shared
+# empties or fills. Widths of WIDTHS (heads 4, kv_heads 2, hidden 176).
+ZOO_WIDTHS = dict(batch=4, seq=64, d=64, heads=4, kv_heads=2, hidden=176, vocab=256)
 STEPS = ["parse", "estimate", "plan", "cpu", "pipeline", "run", "gpu"]
 
 # lib/LowerCPU.c's kCpuPipeline (the fragments of lib/Pipeline.h), as text for mlir-opt.
@@ -186,6 +200,22 @@ def llama_module(layers, rotary=True):
     return model, inputs, rm
 
 
+def export_zoo_llama(layers):
+    """bench/models/zoo/llama.py's step through the project's exporter, unnormalized."""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    sys.path.insert(0, os.path.join(HERE, "models", "zoo"))
+    import remat.torch as rt
+    import llama as zoo_llama
+    t0 = time.monotonic()
+    model, inputs, loss_fn = zoo_llama.make(dict(ZOO_WIDTHS, layers=layers))
+    exp = rt.export_step(model, inputs, loss_fn, None, func_name="llama_step", normalize=False, write=False,
+                         header="")
+    info = dict(export_time_s=round(time.monotonic() - t0, 2), num_params=sum(p.numel() for p in model.parameters()),
+                widths=dict(ZOO_WIDTHS, layers=layers), printed_form=exp.form,
+                op_counts_outside_upstream=exp.unlowered)
+    return exp.text, info
+
+
 def export_llama(layers):
     """torch-mlir's plain linalg-on-tensors text of the step, and export info."""
     from torch_mlir import fx
@@ -205,12 +235,18 @@ def export_llama(layers):
 # --------------------------------------------------------------------------- inputs
 
 
+def parse_command(kind):
+    """mlir-opt as the reference parse+print: the zoo step's scatters are ops of
+    torch-mlir's tm_tensor dialect, which MLIR 22 parses only as unregistered ops."""
+    return [MLIR_OPT] + (["--allow-unregistered-dialect"] if kind == "zoo-llama" else [])
+
+
 def size_spec(name):
     if name in SIZES:
         return SIZES[name]
-    m = re.fullmatch(r"(llama|gen):(\d+)", name)
+    m = re.fullmatch(r"(llama|gen|zoo-llama):(\d+)", name)
     if not m:
-        sys.exit(f"scale.py: unknown size {name!r} (known: {', '.join(SIZES)}, llama:L, gen:L)")
+        sys.exit(f"scale.py: unknown size {name!r} (known: {', '.join(SIZES)}, llama:L, gen:L, zoo-llama:L)")
     return m.group(1), int(m.group(2))
 
 
@@ -223,9 +259,15 @@ def step_file(name, log):
     if not os.path.exists(path) and os.path.exists(xz):
         with open(xz, "rb") as f, open(path, "w") as g:
             g.write(lzma.decompress(f.read()).decode())
-    if kind == "llama" and os.path.exists(path) and os.path.exists(meta_path):
+    if kind in ("llama", "zoo-llama") and os.path.exists(path) and os.path.exists(meta_path):
         return path, json.load(open(meta_path))  # generated steps are made again every time (seconds)
-    if kind == "llama":
+    if kind == "zoo-llama":
+        log(f"   exporting bench/models/zoo/llama.py at {layers} layers with remat.torch.export_step ...")
+        text, info = export_zoo_llama(layers)
+        info.update(source="bench/models/zoo/llama.py via remat.torch.export_step(normalize=False): torch-mlir's "
+                           "plain output (nn.Embedding, F.cross_entropy, SDPA; tm_tensor.scatter in the backward)",
+                    rotary=True)
+    elif kind == "llama":
         try:
             import torch  # noqa: F401
         except ImportError:
@@ -241,17 +283,26 @@ def step_file(name, log):
         text = scale_gen.generate(layers, **{k: WIDTHS[k] for k in scale_gen.SIZES})
         info = dict(export_time_s=round(time.monotonic() - t0, 2),
                     source=f"bench/scale_gen.py --layers {layers}", rotary=False)
-    header = (f"// Llama-style training step, {layers} layers, {json.dumps(WIDTHS, sort_keys=True)}: "
+    header = (f"// Llama-style training step, {layers} layers, {json.dumps(info.get('widths', WIDTHS), sort_keys=True)}: "
               f"{info['source']}\n// Generated by bench/scale.py -- do not edit.\n")
+    if kind == "zoo-llama":
+        # The exporter prints the generic form where MLIR 22 does not know an op
+        # (tm_tensor.scatter); mlir-opt prints the rest in the custom form, which
+        # count_top_level_ops reads. The same ops either way.
+        p = subprocess.run(parse_command(kind) + ["-"], input=text, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit(f"scale.py: MLIR 22 does not parse the {name} step: {p.stderr[:2000]}")
+        text = p.stdout
     text = header + text
-    p = subprocess.run([MLIR_OPT, "-", "-o", os.devnull], input=text, capture_output=True, text=True)
+    p = subprocess.run(parse_command(kind) + ["-", "-o", os.devnull], input=text, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"scale.py: MLIR 22 does not parse the {name} step: {p.stderr[:2000]}")
-    info.update(kind=kind, layers=layers, widths=WIDTHS, ops=scale_gen.count_top_level_ops(text),
+    info.setdefault("widths", WIDTHS)
+    info.update(kind=kind, layers=layers, ops=scale_gen.count_top_level_ops(text),
                 bytes=len(text))
     with open(path, "w") as f:
         f.write(text)
-    if kind == "llama":  # the generator is deterministic and fast: its steps are not kept
+    if kind != "gen":  # the generator is deterministic and fast: its steps are not kept
         packed = lzma.compress(text.encode(), preset=6)
         if len(packed) < XZ_LIMIT:
             with open(xz, "wb") as f:
@@ -360,7 +411,7 @@ def measure(name, a, log, work):
         log(f"   {msg}")
 
     if "parse" in steps:
-        runs = [run([MLIR_OPT, path, "-o", os.devnull], T) for _ in range(a.repeat)]
+        runs = [run(parse_command(info.get("kind")) + [path, "-o", os.devnull], T) for _ in range(a.repeat)]
         ok = [r for r in runs if r["rc"] == 0 and not r["timed_out"]]
         res["parse"] = brief(min(ok, key=lambda r: r["wall_s"]) if ok else runs[0])
         res["parse"]["runs_s"] = [r["wall_s"] for r in runs]
@@ -597,9 +648,20 @@ SERIES = [  # (label, getter of wall seconds or None, status getter)
 ]
 
 
+def is_zoo(r):
+    return r.get("export", {}).get("kind") == "zoo-llama"
+
+
+def main_series(results):
+    """The sizes of one model (the Llama exports and the generated step): the zoo
+    model's sizes are another model, plotted as their own points and not fitted."""
+    return {k: r for k, r in results.items() if not is_zoo(r)}
+
+
 def fits(results):
     """{series: {"exponent", "points"}} from numpy.polyfit on log(time) ~ log(ops) over
     the sizes where the run finished (a plan refused for its budget counts: it ran)."""
+    results = main_series(results)
     import math
     try:
         import numpy as np
@@ -633,8 +695,9 @@ def plot(doc, path):
     except ImportError:
         print("scale.py: no matplotlib here: plot skipped (bench/models/.venv has it)")
         return
-    results = doc["sizes"]
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    zoo = sorted((r for r in doc["sizes"].values() if is_zoo(r)), key=lambda r: r.get("ops", 0))
+    results = main_series(doc["sizes"])
+    fig, ax = plt.subplots(figsize=(11.5, 5.5))
     fitd = doc.get("fits", {})
     for i, (label, get) in enumerate(SERIES):
         ok, to = [], []
@@ -660,6 +723,12 @@ def plot(doc, path):
         if to:
             ax.plot([p[0] for p in to], [p[1] for p in to], "x", color=color, markersize=10,
                     label=None if ok else lab + " (timeout)")
+    for i, (label, get) in enumerate(SERIES):  # the zoo model: hollow markers, same colours
+        pts = [(r["ops"], get(r)["wall_s"]) for r in zoo
+               if get(r) and get(r).get("status") == "ok" and "wall_s" in get(r)]
+        if pts and label in ("mlir-opt parse+print", "--budget=50%", "--budget=35%", "--lower=cpu"):
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "s--", mfc="none", color=f"C{i}", lw=0.8,
+                    label=f"{label}: zoo Llama (nn.Embedding, cross-entropy, SDPA)")
     par = sorted((r["ops"], r["parse"]["wall_s"]) for r in results.values()
                  if r.get("ops") and r.get("parse", {}).get("status") == "ok")
     if par:  # the targets of issue 21, against the parse time of the same file
@@ -677,7 +746,7 @@ def plot(doc, path):
                  f"{m.get('nproc', '?')} cores, commit{'s' if len(commits) > 1 else ''} {', '.join(commits)}",
                  fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     print(f"wrote {os.path.relpath(path, ROOT)}")
