@@ -96,9 +96,10 @@ bool rematPlannerCollectSchedule(const Planner *P, intptr_t skip, RematSchedule 
   return true;
 }
 
-/// Simulates the plan; `complete` = false leaves out what only the search
-/// itself reads (rematSimulatePeak): enough to judge a trial.
-bool rematPlannerSimulate(const Planner *P, bool complete, RematSimulation *sim) {
+/// The plan's schedule simulated in full (`complete`), for its peak, or as a
+/// trial close to `base` judged against `limit` (`base` non-NULL).
+static bool simulatePlan(const Planner *P, bool complete, const RematSimulation *base, int64_t limit,
+                         RematSimulation *sim) {
   RematSchedule s;
   if (!rematPlannerCollectSchedule(P, -1, &s)) {
     rematScheduleFree(&s);
@@ -106,24 +107,23 @@ bool rematPlannerSimulate(const Planner *P, bool complete, RematSimulation *sim)
     sim->status = RematSimOutOfMemory;
     return false;
   }
-  bool ok = complete ? rematSimulate(P->ctx, &s, sim) : rematSimulatePeak(P->ctx, &s, sim);
+  bool ok = base       ? rematSimulateTrial(P->ctx, &s, base, limit, sim)
+            : complete ? rematSimulate(P->ctx, &s, sim)
+                       : rematSimulatePeak(P->ctx, &s, sim);
   rematScheduleFree(&s);
   return ok;
+}
+
+/// Simulates the plan; `complete` = false leaves out what only the search
+/// itself reads (rematSimulatePeak): enough to judge a trial.
+bool rematPlannerSimulate(const Planner *P, bool complete, RematSimulation *sim) {
+  return simulatePlan(P, complete, NULL, 0, sim);
 }
 
 /// rematPlannerSimulate (`complete` false) for a trial judged against `limit`
 /// and close to the simulation `base` (rematSimulateTrial).
 bool rematPlannerSimulateTrial(const Planner *P, const RematSimulation *base, int64_t limit, RematSimulation *sim) {
-  RematSchedule s;
-  if (!rematPlannerCollectSchedule(P, -1, &s)) {
-    rematScheduleFree(&s);
-    memset(sim, 0, sizeof(*sim));
-    sim->status = RematSimOutOfMemory;
-    return false;
-  }
-  bool ok = rematSimulateTrial(P->ctx, &s, base, limit, sim);
-  rematScheduleFree(&s);
-  return ok;
+  return simulatePlan(P, false, base, limit, sim);
 }
 
 /// `array` (capacity *cap elements of `size` bytes, full) reallocated to twice
