@@ -741,7 +741,10 @@ def plot(doc, path):
     ax.set_xlabel("top-level ops in the step")
     ax.set_ylabel("wall time (s)")
     m = doc.get("machine", {})
-    commits = sorted({r.get("machine", {}).get("commit", "?") for r in results.values()})
+    commits = sorted({d["commit"] for r in doc["sizes"].values() for d in r.values()
+                      if isinstance(d, dict) and d.get("commit")} |
+                     {d["commit"] for r in doc["sizes"].values() for d in r.get("plan", {}).values()
+                      if isinstance(d, dict) and d.get("commit")})
     ax.set_title(f"remat at scale (issue 21): Llama-style steps; x = timed out\n{m.get('cpu', '')}, "
                  f"{m.get('nproc', '?')} cores, commit{'s' if len(commits) > 1 else ''} {', '.join(commits)}",
                  fontsize=9)
