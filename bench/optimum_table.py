@@ -91,7 +91,12 @@ def refresh_planner(a):
     """--refresh-planner: one planner's column again, the rest of the table as it was."""
     pl = a.refresh_planner
     if pl not in ("sqrt", "greedy", "default"):
-        print("optimum_table.py: --refresh-planner: unknown planner %r (sqrt, greedy or default)" % pl)
+        print("optimum_table.py: --refresh-planner: unknown planner %r (sqrt, greedy or default)" % pl,
+              file=sys.stderr)
+        return 1
+    if not os.path.exists(a.out + ".json"):
+        print("optimum_table.py: --refresh-planner: no table to refresh at %s.json (run the table first)" % a.out,
+              file=sys.stderr)
         return 1
     work = os.path.join(BENCH, "work", "optimum-table")
     os.makedirs(work, exist_ok=True)
