@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "remat/Driver.h"
+#include "remat/Variants.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,7 +260,7 @@ static MlirLogicalResult buildVariants(MlirModule module, const RematDriverOptio
 static double variantSecondsOf(MlirOperation func, const RematDriverResult *result, intptr_t perStep,
                                const double *stepSeconds) {
   if (!stepSeconds ||
-      mlirAttributeIsNull(mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("remat.variants"))))
+      mlirAttributeIsNull(mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString(REMAT_VARIANTS_ATTR))))
     return 0;
   MlirAttribute name = mlirOperationGetAttributeByName(func, mlirSymbolTableGetSymbolAttributeName());
   if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name))

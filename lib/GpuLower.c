@@ -34,6 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "remat/Lower.h"
+#include "remat/Variants.h"
 
 #include "GpuLowerInternal.h"
 #include "IRBuild.h"
@@ -139,7 +140,7 @@ MlirLogicalResult rematPrepareForGPU(MlirModule module) {
 
 static bool isDispatcher(MlirOperation op) {
   return rematIsOp(op, "func.func") &&
-         !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, rematStr("remat.variants")));
+         !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, rematStr(REMAT_VARIANTS_ATTR)));
 }
 
 /// A `--budgets` dispatcher (lib/Variants.c) passes buffers between host
@@ -155,7 +156,7 @@ static void moveDispatchToHost(MlirModule module) {
   MlirContext ctx = mlirOperationGetContext(moduleOp);
   for (intptr_t i = 0; i < dispatchers.size; ++i) {
     MlirOperation d = dispatchers.ops[i];
-    MlirAttribute table = mlirOperationGetAttributeByName(d, rematStr("remat.variants"));
+    MlirAttribute table = mlirOperationGetAttributeByName(d, rematStr(REMAT_VARIANTS_ATTR));
     MlirAttribute name = mlirOperationGetAttributeByName(d, rematStr("sym_name"));
     MlirStringRef n = mlirStringAttrGetValue(name);
     char key[512];

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "remat/Report.h"
+#include "remat/Variants.h"
 
 #include "Clock.h"
 #include "GraphInternal.h"
@@ -143,7 +144,7 @@ static double stepTimeChange(const RematFunctionReport *r) {
 /// entries of its function, or a null attribute for any other function.
 static MlirAttribute variantTable(RematGraph g) {
   MlirAttribute table =
-      mlirOperationGetAttributeByName(rematGraphGetFunction(g), mlirStringRefCreateFromCString("remat.variants"));
+      mlirOperationGetAttributeByName(rematGraphGetFunction(g), mlirStringRefCreateFromCString(REMAT_VARIANTS_ATTR));
   return !mlirAttributeIsNull(table) && mlirAttributeIsAArray(table) ? table : (MlirAttribute){NULL};
 }
 

@@ -263,7 +263,7 @@ MlirLogicalResult rematBuildVariants(MlirOperation func, const RematGraphOptions
   }
   appendRaw(&t, ") -> ", 5);
   appendTypeList(&t, fnType, true);
-  appendRaw(&t, " attributes {remat.variants = [", 31);
+  appendRaw(&t, " attributes {" REMAT_VARIANTS_ATTR " = [", 31);
   for (intptr_t i = 0; i < count; ++i)
     append(&t, "%s{name = \"%s\", budget_bytes = %lld : i64, peak_bytes = %lld : i64, recompute_flops = %.17e : f64}",
            i ? ", " : "", out[i].name, (long long)out[i].budgetBytes, (long long)out[i].peakBytes,

@@ -27,6 +27,10 @@
 extern "C" {
 #endif
 
+/// The dispatcher's table attribute (its entries: name, budget_bytes,
+/// peak_bytes, recompute_flops).
+#define REMAT_VARIANTS_ATTR "remat.variants"
+
 typedef struct RematVariantInfo {
   char name[160];
   int64_t budgetBytes;

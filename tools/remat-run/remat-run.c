@@ -21,6 +21,7 @@
 #include "remat/Driver.h"
 #include "remat/Lower.h"
 #include "remat/Parse.h"
+#include "remat/Variants.h"
 
 #include "Manifest.h"
 #include "Npy.h"
@@ -575,7 +576,7 @@ static void variantNameFromModule(const Program *p, int64_t index, char *buf, si
     MlirAttribute sym = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
     if (mlirAttributeIsNull(sym) || !stringRefEquals(mlirStringAttrGetValue(sym), p->entryName))
       continue;
-    MlirAttribute variants = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("remat.variants"));
+    MlirAttribute variants = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(REMAT_VARIANTS_ATTR));
     if (mlirAttributeIsNull(variants) || !mlirAttributeIsAArray(variants) || index < 0 ||
         index >= mlirArrayAttrGetNumElements(variants))
       return;
