@@ -12,7 +12,6 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
-#include "mlir-c/Pass.h"
 
 #include <stdlib.h>
 
@@ -29,10 +28,6 @@ static MlirLogicalResult swallowDiagnostic(MlirDiagnostic diag, void *userData) 
   (void)userData;
   return mlirLogicalResultSuccess();
 }
-
-static MlirBlock funcBody(MlirOperation func) { return mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)); }
-
-static bool isFuncWithBody(MlirOperation op) { return rematIsOp(op, "func.func") && !mlirBlockIsNull(funcBody(op)); }
 
 static intptr_t countUses(MlirValue v) {
   intptr_t n = 0;
@@ -174,7 +169,7 @@ static intptr_t shareOneBuffer(MlirOperation empty) {
 /// Rewrites one function from its graph's decisions; returns the number of
 /// destinations rewritten. Sets `*touched` when it changed the function.
 static intptr_t rewriteFunc(MlirOperation func, bool *touched) {
-  MlirBlock body = funcBody(func);
+  MlirBlock body = rematFuncBody(func);
   // Only straight-line functions: every tensor op One-Shot decides is then a
   // top-level op of the graph, whose decision is checked below.
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
@@ -244,21 +239,14 @@ static intptr_t rewriteFunc(MlirOperation func, bool *touched) {
 /// Whether One-Shot's analysis of `module` (a clone: it is annotated) marks
 /// every expected destination as expected.
 static bool decisionsAsExpected(MlirOperation module) {
-  MlirContext ctx = mlirOperationGetContext(module);
-  MlirPassManager pm = mlirPassManagerCreate(ctx);
-  mlirPassManagerEnableVerifier(pm, false);
-  bool ok = mlirLogicalResultIsSuccess(mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                                                             rematStr(kAnalysisPipeline), NULL, NULL)) &&
-            mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, module));
-  mlirPassManagerDestroy(pm);
-  if (!ok)
+  if (!rematRunPipelineQuietly(module, kAnalysisPipeline))
     return false;
   MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   for (MlirOperation f = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(f);
        f = mlirOperationGetNextInBlock(f)) {
-    if (!isFuncWithBody(f))
+    if (!rematIsFuncWithBody(f))
       continue;
-    for (MlirOperation op = mlirBlockGetFirstOperation(funcBody(f)); !mlirOperationIsNull(op);
+    for (MlirOperation op = mlirBlockGetFirstOperation(rematFuncBody(f)); !mlirOperationIsNull(op);
          op = mlirOperationGetNextInBlock(op)) {
       MlirAttribute expect = mlirOperationGetAttributeByName(op, rematStr(kExpectAttr));
       if (mlirAttributeIsNull(expect))
@@ -284,8 +272,8 @@ static bool decisionsAsExpected(MlirOperation module) {
 static void clearExpectations(MlirBlock moduleBody) {
   for (MlirOperation f = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(f);
        f = mlirOperationGetNextInBlock(f))
-    if (isFuncWithBody(f))
-      for (MlirOperation op = mlirBlockGetFirstOperation(funcBody(f)); !mlirOperationIsNull(op);
+    if (rematIsFuncWithBody(f))
+      for (MlirOperation op = mlirBlockGetFirstOperation(rematFuncBody(f)); !mlirOperationIsNull(op);
            op = mlirOperationGetNextInBlock(op))
         mlirOperationRemoveAttributeByName(op, rematStr(kExpectAttr));
 }
@@ -316,7 +304,7 @@ intptr_t rematHandInPlaceDecisions(MlirModule module) {
   bool touched = false;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    if (isFuncWithBody(op))
+    if (rematIsFuncWithBody(op))
       rewritten += rewriteFunc(op, &touched);
   bool keep = rewritten > 0;
   if (keep) {

@@ -42,8 +42,6 @@ intptr_t rematDonatedResultOf(MlirOperation func, intptr_t arg) {
   return -1;
 }
 
-static MlirBlock bodyOf(MlirOperation func) { return mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)); }
-
 static MlirType functionType(MlirOperation func) {
   MlirAttribute t = mlirOperationGetAttributeByName(func, rematStr("function_type"));
   return mlirAttributeIsNull(t) || !mlirAttributeIsAType(t) ? (MlirType){NULL} : mlirTypeAttrGetValue(t);
@@ -55,7 +53,7 @@ intptr_t *rematDonorsOfResults(MlirOperation func, intptr_t numResults) {
     return NULL;
   for (intptr_t i = 0; i < numResults; ++i)
     donors[i] = -1;
-  MlirBlock body = bodyOf(func);
+  MlirBlock body = rematFuncBody(func);
   intptr_t numArgs = mlirBlockIsNull(body) ? 0 : mlirBlockGetNumArguments(body);
   for (intptr_t a = 0; a < numArgs; ++a) {
     intptr_t r = rematDonatedResultOf(func, a);
@@ -94,7 +92,7 @@ static MlirLogicalResult donationError(MlirOperation func, intptr_t arg, const c
 /// Checks the donation attributes of `func`; `donors` (numResults entries)
 /// receives the argument donated to each result.
 static MlirLogicalResult checkDonations(MlirOperation func, intptr_t *donors, intptr_t numResults) {
-  MlirBlock body = bodyOf(func);
+  MlirBlock body = rematFuncBody(func);
   MlirType fnType = functionType(func);
   for (intptr_t i = 0; i < numResults; ++i)
     donors[i] = -1;
@@ -193,12 +191,10 @@ static bool pointChainAt(MlirBlock body, MlirValue value, MlirValue arg) {
   return false;
 }
 
-static bool isFuncWithBody(MlirOperation op) { return rematIsOp(op, "func.func") && !mlirBlockIsNull(bodyOf(op)); }
-
 MlirLogicalResult rematApplyDonations(MlirModule module) {
   for (MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); !mlirOperationIsNull(func);
        func = mlirOperationGetNextInBlock(func)) {
-    if (!isFuncWithBody(func))
+    if (!rematIsFuncWithBody(func))
       continue;
     MlirType fnType = functionType(func);
     if (mlirTypeIsNull(fnType))
@@ -213,7 +209,7 @@ MlirLogicalResult rematApplyDonations(MlirModule module) {
       free(donors);
       return mlirLogicalResultFailure();
     }
-    MlirBlock body = bodyOf(func);
+    MlirBlock body = rematFuncBody(func);
     MlirOperation ret = mlirBlockGetTerminator(body);
     if (!mlirOperationIsNull(ret) && rematIsOp(ret, "func.return") && mlirOperationGetNumOperands(ret) == numResults)
       for (intptr_t r = 0; r < numResults; ++r) {
@@ -236,9 +232,9 @@ intptr_t rematReturnDonatedBuffers(MlirModule module) {
   intptr_t removed = 0;
   for (MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); !mlirOperationIsNull(func);
        func = mlirOperationGetNextInBlock(func)) {
-    if (!isFuncWithBody(func))
+    if (!rematIsFuncWithBody(func))
       continue;
-    MlirBlock body = bodyOf(func);
+    MlirBlock body = rematFuncBody(func);
     MlirOperation ret = mlirBlockGetTerminator(body);
     if (mlirOperationIsNull(ret) || !rematIsOp(ret, "func.return"))
       continue;

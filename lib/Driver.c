@@ -27,24 +27,20 @@ static const RematCostProfile *profileOf(const RematDriverOptions *options) {
   return options->profile ? options->profile : rematCostProfileGetDefault();
 }
 
-static bool isFuncWithBody(MlirOperation op) {
-  return rematIsOp(op, "func.func") && !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
-}
-
 /// Function ops with a body, in module order (caller frees); NULL when out of
 /// memory.
 static MlirOperation *collectFunctions(MlirModule module, intptr_t *count) {
   intptr_t n = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    n += isFuncWithBody(op);
+    n += rematIsFuncWithBody(op);
   MlirOperation *funcs = malloc((size_t)(n ? n : 1) * sizeof(*funcs));
   if (!funcs)
     return NULL;
   n = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    if (isFuncWithBody(op))
+    if (rematIsFuncWithBody(op))
       funcs[n++] = op;
   *count = n;
   return funcs;

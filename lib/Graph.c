@@ -229,9 +229,8 @@ static MlirLogicalResult swallowDiagnostic(MlirDiagnostic diag, void *userData) 
   return quietDepth > 0 ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }
 
-/// Runs `pipeline` on `module`, discarding its diagnostics (the caller falls
-/// back to a conservative model when it fails).
-static bool runQuietly(MlirContext ctx, MlirOperation module, const char *pipeline) {
+bool rematRunPipelineQuietly(MlirOperation module, const char *pipeline) {
+  MlirContext ctx = mlirOperationGetContext(module);
   MlirDiagnosticHandlerID id = mlirContextAttachDiagnosticHandler(ctx, swallowDiagnostic, NULL, NULL);
   ++quietDepth;
   MlirPassManager pm = mlirPassManagerCreate(ctx);
@@ -246,11 +245,6 @@ static bool runQuietly(MlirContext ctx, MlirOperation module, const char *pipeli
   --quietDepth;
   mlirContextDetachDiagnosticHandler(ctx, id);
   return ok;
-}
-
-static MlirBlock funcBody(MlirOperation func) {
-  MlirRegion region = mlirOperationGetRegion(func, 0);
-  return mlirRegionGetFirstBlock(region);
 }
 
 /// Position of `op` among its block's ops.
@@ -750,7 +744,7 @@ static void emitTooManyOps(MlirOperation func, intptr_t numOps, int64_t maxOps) 
 RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options) {
   RematGraph none = {NULL};
   if (mlirOperationGetNumRegions(func) < 1 || mlirRegionIsNull(mlirOperationGetRegion(func, 0)) ||
-      mlirBlockIsNull(funcBody(func))) {
+      mlirBlockIsNull(rematFuncBody(func))) {
     mlirEmitError(mlirOperationGetLocation(func), "remat: function has no body");
     return none;
   }
@@ -764,7 +758,7 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
   // minimum it uses for aligned_alloc; runtime/gpu counts every allocation
   // at 64.
   g->returnCopyAlignment = options && options->deviceAccounting ? 64 : 16;
-  MlirBlock body = funcBody(func);
+  MlirBlock body = rematFuncBody(func);
 
   // Ops and values.
   g->numArgs = mlirBlockGetNumArguments(body);
@@ -908,11 +902,11 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     MlirDiagnosticHandlerID quiet = mlirContextAttachDiagnosticHandler(ctx, swallowDiagnostic, NULL, NULL);
     ++quietDepth;
     bool expanded =
-        mlirLogicalResultIsSuccess(rematExpandScattersInBlock(funcBody(cloneFunc), RematScatterFormAnalysis));
+        mlirLogicalResultIsSuccess(rematExpandScattersInBlock(rematFuncBody(cloneFunc), RematScatterFormAnalysis));
     --quietDepth;
     mlirContextDetachDiagnosticHandler(ctx, quiet);
-    g->bufferizationAnalysis = expanded && runQuietly(ctx, clone, kAnalysisPipeline);
-    cloneBody = funcBody(cloneFunc);
+    g->bufferizationAnalysis = expanded && rematRunPipelineQuietly(clone, kAnalysisPipeline);
+    cloneBody = rematFuncBody(cloneFunc);
     // The annotations are read by position: use them only if the analysis
     // left the op sequence as it was.
     if (g->bufferizationAnalysis)

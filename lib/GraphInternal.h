@@ -85,6 +85,11 @@ intptr_t rematGraphTopLevelIndex(const RematGraphImpl *g, MlirOperation op);
 /// in place, or -1 for ops that allocate.
 intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx);
 
+/// Runs `pipeline` on `module` (a builtin.module, usually a throwaway clone:
+/// the verifier is off), its diagnostics discarded on this thread only; false
+/// when it fails (the caller falls back to a conservative model).
+bool rematRunPipelineQuietly(MlirOperation module, const char *pipeline);
+
 static inline RematGraphImpl *rematGraphImpl(RematGraph graph) { return (RematGraphImpl *)graph.ptr; }
 
 /// Bytes of the copy the deallocation pipeline makes of a returned value

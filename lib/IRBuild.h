@@ -47,6 +47,16 @@ static inline bool rematOpNameStartsWith(MlirOperation op, const char *prefix) {
   return rematNameStartsWith(rematOpName(op), prefix);
 }
 
+/// The first block of a func.func (null for a declaration).
+static inline MlirBlock rematFuncBody(MlirOperation func) {
+  return mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+}
+
+/// Whether `op` is a func.func with a body.
+static inline bool rematIsFuncWithBody(MlirOperation op) {
+  return rematIsOp(op, "func.func") && !mlirBlockIsNull(rematFuncBody(op));
+}
+
 /// The builtin.module holding `op` (or `op` itself), or null.
 MlirOperation rematEnclosingModule(MlirOperation op);
 
