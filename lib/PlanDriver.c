@@ -237,14 +237,15 @@ static bool simulateUnchanged(const Planner *P, RematGraph graph, MlirOperation 
 /// sqrt planner's plan stays under (the timeline's may be higher after the
 /// split of shared destinations).
 static bool runPlanner(Planner *P, RematSimulation *sim, const RematSimContext *ctx, RematPlannerKind kind,
-                       int64_t budget, int64_t inputPeak) {
+                       int64_t budget, int64_t inputPeak, const char **effort) {
+  *effort = "full";
   switch (kind) {
   case RematPlannerSqrt:
     return rematPlanSqrt(P, sim, inputPeak);
   case RematPlannerGreedy:
     return rematPlanAtPeaks(P, sim, false);
   case RematPlannerDefault:
-    return rematPlanPortfolio(P, sim, ctx, budget);
+    return rematPlanPortfolio(P, sim, ctx, budget, effort);
   case RematPlannerNone:
     break;
   }
@@ -366,10 +367,10 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   bool ok = rematPlannerInit(&P, &ctx, budgetBytes);
   RematSimulation sim;
   memset(&sim, 0, sizeof(sim));
+  result->searchEffort = "full";
   ok = ok && simulateUnchanged(&P, graph, func, result, &sim) &&
-       runPlanner(&P, &sim, &ctx, kind, budgetBytes, result->peakBytesBefore);
+       runPlanner(&P, &sim, &ctx, kind, budgetBytes, result->peakBytesBefore, &result->searchEffort);
   rematSimulationFree(&sim);
-  result->searchEffort = kind == RematPlannerDefault && P.g->numOps > kExactPruneOps ? "reduced" : "full";
   result->planSeconds = nowSeconds() - t0;
   result->phases.plan += result->planSeconds;
   MlirLogicalResult status = mlirLogicalResultFailure();

@@ -561,10 +561,21 @@ static bool planKeepingPastPeak(Planner *P, RematSimulation *sim, const RematSim
 /// From the unchanged function's timeline: the search, its retries when
 /// stuck, the local search; on graphs up to kExactPruneOps ops also the
 /// variants, the repairs and, when still over the budget, the noise restarts.
-bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
+/// Over kExactPruneOps ops, one variant still runs while the plan's work
+/// (ops x decisions) is within kExactPruneWork: the one without joint
+/// recomputation and with returned values as candidates, which on the 4k and
+/// 15k Llama exports of bench/scale.py came closest to the full portfolio
+/// alone (docs/planner.md, "Search effort").
+bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
+                        const char **effort) {
+  *effort = P->g->numOps <= kExactPruneOps ? "full" : "reduced";
   bool ok = rematPlanAtPeaks(P, sim, true) && rematPruneDecisions(P, sim) && retryWhenStuck(P, sim, ctx, budget);
   if (ok)
     ok = improveByRestarts(P, sim, ctx, budget);
+  if (ok && P->g->numOps > kExactPruneOps && rematExactPruneAffordable(P)) {
+    *effort = "reduced+variant";
+    ok = planVariant(P, sim, ctx, budget, true, false);
+  }
   // The same search with the function's returned values as candidates
   // too, and without joint recomputation: each is a greedy choice that
   // helps some graphs and hurts others.

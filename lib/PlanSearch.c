@@ -908,8 +908,8 @@ static int compareDecisionCostDesc(const void *a, const void *b, void *decisions
 bool rematPruneDecisions(Planner *P, RematSimulation *sim) {
   if (sim->peakBytes > P->budget || P->numDecisions == 0)
     return true;
-  // Small graphs afford one exact simulation per decision.
-  intptr_t exactTries = P->g->numOps <= kExactPruneOps ? P->numDecisions : 8;
+  // Small graphs and plans afford one exact simulation per decision.
+  intptr_t exactTries = rematExactPruneAffordable(P) ? P->numDecisions : 8;
   intptr_t *order = malloc((size_t)P->numDecisions * sizeof(*order));
   if (!order)
     return false;

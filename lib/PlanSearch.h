@@ -36,6 +36,14 @@ enum {
   kMaxIterations = 20000,
   kOpsPerBatchedPick = 200,
   kExactPruneOps = 4000,
+  // Over kExactPruneOps ops, a plan's work counted as (ops x decisions):
+  // up to this, its pruning still tries every decision on the exact
+  // timeline, and the default planner adds one variant search (returned
+  // values as candidates, no joint recomputation). Each exact trial costs
+  // about one timeline, so both grow as ops x decisions: a count, chosen so
+  // that the 15k-op Llama export (25,020 planning ops, 354-673 decisions at
+  // 70-35%) gets them and the 60k one (1,489 decisions) does not.
+  kExactPruneWork = 30000000,
   kStageBlock = 128, // stages per block of the stage profile
   kMaxTargetViews = 8,
   kMaxGroup = 6,            // values in one group pick (rematPickGroupAt)
@@ -321,7 +329,14 @@ void rematPlannerMemoClear(Planner *P);
 /// of picks at the peak, each checked on the exact timeline, until the plan
 /// fits or nothing at the peak helps. `sim`: the plan's timeline, in and out.
 bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware);
-/// Drops decisions the budget does not need, the costliest first.
+/// Whether one exact trial per decision is affordable: graphs up to
+/// kExactPruneOps ops, or plans within kExactPruneWork (ops x decisions).
+static inline bool rematExactPruneAffordable(const Planner *P) {
+  return P->g->numOps <= kExactPruneOps || (int64_t)P->g->numOps * P->numDecisions <= kExactPruneWork;
+}
+/// Drops decisions the budget does not need, the costliest first (each
+/// tried alone on the exact timeline when rematExactPruneAffordable, else
+/// the 8 costliest).
 bool rematPruneDecisions(Planner *P, RematSimulation *sim);
 
 //===----------------------------------------------------------------------===//
@@ -376,7 +391,10 @@ bool rematPlanSqrt(Planner *P, RematSimulation *sim, int64_t ceiling);
 /// 2026-12-02, kept as it was so that the default planner's plans stay.
 bool rematPlanLayerCutCheckpoints(Planner *P, RematSimulation *sim, intptr_t segmentCuts);
 /// The default planner: the chain-aware search, then its portfolio of
-/// restarts and local search, keeping the best plan in (P, sim).
-bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget);
+/// restarts and local search, keeping the best plan in (P, sim). `*effort`
+/// says how much of the portfolio ran: "full" (graphs up to kExactPruneOps
+/// ops), "reduced+variant" (over it, within kExactPruneWork) or "reduced".
+bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
+                        const char **effort);
 
 #endif // REMAT_LIB_PLANSEARCH_H

@@ -90,9 +90,11 @@ typedef struct RematPlanResult {
   intptr_t numClonedOps;    ///< clones inserted
   intptr_t numErasedOps;    ///< originals whose uses all moved to clones
   double planSeconds;       ///< search time (graph building excluded)
-  /// How much of the default planner's search ran: "full", or "reduced" on
-  /// graphs over 4,000 ops (no local search, repairs, group picks or shifted
-  /// anchors: docs/planner.md); NULL without a search.
+  /// How much of the default planner's search ran: "full"; on graphs over
+  /// 4,000 ops "reduced" (one search: no local search, repairs, group picks
+  /// or shifted anchors) or "reduced+variant" (plus the variant without
+  /// joint recomputation, when ops x decisions is within 2e7:
+  /// docs/planner.md); NULL without a search.
   const char *searchEffort;
   double rewriteSeconds; ///< IR rewrite + rebuilding the graph
   double passSeconds;    ///< the whole call (analysis, search, rewrite) but naming
