@@ -44,6 +44,10 @@ enum {
   // that the 15k-op Llama export (25,020 planning ops, 354-673 decisions at
   // 70-35%) gets them and the 60k one (1,489 decisions) does not.
   kExactPruneWork = 30000000,
+  // Beyond it, rematPruneDecisions drops decisions class by class (one per
+  // repeated layer), whole classes and then halves: at most this many exact
+  // trials.
+  kMaxPruneGroupTrials = 256,
   kStageBlock = 128, // stages per block of the stage profile
   kMaxTargetViews = 8,
   kMaxGroup = 6,            // values in one group pick (rematPickGroupAt)
