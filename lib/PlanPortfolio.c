@@ -216,18 +216,24 @@ static bool planFromLooserBudget(Planner *P, RematSimulation *sim, const RematSi
 }
 
 /// Plans again from scratch (restarts included) with the given candidate set
-/// (`resultTargets`) and joint recomputation on or off (`joint`), then the
-/// same from a looser budget (planFromLooserBudget); keeps the better plan
-/// each time (meets the budget, or comes closer; then less recompute).
-static bool planVariant(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
-                        bool resultTargets, bool joint) {
+/// (`resultTargets`) and joint recomputation on or off (`joint`); keeps the
+/// better plan (meets the budget, or comes closer; then less recompute).
+static bool planVariantOnce(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
+                            bool resultTargets, bool joint) {
   Planner Q;
   RematSimulation trial;
   memset(&trial, 0, sizeof(trial));
   bool ok = rematPlannerInit(&Q, ctx, budget);
   Q.opt.joint = joint;
   ok = ok && planDefault(&Q, &trial, ctx, budget, resultTargets) && improveByRestarts(&Q, &trial, ctx, budget);
-  return keepBetterPlan(P, sim, &Q, &trial, budget, ok) &&
+  return keepBetterPlan(P, sim, &Q, &trial, budget, ok);
+}
+
+/// planVariantOnce, then the same from a looser budget
+/// (planFromLooserBudget).
+static bool planVariant(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
+                        bool resultTargets, bool joint) {
+  return planVariantOnce(P, sim, ctx, budget, resultTargets, joint) &&
          planFromLooserBudget(P, sim, ctx, budget, resultTargets, joint);
 }
 
@@ -565,7 +571,8 @@ static bool planKeepingPastPeak(Planner *P, RematSimulation *sim, const RematSim
 /// (ops x decisions) is within kExactPruneWork: the one without joint
 /// recomputation and with returned values as candidates, which on the 4k and
 /// 15k Llama exports of bench/scale.py came closest to the full portfolio
-/// alone (docs/planner.md, "Search effort").
+/// alone, from the budget only (its start from a looser budget found the
+/// same plans there in 2-4x the time; docs/planner.md).
 bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
                         const char **effort) {
   *effort = P->g->numOps <= kExactPruneOps ? "full" : "reduced";
@@ -574,7 +581,7 @@ bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext 
     ok = improveByRestarts(P, sim, ctx, budget);
   if (ok && P->g->numOps > kExactPruneOps && rematExactPruneAffordable(P)) {
     *effort = "reduced+variant";
-    ok = planVariant(P, sim, ctx, budget, true, false);
+    ok = planVariantOnce(P, sim, ctx, budget, true, false);
   }
   // The same search with the function's returned values as candidates
   // too, and without joint recomputation: each is a greedy choice that
