@@ -26,6 +26,9 @@
 //  4. Parallel loops are tiled per loop: up to 256 threads per block over the
 //     innermost (contiguous) dimensions, mapped to thread x first, with bounds
 //     guards where a tile does not divide the loop. GpuKernels.c.
+//  5. After gpu-kernel-outlining (one gpu.module per kernel), all kernels move
+//     into one gpu.module, so that gpu-module-to-binary links libdevice and
+//     runs NVPTX once, not once per kernel. GpuModules.c.
 //
 // A final check here refuses (as an internal error) any host code left
 // reading or writing buffer contents: no host loop may touch device memory.
@@ -327,6 +330,11 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   HostCheck check = {false};
   mlirOperationWalk(moduleOp, checkHostOp, &check, MlirWalkPreOrder);
   if (check.failed)
+    return mlirLogicalResultFailure();
+  // Step 5: outline (what gpu-lower-to-nvvm-pipeline would do first; it then
+  // finds nothing left to outline) and merge the kernels' modules.
+  if (mlirLogicalResultIsFailure(rematRunPipeline(module, "builtin.module(gpu-kernel-outlining)")) ||
+      mlirLogicalResultIsFailure(rematGpuMergeKernelModules(module)))
     return mlirLogicalResultFailure();
   char pipeline[512];
   snprintf(pipeline, sizeof(pipeline),
