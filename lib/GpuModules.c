@@ -222,11 +222,12 @@ MlirLogicalResult rematGpuMergeKernelModules(MlirModule module) {
       result = mlirLogicalResultFailure();
     mlirSymbolTableErase(topTable, modules.ops[i]);
   }
-  mlirSymbolTableDestroy(mergedTable);
   mlirSymbolTableDestroy(topTable);
   free(modules.ops);
-  if (mlirLogicalResultIsFailure(result))
+  if (mlirLogicalResultIsFailure(result)) {
+    mlirSymbolTableDestroy(mergedTable);
     return result;
+  }
 
   // @<module>::@<kernel> -> @<merged>::@<module>.
   RematOpList launches = rematCollectOps(module, isLaunch);
@@ -238,9 +239,20 @@ MlirLogicalResult rematGpuMergeKernelModules(MlirModule module) {
       result = mlirLogicalResultFailure();
       break;
     }
-    MlirAttribute nested = mlirFlatSymbolRefAttrGet(ctx, mlirSymbolRefAttrGetRootReference(kernel));
+    // The launch's kernel, checked here by hash (the NVVM pipeline runs
+    // without the verifier, which looks each launch's kernel up linearly:
+    // lib/GpuLower.c).
+    MlirStringRef kernelName = mlirSymbolRefAttrGetRootReference(kernel);
+    MlirOperation target = mlirSymbolTableLookup(mergedTable, kernelName);
+    if (mlirOperationIsNull(target) || !isKernel(target)) {
+      mlirEmitError(mlirOperationGetLocation(launch), "internal error: a gpu.launch_func whose kernel was not merged");
+      result = mlirLogicalResultFailure();
+      break;
+    }
+    MlirAttribute nested = mlirFlatSymbolRefAttrGet(ctx, kernelName);
     mlirOperationSetAttributeByName(launch, rematStr("kernel"), mlirSymbolRefAttrGet(ctx, rematStr(name), 1, &nested));
   }
   free(launches.ops);
+  mlirSymbolTableDestroy(mergedTable);
   return result;
 }
