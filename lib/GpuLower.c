@@ -26,6 +26,9 @@
 //  4. Parallel loops are tiled per loop: up to 256 threads per block over the
 //     innermost (contiguous) dimensions, mapped to thread x first, with bounds
 //     guards where a tile does not divide the loop. GpuKernels.c.
+//  5. After gpu-kernel-outlining (one gpu.module per kernel), all kernels move
+//     into one gpu.module, so that gpu-module-to-binary links libdevice and
+//     runs NVPTX once, not once per kernel. GpuModules.c.
 //
 // A final check here refuses (as an internal error) any host code left
 // reading or writing buffer contents: no host loop may touch device memory.
@@ -44,6 +47,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
+#include "mlir-c/Pass.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,6 +298,41 @@ static void recordState(MlirModule module) {
     mlirOperationSetAttributeByName(moduleOp, rematStr("remat.gpu_state"), mlirArrayAttrGet(ctx, numEntries, entries));
 }
 
+/// Runs `pipeline` on the module without MLIR's verifier after each pass,
+/// then, with `verify`, verifies once. Once kernels are outlined, the verifier of a
+/// `gpu.container_module` looks up every gpu.launch_func's kernel with a
+/// linear scan of the symbols (SymbolTable::lookupSymbolIn): launches times
+/// kernels per pass, quadratic in the step (15k-op Llama step, 13,771
+/// kernels: 5-8 s per pass of the NVVM pipeline, even of a pass that changes
+/// nothing; most of its time). GpuModules.c checks each launch's kernel by
+/// hash instead, and the module is verified after gpu-module-to-binary, when
+/// the launches' lookups find one gpu.binary among a few top-level ops.
+static void ignoreText(MlirStringRef s, void *userData) {
+  (void)s;
+  (void)userData;
+}
+
+static MlirLogicalResult runPipelineUnverified(MlirModule module, const char *pipeline, bool verify) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirPassManager pm = mlirPassManagerCreate(mlirOperationGetContext(moduleOp));
+  mlirPassManagerEnableVerifier(pm, false);
+  MlirLogicalResult result =
+      mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm), rematStr(pipeline), ignoreText, NULL);
+  if (mlirLogicalResultIsFailure(result)) {
+    char buf[512];
+    snprintf(buf, sizeof(buf), "internal error: cannot build the pass pipeline '%.300s'", pipeline);
+    mlirEmitError(mlirOperationGetLocation(moduleOp), buf);
+  } else {
+    result = mlirPassManagerRunOnOp(pm, moduleOp);
+  }
+  mlirPassManagerDestroy(pm);
+  if (verify && mlirLogicalResultIsSuccess(result) && !mlirOperationVerify(moduleOp)) {
+    mlirEmitError(mlirOperationGetLocation(moduleOp), "internal error: the GPU lowering made invalid IR");
+    return mlirLogicalResultFailure();
+  }
+  return result;
+}
+
 MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   MlirLocation loc = mlirOperationGetLocation(moduleOp);
@@ -328,12 +367,17 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   mlirOperationWalk(moduleOp, checkHostOp, &check, MlirWalkPreOrder);
   if (check.failed)
     return mlirLogicalResultFailure();
+  // Step 5: outline (what gpu-lower-to-nvvm-pipeline would do first; it then
+  // finds nothing left to outline) and merge the kernels' modules.
+  if (mlirLogicalResultIsFailure(runPipelineUnverified(module, "builtin.module(gpu-kernel-outlining)", false)) ||
+      mlirLogicalResultIsFailure(rematGpuMergeKernelModules(module)))
+    return mlirLogicalResultFailure();
   char pipeline[512];
   snprintf(pipeline, sizeof(pipeline),
            "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=%s cubin-features=+ptx80 cubin-format=isa "
            "opt-level=3})",
            chip);
-  if (mlirLogicalResultIsFailure(rematRunPipeline(module, pipeline)))
+  if (mlirLogicalResultIsFailure(runPipelineUnverified(module, pipeline, true)))
     return mlirLogicalResultFailure();
   return checkLibdeviceLinked(module);
 }

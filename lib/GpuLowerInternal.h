@@ -2,9 +2,10 @@
 //
 // Internal to lib/. The GPU lowering (remat/Lower.h, docs/gpu.md) is one
 // driver (GpuLower.c) and one file per step it adds to MLIR's passes:
-// GpuReductions.c (step 1), GpuKernels.c (steps 2, 2b, 3 and 4) and
-// GpuHostReads.c (step 3b). Calls go driver -> steps and kernels -> host
-// reads, never back.
+// GpuReductions.c (step 1), GpuKernels.c (steps 2, 2b, 3 and 4),
+// GpuHostReads.c (step 3b) and GpuModules.c (the outlined kernels merged into
+// one gpu.module). Calls go driver -> steps and kernels -> host reads, never
+// back.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_LIB_GPU_LOWER_INTERNAL_H
@@ -43,6 +44,13 @@ MlirLogicalResult rematGpuMoveBuffersToDevice(MlirModule module, bool onDevice);
 /// kernels-on-CPU check (host reads may stay where they are). Fails, with a
 /// diagnostic, on what cannot become a kernel.
 MlirLogicalResult rematGpuBuildKernels(MlirModule module, bool onDevice);
+
+/// After gpu-kernel-outlining: every gpu.module's ops move into one
+/// gpu.module, @remat_kernels (each kernel renamed after its old module,
+/// copied globals deduplicated), and every gpu.launch_func is pointed at
+/// @remat_kernels::@<old module>, so that gpu-module-to-binary links
+/// libdevice and runs NVPTX once (GpuModules.c).
+MlirLogicalResult rematGpuMergeKernelModules(MlirModule module);
 
 /// Step 2b, on buffers (after the deallocation pipeline's canonicalization
 /// removed the loops' iter_args): the loops of a tm_tensor.scatter marked

@@ -296,9 +296,13 @@ def main():
         ptx_dir = os.path.join(work, "ptx")
         ptxs = run([sys.executable, os.path.join(ROOT, "scripts", "extract-ptx.py"), lowered, ptx_dir]).split()
         ptxas = shutil.which("ptxas") or os.path.join(CUDA, "bin", "ptxas")
+        kernels = 0
         for p in ptxs:
-            # A real output file: ptxas may replace or remove its output.
+            # One PTX file per gpu.binary (remat-opt makes one, holding every
+            # kernel: lib/GpuModules.c); a real output file: ptxas may replace
+            # or remove its output.
             run([ptxas, "-arch=" + a.chip, p, "-o", p[:-4] + ".cubin"])
+            kernels += len(re.findall(r"^(?:\.visible\s+)?\.entry\s", open(p).read(), re.M))
         ll = os.path.join(work, "step.ll")
         run([os.path.join(LLVM, "mlir-translate"), "--mlir-to-llvmir", lowered, "-o", ll])
         obj = os.path.join(work, "step.o")
@@ -321,7 +325,7 @@ def main():
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
     print("built %s: @%s, %d kernels, %d arguments, %d results, %d variants%s (driver: %s)" %
-          (a.output, name, len(ptxs), len(args), len(results), len(variants),
+          (a.output, name, kernels, len(args), len(results), len(variants),
            "".join(", state @%s (%d bytes)" % s for s in states), a.driver))
 
 

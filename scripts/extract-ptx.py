@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the PTX held in the gpu.binary ops of a `remat-opt --lower=gpu`
-output to OUTDIR/<binary>.ptx, one file per kernel module, and prints the
-file names.
+output to OUTDIR/<binary>.ptx, one file per gpu.binary, and prints the file
+names. remat-opt puts every kernel in one module (lib/GpuModules.c), so there
+is one file, @remat_kernels, with one `.entry` per kernel.
 
   extract-ptx.py LOWERED.mlir OUTDIR
 """

@@ -14,12 +14,22 @@ import tempfile
 here = os.path.dirname(os.path.abspath(__file__))
 extract = os.path.join(here, "..", "..", "scripts", "extract-ptx.py")
 lowered = sys.argv[1]
-# Launch order: the gpu.launch_func ops of the host function.
-launches = re.findall(r"gpu\.launch_func\s+@(\w+)::@\w+", open(lowered).read())
+# Launch order: the gpu.launch_func ops of the host function (@module::@kernel;
+# all kernels are in one module, lib/GpuModules.c).
+launches = re.findall(r"gpu\.launch_func\s+@\w+::@(\w+)", open(lowered).read())
 with tempfile.TemporaryDirectory() as tmp:
-    subprocess.run([sys.executable, extract, lowered, tmp], check=True, stdout=subprocess.DEVNULL)
+    paths = subprocess.run([sys.executable, extract, lowered, tmp], check=True, stdout=subprocess.PIPE,
+                           text=True).stdout.split()
+    # Each kernel's text: from its .entry to the next entry or function.
+    entries = {}
+    for p in paths:
+        chunks = re.split(r"^(?=\.visible \.entry |\.entry |\.visible \.func |\.func )", open(p).read(), flags=re.M)
+        for chunk in chunks:
+            m = re.match(r"(?:\.visible )?\.entry (\w+)\(", chunk)
+            if m:
+                entries[m.group(1)] = chunk
     for k, name in enumerate(launches):
-        ptx = open(os.path.join(tmp, name + ".ptx")).read()
+        ptx = entries[name]
         m = re.search(r"\.maxntid\s+(\d+),\s*(\d+),\s*(\d+)", ptx)
         threads = int(m.group(1)) * int(m.group(2)) * int(m.group(3))
         labels = {}

@@ -1,0 +1,258 @@
+//===- GpuModules.c - All kernels in one gpu.module ------------------------===//
+//
+// Why this file: gpu-kernel-outlining puts every kernel in its own gpu.module,
+// and gpu-module-to-binary then translates each module to LLVM IR, links
+// CUDA's libdevice into it (reading the bitcode library again per module) and
+// runs NVPTX on it alone: on a 1k-op Llama step (931 kernels) 72% of the NVVM
+// pipeline's time (docs/gpu.md, "Lowering cost on large steps"). Upstream has
+// no pass to merge the modules, so the GPU lowering outlines first and merges
+// here; gpu-lower-to-nvvm-pipeline then finds nothing left to outline and
+// makes one gpu.binary.
+//
+// Every outlined kernel is named after its function (`<func>_kernel`), each
+// in a module with a unique name (`<func>_kernel`, `<func>_kernel_0`, ...):
+// in the merged module each kernel takes its old module's name (unique among
+// the top-level symbols) and every gpu.launch_func is pointed at
+// @<merged>::@<that name>. Outlining also copies the symbols a kernel uses
+// (memref.global constants) into its module: a copy already in the merged
+// module under the same name is dropped when the two are the same op (a
+// global: the same attributes; any other op: the same text), else the
+// newcomer is renamed, with its uses in its kernel.
+//
+//===----------------------------------------------------------------------===//
+#include "GpuLowerInternal.h"
+#include "IRBuild.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Diagnostics.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// The merged module's name (made unique among the top-level symbols).
+static const char kMergedName[] = "remat_kernels";
+
+static bool isGpuModule(MlirOperation op) { return rematIsOp(op, "gpu.module"); }
+
+static bool isLaunch(MlirOperation op) { return rematIsOp(op, "gpu.launch_func"); }
+
+static bool isKernel(MlirOperation op) {
+  return rematIsOp(op, "gpu.func") && !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, rematStr("gpu.kernel")));
+}
+
+static MlirStringRef symbolName(MlirOperation op) {
+  MlirAttribute name = mlirOperationGetAttributeByName(op, mlirSymbolTableGetSymbolAttributeName());
+  if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name))
+    return (MlirStringRef){NULL, 0};
+  return mlirStringAttrGetValue(name);
+}
+
+static void setSymbolName(MlirOperation op, MlirStringRef name) {
+  mlirOperationSetAttributeByName(op, mlirSymbolTableGetSymbolAttributeName(),
+                                  mlirStringAttrGet(mlirOperationGetContext(op), name));
+}
+
+typedef struct Text {
+  char *data;
+  size_t length;
+} Text;
+
+static void appendToText(MlirStringRef s, void *userData) {
+  Text *t = userData;
+  char *grown = realloc(t->data, t->length + s.length + 1);
+  if (!grown)
+    return;
+  t->data = grown;
+  memcpy(t->data + t->length, s.data, s.length);
+  t->length += s.length;
+  t->data[t->length] = '\0';
+}
+
+/// The op's generic form, printed on its own (local scope: without it the
+/// printer numbers the values of the whole module first).
+static Text printAlone(MlirOperation op) {
+  Text t = {NULL, 0};
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  mlirOpPrintingFlagsUseLocalScope(flags);
+  mlirOpPrintingFlagsPrintGenericOpForm(flags);
+  mlirOperationPrintWithFlags(op, flags, appendToText, &t);
+  mlirOpPrintingFlagsDestroy(flags);
+  return t;
+}
+
+static bool sameAttribute(MlirOperation a, MlirOperation b, MlirStringRef name) {
+  MlirAttribute x = mlirOperationGetAttributeByName(a, name), y = mlirOperationGetAttributeByName(b, name);
+  return mlirAttributeIsNull(x) ? mlirAttributeIsNull(y) : !mlirAttributeIsNull(y) && mlirAttributeEqual(x, y);
+}
+
+/// Whether two copies of a symbol are the same op. A memref.global (what
+/// outlining copies) compares by its attributes, uniqued in the context, so
+/// by handle; any other op by its text.
+static bool sameSymbol(MlirOperation a, MlirOperation b) {
+  if (!mlirIdentifierEqual(mlirOperationGetName(a), mlirOperationGetName(b)))
+    return false;
+  if (rematIsOp(a, "memref.global")) {
+    static const char *const kInherent[] = {"sym_name",      "sym_visibility", "type",
+                                            "initial_value", "constant",       "alignment"};
+    for (size_t i = 0; i < sizeof(kInherent) / sizeof(kInherent[0]); ++i)
+      if (!sameAttribute(a, b, rematStr(kInherent[i])))
+        return false;
+    intptr_t n = mlirOperationGetNumDiscardableAttributes(a);
+    if (n != mlirOperationGetNumDiscardableAttributes(b))
+      return false;
+    for (intptr_t i = 0; i < n; ++i)
+      if (!sameAttribute(a, b, mlirIdentifierStr(mlirOperationGetDiscardableAttribute(a, i).name)))
+        return false;
+    return true;
+  }
+  Text ta = printAlone(a), tb = printAlone(b);
+  bool same = ta.data && tb.data && ta.length == tb.length && memcmp(ta.data, tb.data, ta.length) == 0;
+  free(ta.data);
+  free(tb.data);
+  return same;
+}
+
+/// A name like `base_N` that none of the tables holds.
+static void uniqueName(const MlirSymbolTable *tables, int numTables, MlirStringRef base, char *out, size_t size) {
+  for (int n = 0;; ++n) {
+    snprintf(out, size, "%.*s_%d", (int)base.length, base.data, n);
+    bool taken = false;
+    for (int t = 0; t < numTables && !taken; ++t)
+      taken = !mlirOperationIsNull(mlirSymbolTableLookup(tables[t], rematStr(out)));
+    if (!taken)
+      return;
+  }
+}
+
+/// Moves the ops of `source` (a gpu.module) into `merged`, whose symbol table
+/// is `mergedTable`; kernels take `source`'s name (`topTable`: the top-level
+/// module's symbols, which a renamed copy must not take either).
+static MlirLogicalResult mergeInto(MlirSymbolTable topTable, MlirSymbolTable mergedTable, MlirOperation merged,
+                                   MlirOperation source) {
+  MlirStringRef moduleName = symbolName(source);
+  MlirSymbolTable sourceTable = mlirSymbolTableCreate(source);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(source, 0));
+  // Copied symbols first: renaming one rewrites its uses in the kernels.
+  RematOpList moved = {NULL, 0, 0, NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    rematOpListPush(&moved, op);
+  for (intptr_t i = 0; i < moved.size; ++i) {
+    MlirOperation op = moved.ops[i];
+    MlirStringRef name = symbolName(op);
+    if (isKernel(op) || !name.data)
+      continue;
+    MlirOperation existing = mlirSymbolTableLookup(mergedTable, name);
+    if (mlirOperationIsNull(existing))
+      continue;
+    if (sameSymbol(existing, op)) {
+      mlirSymbolTableErase(sourceTable, op);
+      moved.ops[i] = (MlirOperation){NULL};
+      continue;
+    }
+    char fresh[512];
+    MlirSymbolTable tables[3] = {topTable, mergedTable, sourceTable};
+    uniqueName(tables, 3, name, fresh, sizeof(fresh));
+    // `name` points into the attribute being replaced: copy it first.
+    char old[512];
+    snprintf(old, sizeof(old), "%.*s", (int)name.length, name.data);
+    mlirSymbolTableReplaceAllSymbolUses(rematStr(old), rematStr(fresh), source);
+    setSymbolName(op, rematStr(fresh));
+  }
+  MlirLogicalResult result = mlirLogicalResultSuccess();
+  MlirBlock mergedBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(merged, 0));
+  for (intptr_t i = 0; i < moved.size; ++i) {
+    MlirOperation op = moved.ops[i];
+    if (mlirOperationIsNull(op))
+      continue;
+    bool kernel = isKernel(op);
+    if (kernel)
+      setSymbolName(op, moduleName);
+    mlirOperationRemoveFromParent(op);
+    mlirBlockAppendOwnedOperation(mergedBody, op);
+    if (!symbolName(op).data)
+      continue;
+    // A kernel's name is its old module's, unique among the top-level
+    // symbols; the table would rename it on a clash with a copied symbol, and
+    // its launches would then miss it.
+    MlirAttribute inserted = mlirSymbolTableInsert(mergedTable, op);
+    if (kernel && !mlirStringRefEqual(mlirStringAttrGetValue(inserted), moduleName)) {
+      mlirEmitError(mlirOperationGetLocation(op), "internal error: merging the GPU kernels into one module renamed "
+                                                  "a kernel");
+      result = mlirLogicalResultFailure();
+    }
+  }
+  free(moved.ops);
+  mlirSymbolTableDestroy(sourceTable);
+  return result;
+}
+
+MlirLogicalResult rematGpuMergeKernelModules(MlirModule module) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirContext ctx = mlirOperationGetContext(moduleOp);
+  MlirBlock top = mlirModuleGetBody(module);
+  RematOpList modules = {NULL, 0, 0, NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(top); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (isGpuModule(op))
+      rematOpListPush(&modules, op);
+  if (modules.size == 0) {
+    free(modules.ops);
+    return mlirLogicalResultSuccess();
+  }
+  // The merged module: a new, empty one with the first module's attributes
+  // (outlining gives them none; the NVVM target is attached afterwards).
+  MlirOperation first = modules.ops[0];
+  MlirOperation merged = mlirOperationClone(first);
+  MlirBlock mergedBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(merged, 0));
+  while (!mlirOperationIsNull(mlirBlockGetFirstOperation(mergedBody)))
+    mlirOperationDestroy(mlirBlockGetFirstOperation(mergedBody));
+  MlirSymbolTable topTable = mlirSymbolTableCreate(moduleOp);
+  char name[512];
+  snprintf(name, sizeof(name), "%s", kMergedName);
+  if (!mlirOperationIsNull(mlirSymbolTableLookup(topTable, rematStr(name))))
+    uniqueName(&topTable, 1, rematStr(kMergedName), name, sizeof(name));
+  setSymbolName(merged, rematStr(name));
+  mlirBlockInsertOwnedOperationBefore(top, first, merged);
+  MlirSymbolTable mergedTable = mlirSymbolTableCreate(merged);
+  MlirLogicalResult result = mlirLogicalResultSuccess();
+  for (intptr_t i = 0; i < modules.size; ++i) {
+    if (mlirLogicalResultIsFailure(mergeInto(topTable, mergedTable, merged, modules.ops[i])))
+      result = mlirLogicalResultFailure();
+    mlirSymbolTableErase(topTable, modules.ops[i]);
+  }
+  mlirSymbolTableDestroy(topTable);
+  free(modules.ops);
+  if (mlirLogicalResultIsFailure(result)) {
+    mlirSymbolTableDestroy(mergedTable);
+    return result;
+  }
+
+  // @<module>::@<kernel> -> @<merged>::@<module>.
+  RematOpList launches = rematCollectOps(module, isLaunch);
+  for (intptr_t i = 0; i < launches.size; ++i) {
+    MlirOperation launch = launches.ops[i];
+    MlirAttribute kernel = mlirOperationGetAttributeByName(launch, rematStr("kernel"));
+    if (mlirAttributeIsNull(kernel) || !mlirAttributeIsASymbolRef(kernel)) {
+      mlirEmitError(mlirOperationGetLocation(launch), "internal error: gpu.launch_func without a kernel symbol");
+      result = mlirLogicalResultFailure();
+      break;
+    }
+    // The launch's kernel, checked here by hash (the NVVM pipeline runs
+    // without the verifier, which looks each launch's kernel up linearly:
+    // lib/GpuLower.c).
+    MlirStringRef kernelName = mlirSymbolRefAttrGetRootReference(kernel);
+    MlirOperation target = mlirSymbolTableLookup(mergedTable, kernelName);
+    if (mlirOperationIsNull(target) || !isKernel(target)) {
+      mlirEmitError(mlirOperationGetLocation(launch), "internal error: a gpu.launch_func whose kernel was not merged");
+      result = mlirLogicalResultFailure();
+      break;
+    }
+    MlirAttribute nested = mlirFlatSymbolRefAttrGet(ctx, kernelName);
+    mlirOperationSetAttributeByName(launch, rematStr("kernel"), mlirSymbolRefAttrGet(ctx, rematStr(name), 1, &nested));
+  }
+  free(launches.ops);
+  mlirSymbolTableDestroy(mergedTable);
+  return result;
+}

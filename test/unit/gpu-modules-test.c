@@ -1,0 +1,64 @@
+//===- gpu-modules-test.c - lib/GpuModules.c on hand-written modules -----===//
+//
+// gpu-modules-test FILE: parses FILE (outlined kernels: one gpu.module per
+// kernel), merges the modules with rematGpuMergeKernelModules and prints the
+// result, or "merge failed". test/gpu/merge-modules.test checks what
+// `remat-opt --lower=gpu` cannot produce: copies of a symbol that differ
+// (renamed), a merged module name already taken at the top level.
+//
+//===----------------------------------------------------------------------===//
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "GpuLowerInternal.h"
+#include "mlir-c/IR.h"
+#include "remat/Context.h"
+
+static char *readAll(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)size + 1);
+  *n = buf ? fread(buf, 1, (size_t)size, f) : 0;
+  fclose(f);
+  if (buf)
+    buf[*n] = '\0';
+  return buf;
+}
+
+static void printText(MlirStringRef s, void *userData) {
+  (void)userData;
+  fwrite(s.data, 1, s.length, stdout);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: gpu-modules-test FILE\n");
+    return 2;
+  }
+  size_t n = 0;
+  char *text = readAll(argv[1], &n);
+  if (!text) {
+    fprintf(stderr, "gpu-modules-test: cannot read %s\n", argv[1]);
+    return 1;
+  }
+  MlirContext ctx = rematContextCreate();
+  MlirModule module = mlirModuleCreateParse(ctx, mlirStringRefCreate(text, n));
+  int rc = 1;
+  if (!mlirModuleIsNull(module)) {
+    if (mlirLogicalResultIsFailure(rematGpuMergeKernelModules(module))) {
+      printf("merge failed\n");
+    } else {
+      rc = mlirOperationVerify(mlirModuleGetOperation(module)) ? 0 : 1;
+      mlirOperationPrint(mlirModuleGetOperation(module), printText, NULL);
+      printf("\n");
+    }
+    mlirModuleDestroy(module);
+  }
+  mlirContextDestroy(ctx);
+  free(text);
+  return rc;
+}
