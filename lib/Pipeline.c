@@ -8,6 +8,7 @@
 #include "Pipeline.h"
 
 #include "BufferizeHints.h"
+#include "Dealloc.h"
 #include "Donation.h"
 #include "IRBuild.h"
 
@@ -16,6 +17,7 @@
 #include "mlir-c/Pass.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static MlirWalkResult markCInterface(MlirOperation op, void *userData) {
@@ -64,6 +66,8 @@ MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const
     mlirPassManagerDestroy(pm);
     return mlirLogicalResultFailure();
   }
+  if (getenv("REMAT_PASS_TIMING"))
+    mlirPassManagerEnableTiming(pm);
   MlirLogicalResult result = mlirPassManagerRunOnOp(pm, op);
   mlirPassManagerDestroy(pm);
   return result;
@@ -78,11 +82,24 @@ MlirLogicalResult rematBufferizeAndFree(MlirModule module) {
   // split as One-Shot would split them): the same buffers, a fraction of
   // One-Shot's analysis time on exporters' steps.
   rematHandInPlaceDecisions(module);
-  if (mlirLogicalResultIsFailure(
-          rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_BUFFERIZE_AND_DEALLOCATE ")")))
+  if (mlirLogicalResultIsFailure(rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_BUFFERIZE ")")))
+    return mlirLogicalResultFailure();
+  // Straight-line functions: the deallocations (and the clones of returned
+  // buffers the step does not own) placed where MLIR's ownership pipeline and
+  // optimize-allocation-liveness would leave them (lib/Dealloc.h), around
+  // the canonicalizations and the CSE that pipeline runs.
+  bool placed = rematDeallocationsPlaceable(module);
+  if (placed) {
+    if (mlirLogicalResultIsFailure(rematRunPipeline(module, "builtin.module(canonicalize)")))
+      return mlirLogicalResultFailure();
+    placed = rematPlaceDeallocations(module);
+  }
+  if (placed ? mlirLogicalResultIsFailure(rematRunPipeline(module, "builtin.module(cse,canonicalize)"))
+             : mlirLogicalResultIsFailure(rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_DEALLOCATE ")")))
     return mlirLogicalResultFailure();
   rematReturnDonatedBuffers(module);
-  return rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_FREE_AFTER_LAST_USE ")");
+  return rematRunPipeline(module, placed ? "builtin.module(convert-bufferization-to-memref)"
+                                         : "builtin.module(" REMAT_PIPELINE_FREE_AFTER_LAST_USE ")");
 }
 
 /// Cuts the one block of `func` after every op with regions but the last
