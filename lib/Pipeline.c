@@ -16,6 +16,7 @@
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/Pass.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,7 @@ static void appendPipelineError(MlirStringRef str, void *userData) {
   err->message[err->length] = '\0';
 }
 
-MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const char *pipeline) {
+static MlirLogicalResult runPipelineOn(MlirOperation op, const char *anchor, const char *pipeline, bool verifyEach) {
   MlirContext ctx = mlirOperationGetContext(op);
   MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, rematStr(anchor));
   PipelineError err = {{0}, 0};
@@ -68,9 +69,14 @@ MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const
   }
   if (getenv("REMAT_PASS_TIMING"))
     mlirPassManagerEnableTiming(pm);
+  mlirPassManagerEnableVerifier(pm, verifyEach);
   MlirLogicalResult result = mlirPassManagerRunOnOp(pm, op);
   mlirPassManagerDestroy(pm);
   return result;
+}
+
+MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const char *pipeline) {
+  return runPipelineOn(op, anchor, pipeline, true);
 }
 
 MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline) {
@@ -142,5 +148,11 @@ MlirLogicalResult rematLowerHostToLLVM(MlirModule module) {
        op = mlirOperationGetNextInBlock(op))
     if (rematIsOp(op, "func.func"))
       cutAfterLoops(op);
-  return rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_HOST_TO_LLVM ")");
+  // The IR is verified once, after the ten conversions, not after each: on
+  // an exporter's step (one function of ~10^6 ops once lowered to loops) the
+  // verifier's walks and dominance checks cost about as much as a pass.
+  if (mlirLogicalResultIsFailure(
+          runPipelineOn(moduleOp, "builtin.module", "builtin.module(" REMAT_PIPELINE_HOST_TO_LLVM ")", false)))
+    return mlirLogicalResultFailure();
+  return mlirOperationVerify(moduleOp) ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }
