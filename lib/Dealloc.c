@@ -84,11 +84,23 @@ static bool hasTensorOrBufferResult(MlirOperation op, bool *buffer) {
   return tensor || *buffer;
 }
 
+/// Ops of dialects whose ops declare their memory effects (the ownership
+/// pipeline refuses an op with unknown effects; anything else is left to it).
+static bool isKnownOp(MlirOperation op) {
+  static const char *const kDialects[] = {"linalg.",  "memref.", "arith.",  "math.", "index.",
+                                          "complex.", "scf.",    "affine.", "ub.",   "bufferization."};
+  for (size_t i = 0; i < sizeof(kDialects) / sizeof(kDialects[0]); ++i)
+    if (rematOpNameStartsWith(op, kDialects[i]))
+      return true;
+  return rematIsOp(op, "cf.assert") || rematIsOp(op, "func.return");
+}
+
 static MlirWalkResult scanOp(MlirOperation op, void *userData) {
   FuncScan *s = userData;
-  if (rematIsOp(op, "func.call") || rematIsOp(op, "func.call_indirect") || rematIsOp(op, "memref.dealloc") ||
-      rematIsOp(op, "memref.realloc") || rematIsOp(op, "memref.alloca") || rematIsOp(op, "bufferization.clone") ||
-      rematIsOp(op, "bufferization.dealloc") || rematIsOp(op, "bufferization.alloc_tensor") ||
+  if (!isKnownOp(op) || rematIsOp(op, "func.call") || rematIsOp(op, "func.call_indirect") ||
+      rematIsOp(op, "memref.dealloc") || rematIsOp(op, "memref.realloc") || rematIsOp(op, "memref.alloca") ||
+      rematIsOp(op, "bufferization.clone") || rematIsOp(op, "bufferization.dealloc") ||
+      rematIsOp(op, "bufferization.alloc_tensor") ||
       (!mlirOperationEqual(op, s->top) && rematIsOp(op, "memref.alloc"))) {
     s->ok = false;
     return MlirWalkResultInterrupt;

@@ -15,8 +15,9 @@
 // every function qualifies: one block, no calls, buffers only from
 // memref.alloc, memref.get_global and the arguments, views only through the
 // memref view ops (one source each), no op with regions that defines a
-// buffer or a tensor. Otherwise it changes nothing and says so; the caller
-// then runs MLIR's pipeline.
+// buffer or a tensor, and only ops of dialects that declare their memory
+// effects (linalg, memref, arith, math, scf, ...; cf.assert, func.return). Otherwise it changes nothing and says so;
+// the caller then runs MLIR's pipeline.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_LIB_DEALLOC_H
