@@ -8,6 +8,7 @@
 #include "Pipeline.h"
 
 #include "BufferizeHints.h"
+#include "Dealloc.h"
 #include "Donation.h"
 #include "IRBuild.h"
 
@@ -15,7 +16,9 @@
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/Pass.h"
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static MlirWalkResult markCInterface(MlirOperation op, void *userData) {
@@ -51,7 +54,7 @@ static void appendPipelineError(MlirStringRef str, void *userData) {
   err->message[err->length] = '\0';
 }
 
-MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const char *pipeline) {
+static MlirLogicalResult runPipelineOn(MlirOperation op, const char *anchor, const char *pipeline, bool verifyEach) {
   MlirContext ctx = mlirOperationGetContext(op);
   MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, rematStr(anchor));
   PipelineError err = {{0}, 0};
@@ -64,9 +67,16 @@ MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const
     mlirPassManagerDestroy(pm);
     return mlirLogicalResultFailure();
   }
+  if (getenv("REMAT_PASS_TIMING"))
+    mlirPassManagerEnableTiming(pm);
+  mlirPassManagerEnableVerifier(pm, verifyEach);
   MlirLogicalResult result = mlirPassManagerRunOnOp(pm, op);
   mlirPassManagerDestroy(pm);
   return result;
+}
+
+MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const char *pipeline) {
+  return runPipelineOn(op, anchor, pipeline, true);
 }
 
 MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline) {
@@ -78,11 +88,24 @@ MlirLogicalResult rematBufferizeAndFree(MlirModule module) {
   // split as One-Shot would split them): the same buffers, a fraction of
   // One-Shot's analysis time on exporters' steps.
   rematHandInPlaceDecisions(module);
-  if (mlirLogicalResultIsFailure(
-          rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_BUFFERIZE_AND_DEALLOCATE ")")))
+  if (mlirLogicalResultIsFailure(rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_BUFFERIZE ")")))
+    return mlirLogicalResultFailure();
+  // Straight-line functions: the deallocations (and the clones of returned
+  // buffers the step does not own) placed where MLIR's ownership pipeline and
+  // optimize-allocation-liveness would leave them (lib/Dealloc.h), around
+  // the canonicalizations and the CSE that pipeline runs.
+  bool placed = rematDeallocationsPlaceable(module);
+  if (placed) {
+    if (mlirLogicalResultIsFailure(rematRunPipeline(module, "builtin.module(canonicalize)")))
+      return mlirLogicalResultFailure();
+    placed = rematPlaceDeallocations(module);
+  }
+  if (placed ? mlirLogicalResultIsFailure(rematRunPipeline(module, "builtin.module(cse,canonicalize)"))
+             : mlirLogicalResultIsFailure(rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_DEALLOCATE ")")))
     return mlirLogicalResultFailure();
   rematReturnDonatedBuffers(module);
-  return rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_FREE_AFTER_LAST_USE ")");
+  return rematRunPipeline(module, placed ? "builtin.module(convert-bufferization-to-memref)"
+                                         : "builtin.module(" REMAT_PIPELINE_FREE_AFTER_LAST_USE ")");
 }
 
 /// Cuts the one block of `func` after every op with regions but the last
@@ -125,5 +148,11 @@ MlirLogicalResult rematLowerHostToLLVM(MlirModule module) {
        op = mlirOperationGetNextInBlock(op))
     if (rematIsOp(op, "func.func"))
       cutAfterLoops(op);
-  return rematRunPipeline(module, "builtin.module(" REMAT_PIPELINE_HOST_TO_LLVM ")");
+  // The IR is verified once, after the ten conversions, not after each: on
+  // an exporter's step (one function of ~10^6 ops once lowered to loops) the
+  // verifier's walks and dominance checks cost about as much as a pass.
+  if (mlirLogicalResultIsFailure(
+          runPipelineOn(moduleOp, "builtin.module", "builtin.module(" REMAT_PIPELINE_HOST_TO_LLVM ")", false)))
+    return mlirLogicalResultFailure();
+  return mlirOperationVerify(moduleOp) ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }

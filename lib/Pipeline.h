@@ -27,9 +27,10 @@
 /// (function arguments, memref.get_global constants);
 /// convert-bufferization-to-memref lowers those clones into memref.alloc +
 /// memref.copy.
-#define REMAT_PIPELINE_BUFFERIZE_AND_DEALLOCATE                                                                        \
-  "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"           \
-  "buffer-deallocation-pipeline"
+#define REMAT_PIPELINE_BUFFERIZE                                                                                       \
+  "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
+#define REMAT_PIPELINE_DEALLOCATE "buffer-deallocation-pipeline"
+#define REMAT_PIPELINE_BUFFERIZE_AND_DEALLOCATE REMAT_PIPELINE_BUFFERIZE "," REMAT_PIPELINE_DEALLOCATE
 #define REMAT_PIPELINE_FREE_AFTER_LAST_USE                                                                             \
   "convert-bufferization-to-memref,"                                                                                   \
   "func.func(optimize-allocation-liveness)"

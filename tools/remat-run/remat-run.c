@@ -6,7 +6,7 @@
 //           [--outputs-dir=DIR] FILE|-
 //
 // Reads tensor IR, lowers it with the project's CPU pipeline (remat/Lower.h),
-// JIT-compiles it with the MLIR ExecutionEngine and calls the entry function
+// JIT-compiles it (Jit.h: LLVM's ORC, codegen -O0) and calls the entry function
 // through its C interface with seeded random inputs or arguments from .npy
 // files. The allocation hooks of runtime/ measure the peak of live heap bytes
 // during each step. Mutable ml_program globals (RNG seeds) are the step's
@@ -23,6 +23,7 @@
 #include "remat/Parse.h"
 #include "remat/Variants.h"
 
+#include "Jit.h"
 #include "Manifest.h"
 #include "Npy.h"
 #include "StepFiles.h"
@@ -32,7 +33,6 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
-#include "mlir-c/ExecutionEngine.h"
 #include "mlir-c/IR.h"
 
 #include <errno.h>
@@ -557,7 +557,7 @@ static void freeStateGlobals(StateGlobal *globals, size_t n) {
 typedef struct Program {
   MlirContext ctx;
   MlirModule module;
-  MlirExecutionEngine jit;
+  RematJit *jit;
   char *entryName;
   size_t numArgs, numResults;
   ValueInfo *args, *results;
@@ -593,8 +593,7 @@ static void variantNameFromModule(const Program *p, int64_t index, char *buf, si
 }
 
 static void destroyProgram(Program *p) {
-  if (!mlirExecutionEngineIsNull(p->jit))
-    mlirExecutionEngineDestroy(p->jit);
+  rematJitDestroy(p->jit);
   if (!mlirModuleIsNull(p->module))
     mlirModuleDestroy(p->module);
   if (!mlirContextIsNull(p->ctx))
@@ -928,45 +927,44 @@ static int run(const Options *opts) {
     rc = RematExitUser;
     goto done;
   }
-  MlirStringRef libs[1];
-  int numLibs = 0;
+  // Codegen at -O0 (tools/remat-run/Jit.h: MLIR's ExecutionEngine compiles
+  // at -O2 whatever opt level it is given); remat-run measures memory, not
+  // speed, and LLVM's -O1/-O2 spend most of a large step's compile time in
+  // register allocation, scheduling and IndVarSimplify.
+  const char *runnerUtils = NULL;
   if (REMAT_C_RUNNER_UTILS[0]) {
     FILE *probe = fopen(REMAT_C_RUNNER_UTILS, "rb");
     if (probe) {
       fclose(probe);
-      libs[numLibs++] = mlirStringRefCreateFromCString(REMAT_C_RUNNER_UTILS);
+      runnerUtils = REMAT_C_RUNNER_UTILS;
     }
   }
-  // LLVM's -O1/-O2 spend most of a large step's compile time in
-  // IndVarSimplify (ResNet-18 at CI size: 59 s at -O2, 6.5 s at -O0, same
-  // checksums); remat-run measures memory, not speed, so it compiles at -O0.
-  prog.jit = mlirExecutionEngineCreate(prog.module, /*optLevel=*/0, numLibs, libs, /*enableObjectDump=*/false,
-                                       /*enablePIC=*/false);
-  if (mlirExecutionEngineIsNull(prog.jit)) {
-    rematRunErrorf("internal error: cannot create the execution engine for @%s", prog.entryName);
-    goto done;
-  }
-  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("_mlir_memref_to_llvm_alloc"),
-                                    (void *)(uintptr_t)&_mlir_memref_to_llvm_alloc);
-  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("_mlir_memref_to_llvm_aligned_alloc"),
-                                    (void *)(uintptr_t)&_mlir_memref_to_llvm_aligned_alloc);
-  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("_mlir_memref_to_llvm_free"),
-                                    (void *)(uintptr_t)&_mlir_memref_to_llvm_free);
-  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("remat_variant_fits"),
-                                    (void *)(uintptr_t)&remat_variant_fits);
-  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("remat_no_variant_fits"),
-                                    (void *)(uintptr_t)&remat_no_variant_fits);
-  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("puts"), (void *)(uintptr_t)&stepPuts);
-  mlirExecutionEngineRegisterSymbol(prog.jit, mlirStringRefCreateFromCString("abort"), (void *)(uintptr_t)&stepAbort);
-  mlirExecutionEngineInitialize(prog.jit);
-
+  const RematJitSymbol hooks[] = {
+      {"_mlir_memref_to_llvm_alloc", (void *)(uintptr_t)&_mlir_memref_to_llvm_alloc},
+      {"_mlir_memref_to_llvm_aligned_alloc", (void *)(uintptr_t)&_mlir_memref_to_llvm_aligned_alloc},
+      {"_mlir_memref_to_llvm_free", (void *)(uintptr_t)&_mlir_memref_to_llvm_free},
+      {"remat_variant_fits", (void *)(uintptr_t)&remat_variant_fits},
+      {"remat_no_variant_fits", (void *)(uintptr_t)&remat_no_variant_fits},
+      {"puts", (void *)(uintptr_t)&stepPuts},
+      {"abort", (void *)(uintptr_t)&stepAbort},
+  };
   size_t cifaceLen = strlen(prog.entryName) + 16;
   char *cifaceName = malloc(cifaceLen);
   if (!cifaceName)
     goto done;
   snprintf(cifaceName, cifaceLen, "_mlir_ciface_%s", prog.entryName);
-  void *packedSym = mlirExecutionEngineLookupPacked(prog.jit, mlirStringRefCreateFromCString(cifaceName));
+  char jitWhy[512];
+  prog.jit = rematJitCreate(prog.module, cifaceName, hooks, sizeof(hooks) / sizeof(hooks[0]), runnerUtils, jitWhy,
+                            sizeof(jitWhy));
+  if (!prog.jit) {
+    free(cifaceName);
+    rematRunErrorf("internal error: cannot JIT-compile @%s: %s", prog.entryName, jitWhy);
+    goto done;
+  }
+  char packedName[600];
+  snprintf(packedName, sizeof(packedName), "_mlir_%s", cifaceName);
   free(cifaceName);
+  void *packedSym = rematJitLookup(prog.jit, packedName);
   if (!packedSym) {
     rematRunErrorf("internal error: cannot find the C interface of @%s in the JIT", prog.entryName);
     goto done;
@@ -977,7 +975,7 @@ static int run(const Options *opts) {
   // State: the mutable globals' initial values, as the JIT initialized them.
   for (size_t g = 0; g < prog.numGlobals; ++g) {
     StateGlobal *sg = &prog.globals[g];
-    sg->address = mlirExecutionEngineLookup(prog.jit, mlirStringRefCreateFromCString(sg->name));
+    sg->address = rematJitLookup(prog.jit, sg->name);
     sg->initial = malloc(sg->bytes + 1);
     sg->afterFirst = malloc(sg->bytes + 1);
     if (!sg->address || !sg->initial || !sg->afterFirst) {

@@ -1,0 +1,255 @@
+//===- Jit.c - remat-run's JIT: LLVM's ORC at codegen -O0 ----------------===//
+//
+// See Jit.h.
+//
+//===----------------------------------------------------------------------===//
+#include "Jit.h"
+
+#include "mlir-c/RegisterEverything.h"
+#include "mlir-c/Target/LLVMIR.h"
+
+#include "llvm-c/Core.h"
+#include "llvm-c/Error.h"
+#include "llvm-c/LLJIT.h"
+#include "llvm-c/Orc.h"
+#include "llvm-c/Target.h"
+#include "llvm-c/TargetMachine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct RematJit {
+  LLVMOrcLLJITRef lljit;
+};
+
+static void takeError(LLVMErrorRef err, const char *what, char *why, size_t whySize) {
+  char *msg = LLVMGetErrorMessage(err);
+  snprintf(why, whySize, "%s: %s", what, msg);
+  LLVMDisposeErrorMessage(msg);
+}
+
+/// ExecutionEngine's packFunctionArguments for one function: `_mlir_<name>`,
+/// void(ptr args), loads argument i through args[i] and stores a non-void
+/// result through args[n].
+static int addPackedWrapper(LLVMModuleRef mod, const char *name) {
+  LLVMValueRef fn = LLVMGetNamedFunction(mod, name);
+  if (!fn || LLVMIsDeclaration(fn))
+    return 0;
+  LLVMContextRef ctx = LLVMGetModuleContext(mod);
+  LLVMTypeRef ptrTy = LLVMPointerTypeInContext(ctx, 0);
+  LLVMTypeRef i64Ty = LLVMInt64TypeInContext(ctx);
+  LLVMTypeRef wrapperTy = LLVMFunctionType(LLVMVoidTypeInContext(ctx), &ptrTy, 1, 0);
+  size_t len = strlen(name) + 8;
+  char *wrapperName = malloc(len);
+  if (!wrapperName)
+    return 0;
+  snprintf(wrapperName, len, "_mlir_%s", name);
+  LLVMValueRef wrapper = LLVMAddFunction(mod, wrapperName, wrapperTy);
+  free(wrapperName);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, wrapper, "entry"));
+  LLVMValueRef argList = LLVMGetParam(wrapper, 0);
+  LLVMTypeRef fnTy = LLVMGlobalGetValueType(fn);
+  unsigned n = LLVMCountParamTypes(fnTy);
+  LLVMTypeRef *paramTys = calloc(n + 1, sizeof(LLVMTypeRef));
+  LLVMValueRef *args = calloc(n + 1, sizeof(LLVMValueRef));
+  if (!paramTys || !args) {
+    free(paramTys);
+    free(args);
+    LLVMDisposeBuilder(b);
+    return 0;
+  }
+  LLVMGetParamTypes(fnTy, paramTys);
+  for (unsigned i = 0; i < n; ++i) {
+    LLVMValueRef index = LLVMConstInt(i64Ty, i, 0);
+    LLVMValueRef slot = LLVMBuildGEP2(b, ptrTy, argList, &index, 1, "");
+    LLVMValueRef argPtr = LLVMBuildLoad2(b, ptrTy, slot, "");
+    args[i] = LLVMBuildLoad2(b, paramTys[i], argPtr, "");
+  }
+  LLVMValueRef result = LLVMBuildCall2(b, fnTy, fn, args, n, "");
+  if (LLVMGetTypeKind(LLVMGetReturnType(fnTy)) != LLVMVoidTypeKind) {
+    LLVMValueRef index = LLVMConstInt(i64Ty, n, 0);
+    LLVMValueRef slot = LLVMBuildGEP2(b, ptrTy, argList, &index, 1, "");
+    LLVMBuildStore(b, result, LLVMBuildLoad2(b, ptrTy, slot, ""));
+  }
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  free(paramTys);
+  free(args);
+  return 1;
+}
+
+/// The host's target machine at codegen -O0 (what JITTargetMachineBuilder::
+/// detectHost gives the ExecutionEngine: the host triple, CPU and features).
+static LLVMTargetMachineRef hostTargetMachine(char *why, size_t whySize) {
+  char *triple = LLVMGetDefaultTargetTriple();
+  char *cpu = LLVMGetHostCPUName();
+  char *features = LLVMGetHostCPUFeatures();
+  LLVMTargetRef target = NULL;
+  char *msg = NULL;
+  LLVMTargetMachineRef tm = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+    snprintf(why, whySize, "no target for %s: %s", triple, msg ? msg : "");
+    LLVMDisposeMessage(msg);
+  } else {
+    tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelNone, LLVMRelocDefault,
+                                 LLVMCodeModelJITDefault);
+    if (!tm)
+      snprintf(why, whySize, "cannot create a target machine for %s", triple);
+  }
+  LLVMDisposeMessage(triple);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(features);
+  return tm;
+}
+
+static int defineSymbols(LLVMOrcLLJITRef lljit, const RematJitSymbol *symbols, size_t n, char *why, size_t whySize) {
+  if (n == 0)
+    return 1;
+  LLVMOrcCSymbolMapPair *pairs = calloc(n, sizeof(LLVMOrcCSymbolMapPair));
+  if (!pairs)
+    return 0;
+  for (size_t i = 0; i < n; ++i) {
+    pairs[i].Name = LLVMOrcLLJITMangleAndIntern(lljit, symbols[i].name);
+    pairs[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)symbols[i].address;
+    pairs[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+    pairs[i].Sym.Flags.TargetFlags = 0;
+  }
+  LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(pairs, n);
+  free(pairs);
+  LLVMErrorRef err = LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(lljit), mu);
+  if (err) {
+    LLVMOrcDisposeMaterializationUnit(mu);
+    takeError(err, "cannot define the runtime's symbols", why, whySize);
+    return 0;
+  }
+  return 1;
+}
+
+RematJit *rematJitCreate(MlirModule module, const char *packed, const RematJitSymbol *symbols, size_t numSymbols,
+                         const char *sharedLib, char *why, size_t whySize) {
+  static int initialized = 0;
+  if (!initialized) {
+    if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmParser() || LLVMInitializeNativeAsmPrinter()) {
+      snprintf(why, whySize, "cannot initialize LLVM's native target");
+      return NULL;
+    }
+    initialized = 1;
+  }
+  snprintf(why, whySize, "unknown error");
+  RematJit *jit = calloc(1, sizeof(RematJit));
+  if (!jit)
+    return NULL;
+
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  mlirRegisterAllLLVMTranslations(mlirOperationGetContext(moduleOp));
+  LLVMContextRef llvmCtx = LLVMContextCreate();
+  LLVMModuleRef mod = mlirTranslateModuleToLLVMIR(moduleOp, llvmCtx);
+  if (!mod) {
+    snprintf(why, whySize, "cannot translate the lowered module to LLVM IR");
+    LLVMContextDispose(llvmCtx);
+    free(jit);
+    return NULL;
+  }
+  LLVMTargetMachineRef tm = hostTargetMachine(why, whySize);
+  if (!tm) {
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(llvmCtx);
+    free(jit);
+    return NULL;
+  }
+  char *triple = LLVMGetTargetMachineTriple(tm);
+  LLVMSetTarget(mod, triple);
+  LLVMDisposeMessage(triple);
+  LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+  LLVMSetModuleDataLayout(mod, layout);
+  LLVMDisposeTargetData(layout);
+  if (packed && !addPackedWrapper(mod, packed)) {
+    snprintf(why, whySize, "no function @%s to call in the lowered module", packed);
+    LLVMDisposeTargetMachine(tm);
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(llvmCtx);
+    free(jit);
+    return NULL;
+  }
+  // Static constructors would need LLJIT::initialize, which LLVM's C API
+  // does not offer; the lowering creates none.
+  if (LLVMGetNamedGlobal(mod, "llvm.global_ctors")) {
+    snprintf(why, whySize, "the lowered module has static constructors (llvm.global_ctors)");
+    LLVMDisposeTargetMachine(tm);
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(llvmCtx);
+    free(jit);
+    return NULL;
+  }
+
+  LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+  LLVMErrorRef err = LLVMOrcCreateLLJIT(&jit->lljit, builder);
+  if (err) {
+    takeError(err, "cannot create the JIT", why, whySize);
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(llvmCtx);
+    free(jit);
+    return NULL;
+  }
+  LLVMOrcThreadSafeContextRef tsCtx = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(llvmCtx);
+  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsCtx);
+  LLVMOrcDisposeThreadSafeContext(tsCtx);
+
+  LLVMOrcJITDylibRef mainJD = LLVMOrcLLJITGetMainJITDylib(jit->lljit);
+  char prefix = LLVMOrcLLJITGetGlobalPrefix(jit->lljit);
+  if (!defineSymbols(jit->lljit, symbols, numSymbols, why, whySize)) {
+    LLVMOrcDisposeThreadSafeModule(tsm);
+    rematJitDestroy(jit);
+    return NULL;
+  }
+  LLVMOrcDefinitionGeneratorRef gen = NULL;
+  if (sharedLib) {
+    err = LLVMOrcCreateDynamicLibrarySearchGeneratorForPath(&gen, sharedLib, prefix, NULL, NULL);
+    if (err) {
+      takeError(err, sharedLib, why, whySize);
+      LLVMOrcDisposeThreadSafeModule(tsm);
+      rematJitDestroy(jit);
+      return NULL;
+    }
+    LLVMOrcJITDylibAddGenerator(mainJD, gen);
+  }
+  err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, prefix, NULL, NULL);
+  if (err) {
+    takeError(err, "cannot resolve symbols from the process", why, whySize);
+    LLVMOrcDisposeThreadSafeModule(tsm);
+    rematJitDestroy(jit);
+    return NULL;
+  }
+  LLVMOrcJITDylibAddGenerator(mainJD, gen);
+  err = LLVMOrcLLJITAddLLVMIRModule(jit->lljit, mainJD, tsm);
+  if (err) {
+    takeError(err, "cannot add the module to the JIT", why, whySize); // the JIT took the module
+    rematJitDestroy(jit);
+    return NULL;
+  }
+  return jit;
+}
+
+void *rematJitLookup(RematJit *jit, const char *name) {
+  LLVMOrcExecutorAddress addr = 0;
+  LLVMErrorRef err = LLVMOrcLLJITLookup(jit->lljit, &addr, name);
+  if (err) {
+    LLVMConsumeError(err);
+    return NULL;
+  }
+  return (void *)(uintptr_t)addr;
+}
+
+void rematJitDestroy(RematJit *jit) {
+  if (!jit)
+    return;
+  if (jit->lljit) {
+    LLVMErrorRef err = LLVMOrcDisposeLLJIT(jit->lljit);
+    if (err)
+      LLVMConsumeError(err);
+  }
+  free(jit);
+}
