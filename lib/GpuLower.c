@@ -212,22 +212,6 @@ static MlirWalkResult checkHostOp(MlirOperation op, void *userData) {
 
 static bool isBinary(MlirOperation op) { return rematIsOp(op, "gpu.binary"); }
 
-typedef struct TextBuffer {
-  char *data;
-  size_t length;
-} TextBuffer;
-
-static void appendText(MlirStringRef s, void *userData) {
-  TextBuffer *t = userData;
-  char *grown = realloc(t->data, t->length + s.length + 1);
-  if (!grown)
-    return;
-  t->data = grown;
-  memcpy(t->data + t->length, s.data, s.length);
-  t->length += s.length;
-  t->data[t->length] = '\0';
-}
-
 /// Without libdevice the PTX keeps calls to __nv_* math functions that
 /// ptxas (and the driver's JIT) cannot resolve: fail here, not on the GPU.
 static MlirLogicalResult checkLibdeviceLinked(MlirModule module) {
@@ -237,12 +221,12 @@ static MlirLogicalResult checkLibdeviceLinked(MlirModule module) {
     // The objects attribute only: printing the op would first number the
     // values of the whole module (per binary: quadratic in the kernels; 17 of
     // the 30 CPU seconds of --lower=gpu on the 1k-op Llama step).
-    TextBuffer text = {NULL, 0};
+    RematText text = {NULL, 0};
     MlirAttribute objects = mlirOperationGetAttributeByName(binaries.ops[i], rematStr("objects"));
     if (mlirAttributeIsNull(objects))
-      mlirOperationPrint(binaries.ops[i], appendText, &text);
+      mlirOperationPrint(binaries.ops[i], rematAppendToText, &text);
     else
-      mlirAttributePrint(objects, appendText, &text);
+      mlirAttributePrint(objects, rematAppendToText, &text);
     if (text.data && strstr(text.data, ".extern .func") && strstr(text.data, "__nv_")) {
       mlirEmitError(mlirOperationGetLocation(binaries.ops[i]),
                     "a kernel calls CUDA libdevice math functions but libdevice was not linked: set CUDA_HOME to "

@@ -53,30 +53,14 @@ static void setSymbolName(MlirOperation op, MlirStringRef name) {
                                   mlirStringAttrGet(mlirOperationGetContext(op), name));
 }
 
-typedef struct Text {
-  char *data;
-  size_t length;
-} Text;
-
-static void appendToText(MlirStringRef s, void *userData) {
-  Text *t = userData;
-  char *grown = realloc(t->data, t->length + s.length + 1);
-  if (!grown)
-    return;
-  t->data = grown;
-  memcpy(t->data + t->length, s.data, s.length);
-  t->length += s.length;
-  t->data[t->length] = '\0';
-}
-
 /// The op's generic form, printed on its own (local scope: without it the
 /// printer numbers the values of the whole module first).
-static Text printAlone(MlirOperation op) {
-  Text t = {NULL, 0};
+static RematText printAlone(MlirOperation op) {
+  RematText t = {NULL, 0};
   MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
   mlirOpPrintingFlagsUseLocalScope(flags);
   mlirOpPrintingFlagsPrintGenericOpForm(flags);
-  mlirOperationPrintWithFlags(op, flags, appendToText, &t);
+  mlirOperationPrintWithFlags(op, flags, rematAppendToText, &t);
   mlirOpPrintingFlagsDestroy(flags);
   return t;
 }
@@ -106,7 +90,7 @@ static bool sameSymbol(MlirOperation a, MlirOperation b) {
         return false;
     return true;
   }
-  Text ta = printAlone(a), tb = printAlone(b);
+  RematText ta = printAlone(a), tb = printAlone(b);
   bool same = ta.data && tb.data && ta.length == tb.length && memcmp(ta.data, tb.data, ta.length) == 0;
   free(ta.data);
   free(tb.data);

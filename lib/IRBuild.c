@@ -152,6 +152,17 @@ void rematAppendToFixedText(MlirStringRef s, void *userData) {
   t->data[t->len] = '\0';
 }
 
+void rematAppendToText(MlirStringRef s, void *userData) {
+  RematText *t = userData;
+  char *grown = realloc(t->data, t->length + s.length + 1);
+  if (!grown)
+    return;
+  t->data = grown;
+  memcpy(t->data + t->length, s.data, s.length);
+  t->length += s.length;
+  t->data[t->length] = '\0';
+}
+
 RematOpList rematCollectOps(MlirModule module, bool (*pred)(MlirOperation)) {
   RematOpList list = {NULL, 0, 0, pred};
   mlirOperationWalk(mlirModuleGetOperation(module), collectMatching, &list, MlirWalkPreOrder);

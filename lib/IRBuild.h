@@ -138,6 +138,17 @@ typedef struct RematFixedText {
 /// The MlirStringCallback for a RematFixedText.
 void rematAppendToFixedText(MlirStringRef s, void *userData);
 
+/// A growing, NUL-terminated text an MLIR printer callback appends to
+/// (`data` NULL until the first append; free() it). On an allocation
+/// failure the text stops growing.
+typedef struct RematText {
+  char *data;
+  size_t length;
+} RematText;
+
+/// The MlirStringCallback for a RematText.
+void rematAppendToText(MlirStringRef s, void *userData);
+
 //===----------------------------------------------------------------------===//
 // Collecting ops
 //===----------------------------------------------------------------------===//
