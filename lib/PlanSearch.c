@@ -906,7 +906,7 @@ static int compareDecisionCostDesc(const void *a, const void *b, void *decisions
 /// one decision made once per layer. Ordered by cost (descending), then by
 /// the rest, then by the producer's position, so that a class is one run of
 /// decisions in forward order.
-static int compareDecisionClass(const Planner *P, intptr_t a, intptr_t b) {
+static int compareClassKey(const Planner *P, intptr_t a, intptr_t b) {
   const Decision *x = &P->decisions[a], *y = &P->decisions[b];
   if (x->cost != y->cost)
     return x->cost > y->cost ? -1 : 1;
@@ -914,22 +914,24 @@ static int compareDecisionClass(const Planner *P, intptr_t a, intptr_t b) {
     return x->bytes > y->bytes ? -1 : 1;
   if (x->numItems != y->numItems)
     return x->numItems > y->numItems ? -1 : 1;
-  intptr_t opX = P->g->values[x->value].defOp, opY = P->g->values[y->value].defOp;
-  MlirStringRef nameX = mlirIdentifierStr(mlirOperationGetName(P->g->ops[opX].op));
-  MlirStringRef nameY = mlirIdentifierStr(mlirOperationGetName(P->g->ops[opY].op));
+  MlirStringRef nameX = mlirIdentifierStr(mlirOperationGetName(P->g->ops[P->g->values[x->value].defOp].op));
+  MlirStringRef nameY = mlirIdentifierStr(mlirOperationGetName(P->g->ops[P->g->values[y->value].defOp].op));
   size_t common = nameX.length < nameY.length ? nameX.length : nameY.length;
   int byName = memcmp(nameX.data, nameY.data, common);
   if (byName != 0 || nameX.length != nameY.length)
     return byName != 0 ? byName : (nameX.length < nameY.length ? -1 : 1);
+  return 0;
+}
+
+static int compareDecisionClass(const Planner *P, intptr_t a, intptr_t b) {
+  int byKey = compareClassKey(P, a, b);
+  if (byKey != 0)
+    return byKey;
+  intptr_t opX = P->g->values[P->decisions[a].value].defOp, opY = P->g->values[P->decisions[b].value].defOp;
   return opX < opY ? -1 : (opX > opY);
 }
 
-static bool sameDecisionClass(const Planner *P, intptr_t a, intptr_t b) {
-  const Decision *x = &P->decisions[a], *y = &P->decisions[b];
-  return x->cost == y->cost && x->bytes == y->bytes && x->numItems == y->numItems &&
-         mlirIdentifierEqual(mlirOperationGetName(P->g->ops[P->g->values[x->value].defOp].op),
-                             mlirOperationGetName(P->g->ops[P->g->values[y->value].defOp].op));
-}
+static bool sameDecisionClass(const Planner *P, intptr_t a, intptr_t b) { return compareClassKey(P, a, b) == 0; }
 
 /// One exact trial: decisions `list[0, n)` dropped together, kept when the
 /// plan still fits for no more recompute.
