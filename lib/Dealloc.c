@@ -4,7 +4,11 @@
 // a buffer maps to the memref.alloc it views (its root), or to none (an
 // argument, a global, a view of either); each root's last user is the last
 // top-level op that has an operand mapped to it, nested uses counting for
-// their top-level ancestor.
+// their top-level ancestor. The results of a top-level scf.for/scf.if that
+// forward a buffer (resolveBuffer) map to that buffer's root, so the users
+// of a scatter loop's result extend its carried buffer's life. With no
+// allocation inside a region, every buffer is freed at the top level: no
+// free inside a loop, none that an iteration could repeat.
 //
 //===----------------------------------------------------------------------===//
 #include "Dealloc.h"
