@@ -8,6 +8,7 @@
 
 #include "GraphInternal.h"
 #include "IRBuild.h"
+#include "Scatter.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -171,10 +172,15 @@ static intptr_t shareOneBuffer(MlirOperation empty) {
 static intptr_t rewriteFunc(MlirOperation func, bool *touched) {
   MlirBlock body = rematFuncBody(func);
   // Only straight-line functions: every tensor op One-Shot decides is then a
-  // top-level op of the graph, whose decision is checked below.
+  // top-level op of the graph, whose decision is checked below. Scatters
+  // (still unexpanded: rematHandInPlaceDecisions runs before
+  // rematExpandScatters on modules that have them) are graph ops too; their
+  // operands are never rewritten (only linalg ops get their own
+  // destination, only empties all of whose users are linalg ops become
+  // one buffer).
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    if (mlirOperationGetNumRegions(op) > 0 && !rematOpNameStartsWith(op, "linalg."))
+    if (mlirOperationGetNumRegions(op) > 0 && !rematOpNameStartsWith(op, "linalg.") && !rematIsScatter(op))
       return 0;
   RematGraphOptions options = {0};
   options.dynamicDimBound = 1; // sizes do not matter to the decisions
@@ -239,7 +245,11 @@ static intptr_t rewriteFunc(MlirOperation func, bool *touched) {
 /// Whether One-Shot's analysis of `module` (a clone: it is annotated) marks
 /// every expected destination as expected.
 static bool decisionsAsExpected(MlirOperation module) {
-  if (!rematRunPipelineQuietly(module, kAnalysisPipeline))
+  // MLIR cannot analyse a scatter: the clone's are expanded into the loops the
+  // CPU lowering makes of them (their own decisions are not checked here:
+  // the loops' in-place writes are One-Shot's, as without the rewrite).
+  if (mlirLogicalResultIsFailure(rematExpandScatters(mlirModuleFromOperation(module), RematScatterFormLoops)) ||
+      !rematRunPipelineQuietly(module, kAnalysisPipeline))
     return false;
   MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   for (MlirOperation f = mlirBlockGetFirstOperation(moduleBody); !mlirOperationIsNull(f);

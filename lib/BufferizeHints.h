@@ -20,6 +20,13 @@
 //    allocates it), each of those ops writing into its own
 //    `bufferization.to_tensor %buffer restrict writable`.
 //
+// A module with scatters (lib/Scatter.h) is rewritten before they are
+// expanded into loops (rematHintBeforeScatters, Pipeline.h: the lowerings
+// call it first), while each scatter is one op of the graph; the check below
+// expands them in its clone. Once they are loops the function is refused
+// (ops with regions), and One-Shot's analysis of the whole step was most of
+// the CPU lowering of a 14.5k-op zoo-llama export.
+//
 // The rewrite is checked before it is kept: One-Shot's analysis runs on a
 // clone of the rewritten module (cheap now) and must mark in place exactly
 // the destinations remat decided in place (plus the ones given their own

@@ -4,7 +4,11 @@
 // a buffer maps to the memref.alloc it views (its root), or to none (an
 // argument, a global, a view of either); each root's last user is the last
 // top-level op that has an operand mapped to it, nested uses counting for
-// their top-level ancestor.
+// their top-level ancestor. The results of a top-level scf.for/scf.if that
+// forward a buffer (resolveBuffer) map to that buffer's root, so the users
+// of a scatter loop's result extend its carried buffer's life. With no
+// allocation inside a region, every buffer is freed at the top level: no
+// free inside a loop, none that an iteration could repeat.
 //
 //===----------------------------------------------------------------------===//
 #include "Dealloc.h"
@@ -95,6 +99,77 @@ static bool isKnownOp(MlirOperation op) {
   return rematIsOp(op, "cf.assert") || rematIsOp(op, "func.return");
 }
 
+/// The block of `op`'s region `i` if it has exactly one; null otherwise.
+static MlirBlock onlyBlock(MlirOperation op, intptr_t i) {
+  if (mlirOperationGetNumRegions(op) <= i)
+    return (MlirBlock){NULL};
+  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i));
+  if (mlirBlockIsNull(block) || !mlirBlockIsNull(mlirBlockGetNextInRegion(block)))
+    return (MlirBlock){NULL};
+  return block;
+}
+
+/// The `i`th operand of the scf.yield ending `block`; null if it is none.
+static MlirValue yielded(MlirBlock block, intptr_t i) {
+  MlirOperation yield = mlirBlockIsNull(block) ? (MlirOperation){NULL} : mlirBlockGetTerminator(block);
+  if (mlirOperationIsNull(yield) || !rematIsOp(yield, "scf.yield") || mlirOperationGetNumOperands(yield) <= i)
+    return (MlirValue){NULL};
+  return mlirOperationGetOperand(yield, i);
+}
+
+/// The value whose buffer the buffer `v` is, looking through the results of
+/// scf.for and scf.if: an scf.for result is its init when the body yields
+/// its region argument back unchanged (through nested scf.for/scf.if
+/// results); an scf.if result is the one value both branches yield. False
+/// (refuse) for any other result of those two ops: a loop or branch that
+/// yields another buffer (a new one, a view, a swapped iter_arg) is not
+/// modelled.
+static bool resolveBuffer(MlirValue v, MlirValue *out) {
+  for (;;) {
+    if (!mlirValueIsAOpResult(v)) {
+      *out = v;
+      return true;
+    }
+    MlirOperation def = mlirOpResultGetOwner(v);
+    intptr_t i = mlirOpResultGetResultNumber(v);
+    if (rematIsOp(def, "scf.for")) {
+      MlirBlock body = onlyBlock(def, 0);
+      intptr_t numInits = mlirOperationGetNumOperands(def) - 3;
+      if (mlirBlockIsNull(body) || numInits != mlirOperationGetNumResults(def) ||
+          mlirBlockGetNumArguments(body) != numInits + 1)
+        return false;
+      MlirValue y = yielded(body, i), r;
+      if (mlirValueIsNull(y) || !resolveBuffer(y, &r) || !mlirValueEqual(r, mlirBlockGetArgument(body, 1 + i)))
+        return false;
+      v = mlirOperationGetOperand(def, 3 + i);
+      continue;
+    }
+    if (rematIsOp(def, "scf.if")) {
+      MlirValue a = yielded(onlyBlock(def, 0), i), b = yielded(onlyBlock(def, 1), i), ra, rb;
+      if (mlirValueIsNull(a) || mlirValueIsNull(b) || !resolveBuffer(a, &ra) || !resolveBuffer(b, &rb) ||
+          !mlirValueEqual(ra, rb))
+        return false;
+      v = ra;
+      continue;
+    }
+    *out = v;
+    return true;
+  }
+}
+
+/// Whether every result of the scf.for or scf.if `op` is a buffer that
+/// resolveBuffer maps to a value defined outside `op`.
+static bool forwardsBuffers(MlirOperation op) {
+  if (!rematIsOp(op, "scf.for") && !rematIsOp(op, "scf.if"))
+    return false;
+  for (intptr_t r = 0, e = mlirOperationGetNumResults(op); r < e; ++r) {
+    MlirValue v = mlirOperationGetResult(op, r), resolved;
+    if (!isBufferType(mlirValueGetType(v)) || !resolveBuffer(v, &resolved))
+      return false;
+  }
+  return true;
+}
+
 static MlirWalkResult scanOp(MlirOperation op, void *userData) {
   FuncScan *s = userData;
   if (!isKnownOp(op) || rematIsOp(op, "func.call") || rematIsOp(op, "func.call_indirect") ||
@@ -125,11 +200,39 @@ static MlirWalkResult scanOp(MlirOperation op, void *userData) {
   bool buffer;
   if (!hasTensorOrBufferResult(op, &buffer))
     return MlirWalkResultAdvance;
-  // Only top-level ops define buffers: memref.alloc (a root), a view (its
-  // source's root, if any), memref.get_global (none).
-  if (!buffer || !mlirOperationEqual(op, s->top)) {
+  if (!buffer) {
     s->ok = false;
     return MlirWalkResultInterrupt;
+  }
+  // Nested ops may define buffers only as aliases of buffers defined
+  // outside the top-level op: views, and scf.for/scf.if results that are
+  // their init or the one buffer both branches yield. Such a value cannot
+  // outlive the top-level op but through those results, and every use of it
+  // is a use of its source by that op.
+  if (!mlirOperationEqual(op, s->top)) {
+    if (isViewOp(op) || forwardsBuffers(op))
+      return MlirWalkResultAdvance;
+    s->ok = false;
+    return MlirWalkResultInterrupt;
+  }
+  // Top-level ops define buffers: memref.alloc (a root), a view (its
+  // source's root, if any), memref.get_global (none), an scf.for/scf.if
+  // forwarding a buffer (the root of the value it forwards, if any).
+  if (rematIsOp(op, "scf.for") || rematIsOp(op, "scf.if")) {
+    if (!forwardsBuffers(op)) {
+      s->ok = false;
+      return MlirWalkResultInterrupt;
+    }
+    for (intptr_t r = 0, e = mlirOperationGetNumResults(op); r < e; ++r) {
+      MlirValue v = mlirOperationGetResult(op, r), resolved;
+      resolveBuffer(v, &resolved);
+      intptr_t root = rootOf(s, resolved);
+      if (root >= 0 && !rematPtrMapPut(&s->root, v.ptr, root)) {
+        s->ok = false;
+        return MlirWalkResultInterrupt;
+      }
+    }
+    return MlirWalkResultAdvance;
   }
   if (rematIsOp(op, "memref.alloc")) {
     if (mlirOperationGetNumResults(op) != 1 || !addRoot(s, op)) {

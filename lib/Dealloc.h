@@ -14,10 +14,25 @@
 // rematPlaceDeallocations writes that result directly, for modules whose
 // every function qualifies: one block, no calls, buffers only from
 // memref.alloc, memref.get_global and the arguments, views only through the
-// memref view ops (one source each), no op with regions that defines a
-// buffer or a tensor, and only ops of dialects that declare their memory
-// effects (linalg, memref, arith, math, scf, ...; cf.assert, func.return). Otherwise it changes nothing and says so;
-// the caller then runs MLIR's pipeline.
+// memref view ops (one source each), and only ops of dialects that declare
+// their memory effects (linalg, memref, arith, math, scf, ...; cf.assert,
+// func.return). Ops with regions (the scf.for loops lib/Scatter.c makes of
+// tm_tensor.scatter, their scf.if) may read and write any buffer; every use
+// inside counts as a use by the top-level op. They may define buffers only
+// as aliases of buffers defined outside them:
+//   - an scf.for result is its init when the body yields the region argument
+//     back unchanged (directly or through nested scf.for/scf.if results of
+//     this kind); an scf.if result is the one value both branches yield.
+//     Such a result (top-level or nested) is a view of that buffer: it maps
+//     to the same root (none for an argument or a global: cloned when
+//     returned, like the argument itself);
+//   - views (memref view ops) nested inside them, which cannot outlive the
+//     top-level op.
+// Refused (MLIR's pipeline): a memref.alloc (or any allocation) inside a
+// region, a loop or branch that yields another buffer than that (a new one,
+// a view, iter_args swapped), scf.while and every other op with buffer or
+// tensor results. Otherwise it changes nothing and says so; the caller then
+// runs MLIR's pipeline.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_LIB_DEALLOC_H

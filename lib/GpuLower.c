@@ -79,8 +79,10 @@ static void alignAllocsLikeDevice(MlirModule module) {
 
 MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module) {
   rematMarkCInterfaces(module);
-  if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)) ||
-      mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)) ||
+  if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
+    return mlirLogicalResultFailure();
+  rematHintBeforeScatters(module); // as on the CPU (LowerCPU.c)
+  if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)) ||
       mlirLogicalResultIsFailure(rematBufferizeAndFree(module)) ||
       mlirLogicalResultIsFailure(rematGpuMoveBuffersToDevice(module, false)))
     return mlirLogicalResultFailure();
@@ -330,6 +332,7 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   rematMarkCInterfaces(module);
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
     return mlirLogicalResultFailure();
+  rematHintBeforeScatters(module); // as on the CPU (LowerCPU.c)
   if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)))
     return mlirLogicalResultFailure();
   // Bufferization and deallocation as on the CPU (the memory model's), so

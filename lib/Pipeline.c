@@ -11,6 +11,7 @@
 #include "Dealloc.h"
 #include "Donation.h"
 #include "IRBuild.h"
+#include "Scatter.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -82,6 +83,15 @@ MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const
 
 MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline) {
   return rematRunPipelineOn(mlirModuleGetOperation(module), "builtin.module", pipeline);
+}
+
+static bool isScatterOp(MlirOperation op) { return rematIsScatter(op); }
+
+void rematHintBeforeScatters(MlirModule module) {
+  RematOpList scatters = rematCollectOps(module, isScatterOp);
+  free(scatters.ops);
+  if (scatters.size > 0)
+    rematHandInPlaceDecisions(module);
 }
 
 MlirLogicalResult rematBufferizeAndFree(MlirModule module) {

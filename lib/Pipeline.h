@@ -66,6 +66,12 @@ MlirLogicalResult rematRunPipeline(MlirModule module, const char *pipeline);
 /// at `op`.
 MlirLogicalResult rematRunPipelineOn(MlirOperation op, const char *anchor, const char *pipeline);
 
+/// On a module with scatters (lib/Scatter.h), not yet expanded: remat's
+/// in-place decisions written into the IR (lib/BufferizeHints.h), which
+/// rematBufferizeAndFree cannot do once the scatters are loops. Nothing on
+/// other modules (rematBufferizeAndFree does it there).
+void rematHintBeforeScatters(MlirModule module);
+
 /// Bufferizes and frees (REMAT_PIPELINE_BUFFERIZE_AND_DEALLOCATE, then
 /// REMAT_PIPELINE_FREE_AFTER_LAST_USE) with one step between them: a donated
 /// result that is its argument's buffer is returned as it is, not copied
