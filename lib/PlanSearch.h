@@ -403,7 +403,8 @@ bool rematPlanLayerCutCheckpoints(Planner *P, RematSimulation *sim, intptr_t seg
 /// The default planner: the chain-aware search, then its portfolio of
 /// restarts and local search, keeping the best plan in (P, sim). `*effort`
 /// says how much of the portfolio ran: "full" (graphs up to kExactPruneOps
-/// ops), "reduced+variant" (over it, within kExactPruneWork) or "reduced".
+/// ops), "reduced+variant" (over it, within kExactPruneWork) or "reduced",
+/// either followed by "+classes" when the class-wise moves ran.
 bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
                         const char **effort);
 
