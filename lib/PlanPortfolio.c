@@ -6,7 +6,8 @@
 // from looser targets; once a plan fits, local search (neighbours that forbid
 // one of its costliest values, a refined score, repairs with group picks);
 // variants with other candidate sets and from a looser budget; and when
-// every search ends over the budget, restarts with perturbed scores. How
+// every search ends over the budget, restarts with perturbed scores; over
+// 4,000 ops, repairs and local search by class of alike decisions. How
 // many searches and from where is the fixed PortfolioConfig below, apart
 // from the search state; what each search does differently is its
 // SearchOptions (PlanSearch.h).
@@ -602,7 +603,7 @@ static bool improveByClasses(Planner *P, RematSimulation *sim, const RematSimCon
       ok = false;
       break;
     }
-    for (intptr_t c = 0; c < numClasses && !improved && tried < neighbours; ++c) {
+    for (intptr_t c = 0; ok && c < numClasses && !improved && tried < neighbours; ++c) {
       const DecisionClass *cls = &classes[c];
       memcpy(trialForbidden, forbidden, (size_t)numValues * sizeof(bool));
       intptr_t round = -1;
@@ -736,7 +737,10 @@ static bool planKeepingPastPeak(Planner *P, RematSimulation *sim, const RematSim
 /// recomputation and with returned values as candidates, which on the 4k and
 /// 15k Llama exports of bench/scale.py came closest to the full portfolio
 /// alone, from the budget only (its start from a looser budget found the
-/// same plans there in 2-4x the time; docs/planner.md).
+/// same plans there in 2-4x the time; docs/planner.md). Then, over
+/// kExactPruneOps ops, the repairs and the local search by class of alike
+/// decisions (improveByClasses: one neighbour per repeated layer's decision,
+/// not per decision), bounded by counts.
 bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
                         const char **effort) {
   *effort = P->g->numOps <= kExactPruneOps ? "full" : "reduced";
