@@ -6,7 +6,8 @@
 // from looser targets; once a plan fits, local search (neighbours that forbid
 // one of its costliest values, a refined score, repairs with group picks);
 // variants with other candidate sets and from a looser budget; and when
-// every search ends over the budget, restarts with perturbed scores. How
+// every search ends over the budget, restarts with perturbed scores; over
+// 4,000 ops, repairs and local search by class of alike decisions. How
 // many searches and from where is the fixed PortfolioConfig below, apart
 // from the search state; what each search does differently is its
 // SearchOptions (PlanSearch.h).
@@ -28,6 +29,11 @@ typedef struct PortfolioConfig {
   double noiseAmp;      // retryWithNoise's perturbation (SearchOptions.noiseAmp)
   intptr_t noiseOps;    // retryWithNoise runs noiseOps / #ops seeds ...
   intptr_t minNoiseSeeds, maxNoiseSeeds; // ... at least and at most these
+  // Over kExactPruneOps ops (improveByClasses): class-wise repair and local
+  // search neighbours, and the most work (ops x decisions made again) one
+  // neighbour may take.
+  int classRepairs, classRestarts;
+  double classRepairWork, classRestartWork;
 } PortfolioConfig;
 
 static const PortfolioConfig kPortfolio = {
@@ -40,6 +46,10 @@ static const PortfolioConfig kPortfolio = {
     .noiseOps = 8000,
     .minNoiseSeeds = 2,
     .maxNoiseSeeds = 16,
+    .classRepairs = 3,
+    .classRestarts = 2,
+    .classRepairWork = 5e7,
+    .classRestartWork = 2e8,
 };
 
 enum {
@@ -416,6 +426,24 @@ static bool copyPlanWithout(Planner *Q, const Planner *P, intptr_t skip, RematSi
   return rematPlannerSimulate(Q, true, sim);
 }
 
+/// Q (initialized) gets P's live decisions but those whose value is
+/// `without`, as one start, simulated into `sim` (copyPlanWithout for a class).
+static bool copyPlanWithoutClass(Planner *Q, const Planner *P, const bool *without, RematSimulation *sim) {
+  memset(sim, 0, sizeof(*sim));
+  for (intptr_t d = 0; d < P->numDecisions; ++d) {
+    const Decision *dec = &P->decisions[d];
+    if (!decisionLive(dec) || (dec->value >= 0 && dec->numMembers == 0 && without[dec->value]))
+      continue;
+    if (!rematPlannerCopyDecision(Q, P, d))
+      return false;
+  }
+  Q->maxChain = P->maxChain;
+  Q->opt.resultTargets = P->opt.resultTargets;
+  Q->opt.joint = P->opt.joint;
+  Q->opt.keepPastPeak = P->opt.keepPastPeak;
+  return rematPlannerSimulate(Q, true, sim);
+}
+
 /// Repair neighbours: the plan without one of its most expensive decisions
 /// (that value forbidden), completed again from there with the refined score
 /// and group picks. Where the local search resumes the search from the round
@@ -486,6 +514,143 @@ static bool repairPlan(Planner *P, RematSimulation *sim, const RematSimContext *
   P->opt.forbidden = NULL;
   free(forbidden);
   free(savings);
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// Class-wise local search: one move per class of alike decisions
+//===----------------------------------------------------------------------===//
+
+/// One class of the plan's live decisions (rematCompareDecisionClass): its
+/// members byClass[first, first + n) and their summed cost.
+typedef struct DecisionClass {
+  intptr_t first, n;
+  double cost;
+} DecisionClass;
+
+static int compareClassCostDesc(const void *a, const void *b) {
+  const DecisionClass *x = a, *y = b;
+  if (x->cost != y->cost)
+    return x->cost > y->cost ? -1 : 1;
+  return x->first < y->first ? -1 : (x->first > y->first);
+}
+
+/// The plan's live decisions that the search chose (not checkpoints) and
+/// whose value is not `forbidden`, by class into byClass (n of them), and
+/// the classes, costliest (summed over members) first, into *classes.
+static bool collectClasses(const Planner *P, const bool *forbidden, intptr_t *byClass, intptr_t *n,
+                           DecisionClass **classes, intptr_t *numClasses) {
+  intptr_t m = 0;
+  for (intptr_t d = 0; d < P->numDecisions; ++d) {
+    const Decision *dec = &P->decisions[d];
+    if (decisionLive(dec) && dec->value >= 0 && !forbidden[dec->value] && dec->numMembers == 0)
+      byClass[m++] = d;
+  }
+  for (intptr_t i = 1; i < m; ++i)
+    for (intptr_t j = i; j > 0 && rematCompareDecisionClass(P, byClass[j - 1], byClass[j]) > 0; --j) {
+      intptr_t tmp = byClass[j];
+      byClass[j] = byClass[j - 1];
+      byClass[j - 1] = tmp;
+    }
+  *n = m;
+  *classes = malloc((size_t)(m ? m : 1) * sizeof(**classes));
+  if (!*classes)
+    return false;
+  intptr_t k = 0;
+  for (intptr_t first = 0, last; first < m; first = last) {
+    double cost = 0;
+    for (last = first; last < m && rematSameDecisionClass(P, byClass[first], byClass[last]); ++last)
+      cost += P->decisions[byClass[last]].cost;
+    (*classes)[k++] = (DecisionClass){first, last - first, cost};
+  }
+  qsort(*classes, (size_t)k, sizeof(**classes), compareClassCostDesc);
+  *numClasses = k;
+  return true;
+}
+
+/// The local search of improveByRestarts and the repairs of repairPlan, by
+/// the step's structure, for graphs over kExactPruneOps ops: a neighbour
+/// forbids every member of one class of alike decisions (on a step of
+/// repeated layers, the same decision in each layer) at once, so that one
+/// exact search decides for the whole class what the full effort decides
+/// per decision. `rewind`: the plan's own search resumed from the first round
+/// that picked a member (improveByRestarts); else the plan without the
+/// class, completed with the refined score (repairPlan). The classes are
+/// tried by summed cost, costliest first, at most `neighbours` of them; a
+/// neighbour that fits for less becomes the plan and the search goes on from
+/// it. Counts, not times: plans do not depend on the machine.
+static bool improveByClasses(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
+                             int neighbours, bool rewind, int *ran) {
+  if (sim->peakBytes > budget)
+    return true;
+  intptr_t numValues = P->g->numValues ? P->g->numValues : 1;
+  bool *forbidden = calloc((size_t)numValues, sizeof(bool));
+  bool *trialForbidden = calloc((size_t)numValues, sizeof(bool));
+  if (!forbidden || !trialForbidden) {
+    free(forbidden);
+    free(trialForbidden);
+    return false;
+  }
+  bool ok = true, improved = true;
+  int tried = 0;
+  while (ok && improved && tried < neighbours) {
+    improved = false;
+    intptr_t *byClass = malloc((size_t)(P->numDecisions ? P->numDecisions : 1) * sizeof(*byClass));
+    DecisionClass *classes = NULL;
+    intptr_t n = 0, numClasses = 0;
+    if (!byClass || !collectClasses(P, forbidden, byClass, &n, &classes, &numClasses)) {
+      free(byClass);
+      ok = false;
+      break;
+    }
+    for (intptr_t c = 0; ok && c < numClasses && !improved && tried < neighbours; ++c) {
+      const DecisionClass *cls = &classes[c];
+      memcpy(trialForbidden, forbidden, (size_t)numValues * sizeof(bool));
+      intptr_t round = -1;
+      for (intptr_t i = 0; i < cls->n; ++i) {
+        intptr_t v = P->decisions[byClass[cls->first + i]].value;
+        trialForbidden[v] = true;
+        if (P->firstPick[v] >= 0 && (round < 0 || P->firstPick[v] < round))
+          round = P->firstPick[v];
+      }
+      if (rewind && round < 0)
+        continue; // checkpoints, not chosen by the search
+      // The work of a neighbour: the exact rounds that buy back what the
+      // class freed, about one timeline (ops) per decision made again.
+      intptr_t remade = rewind ? P->numDecisions - P->marks[round].numDecisions : cls->n;
+      if ((double)P->g->numOps * (double)remade > (rewind ? kPortfolio.classRestartWork : kPortfolio.classRepairWork))
+        continue;
+      ++tried;
+      ++*ran;
+      Planner Q;
+      RematSimulation trial;
+      memset(&trial, 0, sizeof(trial));
+      bool run = rematPlannerInit(&Q, ctx, budget);
+      Q.opt.forbidden = trialForbidden;
+      if (rewind) {
+        run = run && rewindPlan(&Q, P, round, &trial);
+      } else {
+        Q.opt.refined = true;
+        run = run && copyPlanWithoutClass(&Q, P, trialForbidden, &trial);
+      }
+      run = run && rematPlanAtPeaks(&Q, &trial, true) && rematPruneDecisions(&Q, &trial);
+      RematSimStatus status = trial.status;
+      if (run && adoptIfCheaper(P, sim, &Q, &trial, budget)) {
+        memcpy(forbidden, trialForbidden, (size_t)numValues * sizeof(bool));
+        improved = true;
+      } else if (!run) {
+        rematSimulationFree(&trial);
+        ok = status != RematSimOutOfMemory;
+      }
+      Q.opt.forbidden = NULL;
+      rematPlannerFree(&Q);
+    }
+    free(byClass);
+    free(classes);
+  }
+  P->opt.forbidden = NULL;
+  free(forbidden);
+  free(trialForbidden);
   return ok;
 }
 
@@ -572,7 +737,10 @@ static bool planKeepingPastPeak(Planner *P, RematSimulation *sim, const RematSim
 /// recomputation and with returned values as candidates, which on the 4k and
 /// 15k Llama exports of bench/scale.py came closest to the full portfolio
 /// alone, from the budget only (its start from a looser budget found the
-/// same plans there in 2-4x the time; docs/planner.md).
+/// same plans there in 2-4x the time; docs/planner.md). Then, over
+/// kExactPruneOps ops, the repairs and the local search by class of alike
+/// decisions (improveByClasses: one neighbour per repeated layer's decision,
+/// not per decision), bounded by counts.
 bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
                         const char **effort) {
   *effort = P->g->numOps <= kExactPruneOps ? "full" : "reduced";
@@ -582,6 +750,15 @@ bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext 
   if (ok && P->g->numOps > kExactPruneOps && rematExactPruneAffordable(P)) {
     *effort = "reduced+variant";
     ok = planVariantOnce(P, sim, ctx, budget, true, false);
+  }
+  // By the step's structure: class-wise repairs, then class-wise local
+  // search (improveByClasses).
+  if (ok && P->g->numOps > kExactPruneOps) {
+    int ran = 0;
+    ok = improveByClasses(P, sim, ctx, budget, kPortfolio.classRepairs, false, &ran) &&
+         improveByClasses(P, sim, ctx, budget, kPortfolio.classRestarts, true, &ran);
+    if (ran > 0)
+      *effort = strcmp(*effort, "reduced") == 0 ? "reduced+classes" : "reduced+variant+classes";
   }
   // The same search with the function's returned values as candidates
   // too, and without joint recomputation: each is a greedy choice that

@@ -923,7 +923,7 @@ static int compareClassKey(const Planner *P, intptr_t a, intptr_t b) {
   return 0;
 }
 
-static int compareDecisionClass(const Planner *P, intptr_t a, intptr_t b) {
+int rematCompareDecisionClass(const Planner *P, intptr_t a, intptr_t b) {
   int byKey = compareClassKey(P, a, b);
   if (byKey != 0)
     return byKey;
@@ -931,7 +931,7 @@ static int compareDecisionClass(const Planner *P, intptr_t a, intptr_t b) {
   return opX < opY ? -1 : (opX > opY);
 }
 
-static bool sameDecisionClass(const Planner *P, intptr_t a, intptr_t b) { return compareClassKey(P, a, b) == 0; }
+bool rematSameDecisionClass(const Planner *P, intptr_t a, intptr_t b) { return compareClassKey(P, a, b) == 0; }
 
 /// One exact trial: decisions `list[0, n)` dropped together, kept when the
 /// plan still fits for no more recompute.
@@ -980,7 +980,7 @@ static void pruneClass(Planner *P, RematSimulation *sim, const intptr_t *list, i
 
 /// Beyond the affordable work (rematExactPruneAffordable): the decisions
 /// `order[0, n)` (by cost, descending) tried class by class
-/// (compareDecisionClass: on a step of repeated layers, one decision of each
+/// (rematCompareDecisionClass: on a step of repeated layers, one decision of each
 /// layer), a whole class in one exact trial, and a class that does not fit
 /// in halves, quarters, ...: at most kMaxPruneGroupTrials trials. On the
 /// 60k-op Llama export at 50%, 229 of the 1,502 decisions were one such
@@ -996,14 +996,14 @@ static bool pruneByClasses(Planner *P, RematSimulation *sim, const intptr_t *ord
       byClass[m++] = order[i];
   // Insertion sort (qsort_r is not C11): `order` is sorted by cost already.
   for (intptr_t i = 1; i < m; ++i)
-    for (intptr_t j = i; j > 0 && compareDecisionClass(P, byClass[j - 1], byClass[j]) > 0; --j) {
+    for (intptr_t j = i; j > 0 && rematCompareDecisionClass(P, byClass[j - 1], byClass[j]) > 0; --j) {
       intptr_t tmp = byClass[j];
       byClass[j] = byClass[j - 1];
       byClass[j - 1] = tmp;
     }
   intptr_t trialsLeft = kMaxPruneGroupTrials;
   for (intptr_t first = 0, last; first < m && trialsLeft > 0; first = last) {
-    for (last = first + 1; last < m && sameDecisionClass(P, byClass[first], byClass[last]); ++last)
+    for (last = first + 1; last < m && rematSameDecisionClass(P, byClass[first], byClass[last]); ++last)
       ;
     pruneClass(P, sim, byClass + first, last - first, &trialsLeft);
   }

@@ -327,6 +327,12 @@ bool rematPlannerPushDecision(Planner *P, intptr_t value, intptr_t anchor, const
                               intptr_t dropFirst, intptr_t dropLast);
 /// Appends a copy of P's decision `d` (its items and members) to Q.
 bool rematPlannerCopyDecision(Planner *Q, const Planner *P, intptr_t d);
+/// Orders decisions by class (decisions that look alike: the same cost,
+/// bytes, chain length and producer name; on a step of repeated layers, one
+/// decision per layer), costliest class first, a class in forward order.
+int rematCompareDecisionClass(const Planner *P, intptr_t a, intptr_t b);
+/// Whether decisions `a` and `b` are of one class.
+bool rematSameDecisionClass(const Planner *P, intptr_t a, intptr_t b);
 /// Forgets every memoized chain: the timeline changed.
 void rematPlannerMemoClear(Planner *P);
 /// The greedy (`chainAware` false) and the default planner's search: rounds
@@ -397,7 +403,8 @@ bool rematPlanLayerCutCheckpoints(Planner *P, RematSimulation *sim, intptr_t seg
 /// The default planner: the chain-aware search, then its portfolio of
 /// restarts and local search, keeping the best plan in (P, sim). `*effort`
 /// says how much of the portfolio ran: "full" (graphs up to kExactPruneOps
-/// ops), "reduced+variant" (over it, within kExactPruneWork) or "reduced".
+/// ops), "reduced+variant" (over it, within kExactPruneWork) or "reduced",
+/// either followed by "+classes" when the class-wise moves ran.
 bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
                         const char **effort);
 

@@ -93,8 +93,10 @@ typedef struct RematPlanResult {
   /// How much of the default planner's search ran: "full"; on graphs over
   /// 4,000 ops "reduced" (one search: no local search, repairs, group picks
   /// or shifted anchors) or "reduced+variant" (plus the variant without
-  /// joint recomputation, when ops x decisions is within 2e7:
-  /// docs/planner.md); NULL without a search.
+  /// joint recomputation, when ops x decisions is within 3e7), either with
+  /// "+classes" when the class-wise repairs and local search ran after it
+  /// ("reduced+classes", "reduced+variant+classes": docs/planner.md); NULL
+  /// without a search.
   const char *searchEffort;
   double rewriteSeconds; ///< IR rewrite + rebuilding the graph
   double passSeconds;    ///< the whole call (analysis, search, rewrite) but naming
