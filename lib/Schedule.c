@@ -10,6 +10,75 @@
 #include <stdlib.h>
 #include <string.h>
 
+/// Working arrays of one replay, kept in the context and reused by the next
+/// (planners simulate thousands of trials per graph): per value, per op,
+/// and per version / instance / buffer, grown as needed.
+typedef struct RematSimScratch {
+  intptr_t *cur;        // per value: its latest version (resolveReads)
+  intptr_t *groupStamp; // per op: the stage whose group re-executes it
+  intptr_t *groupInst;  // per op: its clone's instance there
+  intptr_t *versionOfValue;
+  intptr_t *destUsedBy;      // per version
+  intptr_t *versionLastRead; // per version: last alive instance reading it, or -1
+  intptr_t capVersions;
+  intptr_t *bufMaxLastRead; // per buffer
+  intptr_t *bufEnd;
+  intptr_t capBuffers;
+  int64_t *expire; // per instance (+ 2)
+  intptr_t capInstances;
+  // The buffers of the replay in progress: handed to the simulation when it
+  // succeeds, kept for the next one when it does not (most trials).
+  RematSimBuffer *buffers;
+  intptr_t capSimBuffers;
+} RematSimScratch;
+
+/// `*a` and `*b` (arrays of intptr_t, `*cap` elements each) with room for
+/// `count` elements; false when out of memory.
+static bool reserveScratch(intptr_t **a, intptr_t **b, intptr_t *cap, intptr_t count) {
+  if (count <= *cap)
+    return true;
+  intptr_t grown = *cap * 2 > count ? *cap * 2 : count;
+  intptr_t *pa = realloc(*a, (size_t)grown * sizeof(**a));
+  if (pa)
+    *a = pa;
+  intptr_t *pb = pa ? realloc(*b, (size_t)grown * sizeof(**b)) : NULL;
+  if (pb)
+    *b = pb;
+  if (!pa || !pb)
+    return false;
+  *cap = grown;
+  return true;
+}
+
+/// s->expire with room for `count` entries; false when out of memory.
+static bool reserveExpire(RematSimScratch *s, intptr_t count) {
+  if (count <= s->capInstances)
+    return true;
+  intptr_t grown = s->capInstances * 2 > count ? s->capInstances * 2 : count;
+  int64_t *expire = realloc(s->expire, (size_t)grown * sizeof(*expire));
+  if (!expire)
+    return false;
+  s->expire = expire;
+  s->capInstances = grown;
+  return true;
+}
+
+static void freeScratch(RematSimScratch *s) {
+  if (!s)
+    return;
+  free(s->cur);
+  free(s->groupStamp);
+  free(s->groupInst);
+  free(s->versionOfValue);
+  free(s->destUsedBy);
+  free(s->versionLastRead);
+  free(s->bufMaxLastRead);
+  free(s->bufEnd);
+  free(s->expire);
+  free(s->buffers);
+  free(s);
+}
+
 //===----------------------------------------------------------------------===//
 // Schedules
 //===----------------------------------------------------------------------===//
@@ -126,7 +195,21 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
   ctx->destRead = malloc(numValues * sizeof(*ctx->destRead));
   ctx->srcRead = malloc(numValues * sizeof(*ctx->srcRead));
   ctx->opAllocates = calloc(n, sizeof(*ctx->opAllocates));
-  if (!ctx->destination || !ctx->destRead || !ctx->srcRead || !ctx->opAllocates) {
+  ctx->opForced = calloc(n, sizeof(*ctx->opForced));
+  ctx->destFresh = calloc(numValues, sizeof(*ctx->destFresh));
+  size_t numUses = (size_t)(g->numUses ? g->numUses : 1);
+  ctx->useDef = malloc(numUses * sizeof(*ctx->useDef));
+  ctx->useResult = malloc(numUses * sizeof(*ctx->useResult));
+  ctx->scratch = calloc(1, sizeof(*ctx->scratch));
+  if (ctx->scratch) {
+    ctx->scratch->cur = malloc(numValues * sizeof(*ctx->scratch->cur));
+    ctx->scratch->versionOfValue = malloc(numValues * sizeof(*ctx->scratch->versionOfValue));
+    ctx->scratch->groupStamp = malloc(n * sizeof(*ctx->scratch->groupStamp));
+    ctx->scratch->groupInst = malloc(n * sizeof(*ctx->scratch->groupInst));
+  }
+  if (!ctx->destination || !ctx->destRead || !ctx->srcRead || !ctx->opAllocates || !ctx->opForced || !ctx->destFresh ||
+      !ctx->useDef || !ctx->useResult || !ctx->scratch || !ctx->scratch->cur || !ctx->scratch->versionOfValue ||
+      !ctx->scratch->groupStamp || !ctx->scratch->groupInst) {
     rematSimContextFree(ctx);
     return false;
   }
@@ -156,6 +239,23 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
       }
     }
   }
+  for (intptr_t u = 0; u < g->numUses; ++u) {
+    intptr_t def = g->values[g->uses[u]].defOp;
+    ctx->useDef[u] = def;
+    ctx->useResult[u] = def >= 0 ? g->uses[u] - g->ops[def].firstResult : 0;
+  }
+  for (intptr_t k = 0; k < g->numOps; ++k) {
+    RematOpClass cls = g->ops[k].cls;
+    ctx->opForced[k] = !(cls == RematOpClassPure || cls == RematOpClassView) || !ctx->opUsedInInput[k];
+  }
+  // Every version of a value is an instance of its defining op (or the
+  // argument itself), so whether a destination is fresh depends on the
+  // value alone.
+  for (intptr_t x = 0; x < g->numValues; ++x) {
+    intptr_t dest = ctx->destination[x];
+    intptr_t def = dest >= 0 ? g->values[dest].defOp : -1;
+    ctx->destFresh[x] = ctx->destRead[x] >= 0 && def >= 0 && ctx->opAllocates[def];
+  }
   if (g->numOps > 0 && g->ops[g->numOps - 1].cls == RematOpClassTerminator) {
     ctx->returnOp = g->numOps - 1;
     MlirOperation ret = g->ops[ctx->returnOp].op;
@@ -180,6 +280,11 @@ void rematSimContextFree(RematSimContext *ctx) {
   free(ctx->destRead);
   free(ctx->srcRead);
   free(ctx->opAllocates);
+  free(ctx->opForced);
+  free(ctx->destFresh);
+  free(ctx->useDef);
+  free(ctx->useResult);
+  freeScratch(ctx->scratch);
   memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -283,12 +388,13 @@ static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, 
     }
   }
   sim->numInstances = n + s->num;
-  // Every entry of these is written below (instAlive, live and aliveCount
-  // are summed into: zeroed).
+  // Every entry of these is written below (instAlive is set by its readers:
+  // zeroed). live and aliveCount come with summarize, buffers with
+  // assignSimBuffers: a trial stopped before needs neither.
   if (!UNINIT(sim->instOp, sim->numInstances) || !UNINIT(sim->instAnchor, sim->numInstances) ||
       !UNINIT(sim->instClone, sim->numInstances) || !ALLOC(sim->instAlive, sim->numInstances) ||
       !UNINIT(sim->instFirstVersion, sim->numInstances) || !UNINIT(sim->instReadsBegin, sim->numInstances + 1) ||
-      !UNINIT(sim->stageBegin, n + 1) || !ALLOC(sim->live, sim->numInstances + 1) || !ALLOC(sim->aliveCount, n)) {
+      !UNINIT(sim->stageBegin, n + 1)) {
     sim->status = RematSimOutOfMemory;
     return false;
   }
@@ -358,20 +464,14 @@ static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, 
 static bool resolveReads(const RematSimContext *ctx, const RematSimulation *base, intptr_t shared,
                          RematSimulation *sim) {
   const RematGraphImpl *g = ctx->g;
-  intptr_t *cur = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*cur));
-  intptr_t *groupStamp = malloc((size_t)(g->numOps ? g->numOps : 1) * sizeof(*groupStamp));
-  intptr_t *groupInst = malloc((size_t)(g->numOps ? g->numOps : 1) * sizeof(*groupInst));
-  if (!cur || !groupStamp || !groupInst) {
-    free(cur);
-    free(groupStamp);
-    free(groupInst);
-    sim->status = RematSimOutOfMemory;
-    return false;
-  }
-  for (intptr_t v = 0; v < g->numValues; ++v)
-    cur[v] = v < g->numArgs ? v : -1;
-  for (intptr_t k = 0; k < g->numOps; ++k)
-    groupStamp[k] = -1;
+  intptr_t *cur = ctx->scratch->cur;
+  intptr_t *groupStamp = ctx->scratch->groupStamp;
+  intptr_t *groupInst = ctx->scratch->groupInst;
+  // (All bytes 0xff: -1.)
+  memset(cur, 0xff, (size_t)g->numValues * sizeof(*cur));
+  for (intptr_t v = 0; v < g->numArgs; ++v)
+    cur[v] = v;
+  memset(groupStamp, 0xff, (size_t)g->numOps * sizeof(*groupStamp));
   if (shared > 0) {
     // After the shared stages every value's latest version is its last one
     // created there (their groups are complete).
@@ -401,11 +501,10 @@ static bool resolveReads(const RematSimContext *ctx, const RematSimulation *base
       }
       intptr_t *out = sim->readVersion + sim->instReadsBegin[k];
       for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u) {
-        intptr_t x = g->uses[u];
-        intptr_t def = g->values[x].defOp;
-        intptr_t ver = cur[x];
+        intptr_t ver = cur[g->uses[u]];
+        intptr_t def = ctx->useDef[u];
         if (clone && def >= 0 && def != sim->instOp[k] && groupStamp[def] == p)
-          ver = sim->instFirstVersion[groupInst[def]] + (x - g->ops[def].firstResult);
+          ver = sim->instFirstVersion[groupInst[def]] + ctx->useResult[u];
         if (ver < 0) {
           sim->status = RematSimBadAnchor;
           sim->badInstance = k;
@@ -419,28 +518,36 @@ static bool resolveReads(const RematSimContext *ctx, const RematSimulation *base
           cur[op->firstResult + r] = sim->instFirstVersion[k] + r;
     }
   }
-  free(cur);
-  free(groupStamp);
-  free(groupInst);
   return ok;
 }
 
-/// Instances nobody alive reads are dropped (see Schedule.h).
-static void markAlive(const RematSimContext *ctx, RematSimulation *sim) {
-  const RematGraphImpl *g = ctx->g;
+/// Instances nobody alive reads are dropped (see Schedule.h). Also fills
+/// ctx->scratch->versionLastRead: per version, the last alive instance that
+/// reads it, or -1 (the first one met going backwards). False when out of
+/// memory.
+static bool markAlive(const RematSimContext *ctx, RematSimulation *sim) {
+  RematSimScratch *s = ctx->scratch;
+  if (!reserveScratch(&s->versionLastRead, &s->destUsedBy, &s->capVersions, sim->numVersions + 1)) {
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
+  intptr_t *lastRead = s->versionLastRead;
+  memset(lastRead, 0xff, (size_t)sim->numVersions * sizeof(*lastRead));
   for (intptr_t k = sim->numInstances - 1; k >= 0; --k) {
-    intptr_t op = sim->instOp[k];
-    bool forced = !sim->instClone[k] && (!isRecomputable(g->ops[op].cls) || !ctx->opUsedInInput[op]);
-    if (forced)
+    if (!sim->instClone[k] && ctx->opForced[sim->instOp[k]])
       sim->instAlive[k] = true; // readers set it otherwise
     if (!sim->instAlive[k])
       continue;
     for (intptr_t r = sim->instReadsBegin[k]; r < sim->instReadsBegin[k + 1]; ++r) {
-      intptr_t inst = sim->versions[sim->readVersion[r]].inst;
+      intptr_t v = sim->readVersion[r];
+      if (lastRead[v] < 0)
+        lastRead[v] = k;
+      intptr_t inst = sim->versions[v].inst;
       if (inst >= 0)
         sim->instAlive[inst] = true;
     }
   }
+  return true;
 }
 
 typedef struct Event {
@@ -511,33 +618,35 @@ static intptr_t freedDestination(const RematSimContext *ctx, const RematSimulati
 /// `live` will.
 static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSimulation *sim) {
   const RematGraphImpl *g = ctx->g;
+  RematSimScratch *s = ctx->scratch;
   intptr_t cap = sim->numVersions + ctx->numReturnOperands + 1;
-  intptr_t *versionOfValue = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*versionOfValue));
-  intptr_t *destUsedBy = malloc((size_t)(sim->numVersions ? sim->numVersions : 1) * sizeof(*destUsedBy));
-  intptr_t *versionLastRead = malloc((size_t)(sim->numVersions ? sim->numVersions : 1) * sizeof(*versionLastRead));
-  intptr_t *bufMaxLastRead = malloc((size_t)(cap ? cap : 1) * sizeof(*bufMaxLastRead));
   bool track = limit < INT64_MAX;
-  int64_t *expire = track ? calloc((size_t)sim->numInstances + 2, sizeof(*expire)) : NULL;
-  intptr_t *bufEnd = track ? malloc((size_t)(cap ? cap : 1) * sizeof(*bufEnd)) : NULL;
-  int64_t running = 0;
-  if (!UNINIT(sim->buffers, cap) || !versionOfValue || !destUsedBy || !versionLastRead || !bufMaxLastRead ||
-      (track && (!expire || !bufEnd))) {
-    free(versionOfValue);
-    free(destUsedBy);
-    free(versionLastRead);
-    free(bufMaxLastRead);
-    free(expire);
-    free(bufEnd);
+  if (cap > s->capSimBuffers) {
+    free(s->buffers);
+    s->capSimBuffers = 0;
+    if (!UNINIT(s->buffers, cap)) {
+      sim->status = RematSimOutOfMemory;
+      return false;
+    }
+    s->capSimBuffers = cap;
+  }
+  sim->buffers = s->buffers;
+  if (!reserveScratch(&s->bufMaxLastRead, &s->bufEnd, &s->capBuffers, cap) ||
+      (track && !reserveExpire(s, sim->numInstances + 2))) {
+    sim->buffers = NULL;
     sim->status = RematSimOutOfMemory;
     return false;
   }
-  for (intptr_t v = 0; v < sim->numVersions; ++v) {
-    destUsedBy[v] = -1;
-    versionLastRead[v] = -1;
-  }
-  for (intptr_t k = 0; k < sim->numInstances; ++k)
-    for (intptr_t r = sim->instReadsBegin[k]; sim->instAlive[k] && r < sim->instReadsBegin[k + 1]; ++r)
-      versionLastRead[sim->readVersion[r]] = k;
+  intptr_t *versionOfValue = s->versionOfValue;
+  intptr_t *destUsedBy = s->destUsedBy;                 // read only at fresh destinations' versions
+  const intptr_t *versionLastRead = s->versionLastRead; // (markAlive)
+  intptr_t *bufMaxLastRead = s->bufMaxLastRead;
+  intptr_t *bufEnd = s->bufEnd;
+  int64_t *expire = s->expire;
+  if (track)
+    memset(expire, 0, (size_t)(sim->numInstances + 2) * sizeof(*expire));
+  memset(destUsedBy, 0xff, (size_t)sim->numVersions * sizeof(*destUsedBy));
+  int64_t running = 0;
   intptr_t nb = 0;
   for (intptr_t a = 0; a < g->numArgs; ++a) {
     if (g->values[a].buffer < 0)
@@ -570,8 +679,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSim
     for (intptr_t r = 0; ok && r < op->numResults; ++r) {
       intptr_t x = op->firstResult + r;
       RematSimVersion *ver = &sim->versions[sim->instFirstVersion[k] + r];
-      intptr_t dv = ctx->destRead[x] >= 0 ? sim->readVersion[sim->instReadsBegin[k] + ctx->destRead[x]] : -1;
-      if (dv >= 0 && sim->versions[dv].inst >= 0 && ctx->opAllocates[sim->instOp[sim->versions[dv].inst]]) {
+      if (ctx->destFresh[x]) {
+        intptr_t dv = sim->readVersion[sim->instReadsBegin[k] + ctx->destRead[x]];
         if (destUsedBy[dv] >= 0 && destUsedBy[dv] != k) {
           sim->status = RematSimSharedDestination;
           sim->badInstance = k;
@@ -651,13 +760,13 @@ static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSim
       ok = false;
     }
   }
-  sim->numBuffers = nb;
-  free(versionOfValue);
-  free(destUsedBy);
-  free(versionLastRead);
-  free(bufMaxLastRead);
-  free(expire);
-  free(bufEnd);
+  if (ok) { // the simulation keeps them
+    sim->numBuffers = nb;
+    s->buffers = NULL;
+    s->capSimBuffers = 0;
+  } else {
+    sim->buffers = NULL;
+  }
   return ok;
 }
 
@@ -724,6 +833,10 @@ static bool listBufferEvents(const RematSimContext *ctx, RematSimulation *sim) {
 /// Live bytes per instance, the peak and the cost.
 static bool summarize(const RematSimContext *ctx, RematSimulation *sim) {
   const RematGraphImpl *g = ctx->g;
+  if (!ALLOC(sim->live, sim->numInstances + 1) || !ALLOC(sim->aliveCount, g->numOps)) {
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
   int64_t *diff = sim->live; // numInstances + 1 entries, zeroed
   for (intptr_t b = 0; b < sim->numBuffers; ++b) {
     const RematSimBuffer *buf = &sim->buffers[b];
@@ -792,8 +905,7 @@ bool rematSimulateTrial(const RematSimContext *ctx, const RematSchedule *schedul
   intptr_t shared = sharedStages(base, schedule, ctx->g->numOps);
   if (!layOutInstances(ctx, schedule, base, shared, sim) || !resolveReads(ctx, base, shared, sim))
     return false;
-  markAlive(ctx, sim);
-  return assignSimBuffers(ctx, limit, sim) && summarize(ctx, sim);
+  return markAlive(ctx, sim) && assignSimBuffers(ctx, limit, sim) && summarize(ctx, sim);
 }
 
 bool rematSimulatePeak(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim) {
