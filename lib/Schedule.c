@@ -12,54 +12,50 @@
 
 /// Working arrays of one replay, kept in the context and reused by the next
 /// (planners simulate thousands of trials per graph): per value, per op,
-/// and per version / instance / buffer, grown as needed.
+/// and per version / instance / buffer, grown as needed. Those marked
+/// "(kept ...)" are restored to that state by the replay that used them, so
+/// that the next one need not clear them whole.
 typedef struct RematSimScratch {
   intptr_t *cur;        // per value: its latest version (resolveReads)
-  intptr_t *groupStamp; // per op: the stage whose group re-executes it
+  intptr_t *groupStamp; // per op: the stage whose group re-executes it (kept -1)
   intptr_t *groupInst;  // per op: its clone's instance there
   intptr_t *versionOfValue;
-  intptr_t *destUsedBy;      // per version
   intptr_t *versionLastRead; // per version: last alive instance reading it, or -1
-  intptr_t capVersions;
+  intptr_t capLastRead;
+  intptr_t *destUsedBy; // per version: the instance writing into it (kept -1)
+  intptr_t capDestUsedBy;
+  intptr_t *destUsed; // the versions destUsedBy set, to restore
+  intptr_t capDestUsed;
   intptr_t *bufMaxLastRead; // per buffer
-  intptr_t *bufEnd;
-  intptr_t capBuffers;
-  int64_t *expire; // per instance (+ 2)
-  intptr_t capInstances;
+  intptr_t capMaxLastRead;
+  intptr_t *bufEnd; // per buffer
+  intptr_t capBufEnd;
+  int64_t *expire; // per instance (+ 2) (kept 0)
+  intptr_t capExpire;
+  intptr_t *extendTo; // per version: last read of a version sharing its buffer (kept -1)
+  intptr_t capExtendTo;
+  int64_t *boundDiff; // per instance (+ 1): the lower bound's changes (kept 0)
+  intptr_t capBoundDiff;
   // The buffers of the replay in progress: handed to the simulation when it
   // succeeds, kept for the next one when it does not (most trials).
   RematSimBuffer *buffers;
-  intptr_t capSimBuffers;
+  intptr_t capBuffers;
 } RematSimScratch;
 
-/// `*a` and `*b` (arrays of intptr_t, `*cap` elements each) with room for
-/// `count` elements; false when out of memory.
-static bool reserveScratch(intptr_t **a, intptr_t **b, intptr_t *cap, intptr_t count) {
+/// `*array` (`*cap` elements of `size` bytes) with room for `count`; the
+/// elements added are filled with the byte `fill` (0xff: -1) unless `fill`
+/// is negative. False when out of memory.
+static bool reserveScratch(void **array, intptr_t *cap, intptr_t count, size_t size, int fill) {
   if (count <= *cap)
     return true;
   intptr_t grown = *cap * 2 > count ? *cap * 2 : count;
-  intptr_t *pa = realloc(*a, (size_t)grown * sizeof(**a));
-  if (pa)
-    *a = pa;
-  intptr_t *pb = pa ? realloc(*b, (size_t)grown * sizeof(**b)) : NULL;
-  if (pb)
-    *b = pb;
-  if (!pa || !pb)
+  char *p = realloc(*array, (size_t)grown * size);
+  if (!p)
     return false;
+  if (fill >= 0)
+    memset(p + (size_t)*cap * size, fill, (size_t)(grown - *cap) * size);
+  *array = p;
   *cap = grown;
-  return true;
-}
-
-/// s->expire with room for `count` entries; false when out of memory.
-static bool reserveExpire(RematSimScratch *s, intptr_t count) {
-  if (count <= s->capInstances)
-    return true;
-  intptr_t grown = s->capInstances * 2 > count ? s->capInstances * 2 : count;
-  int64_t *expire = realloc(s->expire, (size_t)grown * sizeof(*expire));
-  if (!expire)
-    return false;
-  s->expire = expire;
-  s->capInstances = grown;
   return true;
 }
 
@@ -70,11 +66,14 @@ static void freeScratch(RematSimScratch *s) {
   free(s->groupStamp);
   free(s->groupInst);
   free(s->versionOfValue);
-  free(s->destUsedBy);
   free(s->versionLastRead);
+  free(s->destUsedBy);
+  free(s->destUsed);
   free(s->bufMaxLastRead);
   free(s->bufEnd);
   free(s->expire);
+  free(s->extendTo);
+  free(s->boundDiff);
   free(s->buffers);
   free(s);
 }
@@ -124,42 +123,91 @@ static int compareRecompute(const void *a, const void *b) {
   return 0;
 }
 
-/// Stable counting sort of the items by `op` (key 0) or `anchor` (key 1),
-/// all in [0, range). False when out of memory.
-static bool countingSort(RematRecompute *items, RematRecompute *tmp, intptr_t n, intptr_t range, int key) {
-  intptr_t *start = calloc((size_t)range + 1, sizeof(*start));
-  if (!start)
-    return false;
-  for (intptr_t i = 0; i < n; ++i)
-    ++start[(key ? items[i].anchor : items[i].op) + 1];
-  for (intptr_t k = 0; k < range; ++k)
-    start[k + 1] += start[k];
-  for (intptr_t i = 0; i < n; ++i)
-    tmp[start[key ? items[i].anchor : items[i].op]++] = items[i];
-  memcpy(items, tmp, (size_t)n * sizeof(*items));
-  free(start);
-  return true;
+/// A maximal stretch of schedule items with one anchor and ascending ops.
+typedef struct Run {
+  intptr_t anchor, begin, end;
+} Run;
+
+static int compareRun(const void *a, const void *b) {
+  const Run *x = a, *y = b;
+  if (x->anchor != y->anchor)
+    return x->anchor < y->anchor ? -1 : 1;
+  return x->begin < y->begin ? -1 : (x->begin > y->begin);
+}
+
+/// Insertion sort by (anchor, op): for the few items of the stretches that
+/// share an anchor (qsort beyond kMaxInsertionSort).
+enum { kMaxInsertionSort = 64 };
+static void sortGroup(RematRecompute *items, intptr_t n) {
+  if (n > kMaxInsertionSort) {
+    qsort(items, (size_t)n, sizeof(*items), compareRecompute);
+    return;
+  }
+  for (intptr_t i = 1; i < n; ++i) {
+    RematRecompute x = items[i];
+    intptr_t j = i;
+    for (; j > 0 && compareRecompute(&items[j - 1], &x) > 0; --j)
+      items[j] = items[j - 1];
+    items[j] = x;
+  }
+}
+
+/// Sorts the items by (anchor, op). Planners build a schedule of a few
+/// thousand items per simulation out of their decisions, each a stretch of
+/// items at one anchor in op order: those stretches are sorted by anchor,
+/// and only where several share an anchor are their items sorted again.
+static void sortItems(RematSchedule *s) {
+  intptr_t numRuns = 1;
+  for (intptr_t i = 1; i < s->num; ++i)
+    numRuns += compareRecompute(&s->items[i - 1], &s->items[i]) > 0 || s->items[i - 1].anchor != s->items[i].anchor;
+  bool sorted = true;
+  for (intptr_t i = 1; i < s->num && sorted; ++i)
+    sorted = compareRecompute(&s->items[i - 1], &s->items[i]) <= 0;
+  if (sorted)
+    return;
+  Run *runs = malloc((size_t)numRuns * sizeof(*runs));
+  RematRecompute *out = malloc((size_t)s->num * sizeof(*out));
+  if (!runs || !out) {
+    free(runs);
+    free(out);
+    qsort(s->items, (size_t)s->num, sizeof(*s->items), compareRecompute);
+    return;
+  }
+  intptr_t n = 0;
+  for (intptr_t i = 0; i < s->num; ++i) {
+    if (i == 0 || compareRecompute(&s->items[i - 1], &s->items[i]) > 0 || s->items[i - 1].anchor != s->items[i].anchor)
+      runs[n++] = (Run){s->items[i].anchor, i, i};
+    runs[n - 1].end = i + 1;
+  }
+  // Stretches by anchor (insertion sort up to a few dozen).
+  if (n > kMaxInsertionSort)
+    qsort(runs, (size_t)n, sizeof(*runs), compareRun);
+  for (intptr_t i = 1; n <= kMaxInsertionSort && i < n; ++i) {
+    Run x = runs[i];
+    intptr_t j = i;
+    for (; j > 0 && runs[j - 1].anchor > x.anchor; --j)
+      runs[j] = runs[j - 1];
+    runs[j] = x;
+  }
+  intptr_t len = 0;
+  for (intptr_t first = 0, last; first < n; first = last) {
+    intptr_t groupBegin = len;
+    for (last = first; last < n && runs[last].anchor == runs[first].anchor; ++last) {
+      memcpy(out + len, s->items + runs[last].begin, (size_t)(runs[last].end - runs[last].begin) * sizeof(*out));
+      len += runs[last].end - runs[last].begin;
+    }
+    if (last - first > 1)
+      sortGroup(out + groupBegin, len - groupBegin);
+  }
+  memcpy(s->items, out, (size_t)s->num * sizeof(*out));
+  free(runs);
+  free(out);
 }
 
 void rematScheduleNormalize(RematSchedule *s) {
   if (s->num < 2)
     return;
-  // Planners normalize a schedule of a few thousand items per simulation:
-  // two counting passes (op, then anchor, stable) instead of a comparison
-  // sort. Indices out of range (refused later by the simulation) or a
-  // failed allocation fall back to qsort.
-  intptr_t range = 0;
-  bool inRange = true;
-  for (intptr_t i = 0; i < s->num; ++i) {
-    const RematRecompute *r = &s->items[i];
-    inRange &= r->op >= 0 && r->anchor >= 0;
-    range = r->op >= range ? r->op + 1 : range;
-    range = r->anchor >= range ? r->anchor + 1 : range;
-  }
-  RematRecompute *tmp = inRange && range <= 4 * s->num + (1 << 16) ? malloc((size_t)s->num * sizeof(*tmp)) : NULL;
-  if (!tmp || !countingSort(s->items, tmp, s->num, range, 0) || !countingSort(s->items, tmp, s->num, range, 1))
-    qsort(s->items, (size_t)s->num, sizeof(*s->items), compareRecompute);
-  free(tmp);
+  sortItems(s);
   intptr_t out = 1;
   for (intptr_t i = 1; i < s->num; ++i)
     if (compareRecompute(&s->items[i], &s->items[out - 1]) != 0)
@@ -200,6 +248,9 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
   size_t numUses = (size_t)(g->numUses ? g->numUses : 1);
   ctx->useDef = malloc(numUses * sizeof(*ctx->useDef));
   ctx->useResult = malloc(numUses * sizeof(*ctx->useResult));
+  ctx->freshBytes = calloc(numValues, sizeof(*ctx->freshBytes));
+  ctx->boundRead = malloc(numValues * sizeof(*ctx->boundRead));
+  ctx->boundDest = calloc(numValues, sizeof(*ctx->boundDest));
   ctx->scratch = calloc(1, sizeof(*ctx->scratch));
   if (ctx->scratch) {
     ctx->scratch->cur = malloc(numValues * sizeof(*ctx->scratch->cur));
@@ -207,9 +258,11 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
     ctx->scratch->groupStamp = malloc(n * sizeof(*ctx->scratch->groupStamp));
     ctx->scratch->groupInst = malloc(n * sizeof(*ctx->scratch->groupInst));
   }
+  if (ctx->scratch && ctx->scratch->groupStamp)
+    memset(ctx->scratch->groupStamp, 0xff, n * sizeof(*ctx->scratch->groupStamp));
   if (!ctx->destination || !ctx->destRead || !ctx->srcRead || !ctx->opAllocates || !ctx->opForced || !ctx->destFresh ||
-      !ctx->useDef || !ctx->useResult || !ctx->scratch || !ctx->scratch->cur || !ctx->scratch->versionOfValue ||
-      !ctx->scratch->groupStamp || !ctx->scratch->groupInst) {
+      !ctx->useDef || !ctx->useResult || !ctx->freshBytes || !ctx->boundRead || !ctx->boundDest || !ctx->scratch ||
+      !ctx->scratch->cur || !ctx->scratch->versionOfValue || !ctx->scratch->groupStamp || !ctx->scratch->groupInst) {
     rematSimContextFree(ctx);
     return false;
   }
@@ -256,6 +309,41 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
     intptr_t def = dest >= 0 ? g->values[dest].defOp : -1;
     ctx->destFresh[x] = ctx->destRead[x] >= 0 && def >= 0 && ctx->opAllocates[def];
   }
+  // Which buffer each version gets, as far as that does not depend on the
+  // schedule (assignSimBuffers, freedDestination). A result with a buffer
+  // class, no in-place or view source and, unless it is a view, a
+  // destination freedDestination's static conditions rule out gets a fresh
+  // buffer; one with a source lives in the source's buffer. One whose
+  // destination may be freed lives either in the destination's buffer or in
+  // a fresh one from its instance on, while the destination's is live there
+  // (the instance reads it): when the destination's buffer is no larger,
+  // the bound counts that one to the result's last read.
+  for (intptr_t x = 0; x < g->numValues; ++x)
+    ctx->boundRead[x] = -1;
+  for (intptr_t x = g->numArgs; x < g->numValues; ++x) {
+    intptr_t cls = g->values[x].buffer, def = g->values[x].defOp;
+    if (cls < 0)
+      continue;
+    if (ctx->srcRead[x] >= 0) {
+      ctx->boundRead[x] = ctx->srcRead[x];
+      continue;
+    }
+    if (g->buffers[cls].external)
+      continue;
+    intptr_t dest = ctx->destination[x];
+    bool maybeFreed = false;
+    if (g->ops[def].cls != RematOpClassView && dest >= 0 && g->values[dest].buffer >= 0 && ctx->destRead[x] >= 0) {
+      const RematBufferInfo *dc = &g->buffers[g->values[dest].buffer];
+      maybeFreed = !(dc->lastUseOp <= def || (dc->external && dc->rootValue >= g->numArgs) ||
+                     (dc->external && dc->allocOp >= 0));
+      if (maybeFreed && dc->bytes <= g->buffers[cls].bytes) {
+        ctx->boundRead[x] = ctx->destRead[x];
+        ctx->boundDest[x] = true;
+      }
+    }
+    if (!maybeFreed)
+      ctx->freshBytes[x] = g->buffers[cls].bytes;
+  }
   if (g->numOps > 0 && g->ops[g->numOps - 1].cls == RematOpClassTerminator) {
     ctx->returnOp = g->numOps - 1;
     MlirOperation ret = g->ops[ctx->returnOp].op;
@@ -284,6 +372,9 @@ void rematSimContextFree(RematSimContext *ctx) {
   free(ctx->destFresh);
   free(ctx->useDef);
   free(ctx->useResult);
+  free(ctx->freshBytes);
+  free(ctx->boundRead);
+  free(ctx->boundDest);
   freeScratch(ctx->scratch);
   memset(ctx, 0, sizeof(*ctx));
 }
@@ -467,11 +558,13 @@ static bool resolveReads(const RematSimContext *ctx, const RematSimulation *base
   intptr_t *cur = ctx->scratch->cur;
   intptr_t *groupStamp = ctx->scratch->groupStamp;
   intptr_t *groupInst = ctx->scratch->groupInst;
-  // (All bytes 0xff: -1.)
-  memset(cur, 0xff, (size_t)g->numValues * sizeof(*cur));
+  // Values are numbered arguments first, then each op's results in op
+  // order: those of the ops from stage `shared` on have no version yet (all
+  // bytes 0xff: -1); every earlier one gets its latest below.
+  intptr_t firstNew = shared == 0 ? g->numArgs : shared < g->numOps ? g->ops[shared].firstResult : g->numValues;
+  memset(cur + firstNew, 0xff, (size_t)(g->numValues - firstNew) * sizeof(*cur));
   for (intptr_t v = 0; v < g->numArgs; ++v)
     cur[v] = v;
-  memset(groupStamp, 0xff, (size_t)g->numOps * sizeof(*groupStamp));
   if (shared > 0) {
     // After the shared stages every value's latest version is its last one
     // created there (their groups are complete).
@@ -518,20 +611,39 @@ static bool resolveReads(const RematSimContext *ctx, const RematSimulation *base
           cur[op->firstResult + r] = sim->instFirstVersion[k] + r;
     }
   }
+  for (intptr_t k = sim->stageBegin[shared]; k < sim->numInstances; ++k)
+    if (sim->instClone[k])
+      groupStamp[sim->instOp[k]] = -1;
   return ok;
 }
 
 /// Instances nobody alive reads are dropped (see Schedule.h). Also fills
 /// ctx->scratch->versionLastRead: per version, the last alive instance that
-/// reads it, or -1 (the first one met going backwards). False when out of
-/// memory.
-static bool markAlive(const RematSimContext *ctx, RematSimulation *sim) {
+/// reads it, or -1 (the first one met going backwards).
+///
+/// With `limit` < INT64_MAX, also a lower bound on the bytes live at each
+/// instance, and the trial stops (RematSimOverLimit) when it exceeds
+/// `limit` at an alive instance: the peak would too. It counts the buffers
+/// sure to be fresh (RematSimContext.freshBytes), each a buffer of its own,
+/// from its instance to the last read of any version surely in it (those
+/// in place or views of it, transitively), which its lifetime
+/// covers (or, for a result that may be written into its destination, the
+/// destination's: RematSimContext.boundRead). Most trials that go over their
+/// limit are found here, before the buffers are assigned.
+static bool markAlive(const RematSimContext *ctx, int64_t limit, RematSimulation *sim) {
+  const RematGraphImpl *g = ctx->g;
   RematSimScratch *s = ctx->scratch;
-  if (!reserveScratch(&s->versionLastRead, &s->destUsedBy, &s->capVersions, sim->numVersions + 1)) {
+  bool bound = limit < INT64_MAX;
+  if (!reserveScratch((void **)&s->versionLastRead, &s->capLastRead, sim->numVersions, sizeof(intptr_t), -1) ||
+      (bound &&
+       (!reserveScratch((void **)&s->extendTo, &s->capExtendTo, sim->numVersions, sizeof(intptr_t), 0xff) ||
+        !reserveScratch((void **)&s->boundDiff, &s->capBoundDiff, sim->numInstances + 1, sizeof(int64_t), 0)))) {
     sim->status = RematSimOutOfMemory;
     return false;
   }
   intptr_t *lastRead = s->versionLastRead;
+  intptr_t *extendTo = s->extendTo;
+  int64_t *diff = s->boundDiff;
   memset(lastRead, 0xff, (size_t)sim->numVersions * sizeof(*lastRead));
   for (intptr_t k = sim->numInstances - 1; k >= 0; --k) {
     if (!sim->instClone[k] && ctx->opForced[sim->instOp[k]])
@@ -546,6 +658,50 @@ static bool markAlive(const RematSimContext *ctx, RematSimulation *sim) {
       if (inst >= 0)
         sim->instAlive[inst] = true;
     }
+    if (!bound)
+      continue;
+    // Every reader of this instance's versions has been seen: their last
+    // reads are known.
+    const RematOpInfo *op = &g->ops[sim->instOp[k]];
+    for (intptr_t r = 0; r < op->numResults; ++r) {
+      intptr_t v = sim->instFirstVersion[k] + r, x = op->firstResult + r;
+      intptr_t end = lastRead[v] > k ? lastRead[v] : k;
+      end = extendTo[v] > end ? extendTo[v] : end;
+      extendTo[v] = -1;
+      intptr_t src = ctx->boundRead[x] >= 0 ? sim->readVersion[sim->instReadsBegin[k] + ctx->boundRead[x]] : -1;
+      // A destination read after k is no freed one (freedDestination): the
+      // result gets a fresh buffer.
+      int64_t bytes = ctx->freshBytes[x];
+      if (src >= 0 && ctx->boundDest[x] && lastRead[src] > k) {
+        bytes = g->buffers[g->values[x].buffer].bytes;
+        src = -1;
+      }
+      if (bytes) {
+        diff[k] += bytes;
+        diff[end + 1] -= bytes;
+      } else if (src >= 0) {
+        extendTo[src] = end > extendTo[src] ? end : extendTo[src];
+      }
+    }
+  }
+  if (!bound)
+    return true;
+  for (intptr_t a = 0; a < g->numArgs; ++a) // (the only versions of no instance)
+    extendTo[a] = -1;
+  // The bound per instance; the scratch left as the next trial expects it.
+  int64_t running = 0;
+  intptr_t k = 0;
+  bool over = false;
+  for (; k < sim->numInstances && !over; ++k) {
+    running += diff[k];
+    diff[k] = 0;
+    over = sim->instAlive[k] && running > limit;
+  }
+  memset(diff + k, 0, (size_t)(sim->numInstances + 1 - k) * sizeof(*diff));
+  if (over) {
+    sim->status = RematSimOverLimit;
+    sim->badInstance = k - 1;
+    return false;
   }
   return true;
 }
@@ -621,31 +777,23 @@ static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSim
   RematSimScratch *s = ctx->scratch;
   intptr_t cap = sim->numVersions + ctx->numReturnOperands + 1;
   bool track = limit < INT64_MAX;
-  if (cap > s->capSimBuffers) {
-    free(s->buffers);
-    s->capSimBuffers = 0;
-    if (!UNINIT(s->buffers, cap)) {
-      sim->status = RematSimOutOfMemory;
-      return false;
-    }
-    s->capSimBuffers = cap;
-  }
-  sim->buffers = s->buffers;
-  if (!reserveScratch(&s->bufMaxLastRead, &s->bufEnd, &s->capBuffers, cap) ||
-      (track && !reserveExpire(s, sim->numInstances + 2))) {
-    sim->buffers = NULL;
+  if (!reserveScratch((void **)&s->buffers, &s->capBuffers, cap, sizeof(*s->buffers), -1) ||
+      !reserveScratch((void **)&s->bufMaxLastRead, &s->capMaxLastRead, cap, sizeof(intptr_t), -1) ||
+      !reserveScratch((void **)&s->bufEnd, &s->capBufEnd, cap, sizeof(intptr_t), -1) ||
+      !reserveScratch((void **)&s->destUsedBy, &s->capDestUsedBy, sim->numVersions, sizeof(intptr_t), 0xff) ||
+      !reserveScratch((void **)&s->destUsed, &s->capDestUsed, sim->numVersions, sizeof(intptr_t), -1) ||
+      !reserveScratch((void **)&s->expire, &s->capExpire, sim->numInstances + 2, sizeof(int64_t), 0)) {
     sim->status = RematSimOutOfMemory;
     return false;
   }
+  sim->buffers = s->buffers;
   intptr_t *versionOfValue = s->versionOfValue;
   intptr_t *destUsedBy = s->destUsedBy;                 // read only at fresh destinations' versions
   const intptr_t *versionLastRead = s->versionLastRead; // (markAlive)
   intptr_t *bufMaxLastRead = s->bufMaxLastRead;
   intptr_t *bufEnd = s->bufEnd;
-  int64_t *expire = s->expire;
-  if (track)
-    memset(expire, 0, (size_t)(sim->numInstances + 2) * sizeof(*expire));
-  memset(destUsedBy, 0xff, (size_t)sim->numVersions * sizeof(*destUsedBy));
+  intptr_t *destUsed = s->destUsed, numDestUsed = 0;
+  int64_t *expire = s->expire; // all 0; each entry is reset once counted
   int64_t running = 0;
   intptr_t nb = 0;
   for (intptr_t a = 0; a < g->numArgs; ++a) {
@@ -657,9 +805,12 @@ static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSim
     sim->versions[a].buffer = nb++;
   }
   bool ok = true;
-  for (intptr_t k = 0; k < sim->numInstances && ok; ++k) {
-    if (track)
+  intptr_t k = 0;
+  for (; k < sim->numInstances && ok; ++k) {
+    if (track) {
       running += expire[k];
+      expire[k] = 0;
+    }
     if (!sim->instAlive[k])
       continue;
     const RematOpInfo *op = &g->ops[sim->instOp[k]];
@@ -687,6 +838,8 @@ static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSim
           ok = false;
           break;
         }
+        if (destUsedBy[dv] < 0)
+          destUsed[numDestUsed++] = dv;
         destUsedBy[dv] = k;
       }
       intptr_t cls = g->values[x].buffer;
@@ -760,10 +913,17 @@ static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSim
       ok = false;
     }
   }
+  // The scratch as the next replay expects it: the entries set from the
+  // first instance not replayed on (expire[k] ... at most numInstances + 1),
+  // the destinations marked.
+  if (track)
+    memset(expire + k, 0, (size_t)(sim->numInstances + 2 - k) * sizeof(*expire));
+  for (intptr_t i = 0; i < numDestUsed; ++i)
+    destUsedBy[destUsed[i]] = -1;
   if (ok) { // the simulation keeps them
     sim->numBuffers = nb;
     s->buffers = NULL;
-    s->capSimBuffers = 0;
+    s->capBuffers = 0;
   } else {
     sim->buffers = NULL;
   }
@@ -905,7 +1065,7 @@ bool rematSimulateTrial(const RematSimContext *ctx, const RematSchedule *schedul
   intptr_t shared = sharedStages(base, schedule, ctx->g->numOps);
   if (!layOutInstances(ctx, schedule, base, shared, sim) || !resolveReads(ctx, base, shared, sim))
     return false;
-  return markAlive(ctx, sim) && assignSimBuffers(ctx, limit, sim) && summarize(ctx, sim);
+  return markAlive(ctx, limit, sim) && assignSimBuffers(ctx, limit, sim) && summarize(ctx, sim);
 }
 
 bool rematSimulatePeak(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim) {
