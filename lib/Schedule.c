@@ -32,15 +32,35 @@ typedef struct RematSimScratch {
   intptr_t capBufEnd;
   int64_t *expire; // per instance (+ 2) (kept 0)
   intptr_t capExpire;
-  intptr_t *extendTo; // per version: last read of a version sharing its buffer (kept -1)
-  intptr_t capExtendTo;
-  int64_t *boundDiff; // per instance (+ 1): the lower bound's changes (kept 0)
-  intptr_t capBoundDiff;
   // The buffers of the replay in progress: handed to the simulation when it
   // succeeds, kept for the next one when it does not (most trials).
   RematSimBuffer *buffers;
   intptr_t capBuffers;
+  // Trials already judged (rematSimulateTrial): open addressing on the
+  // schedule's hash; each entry's schedule is kept (as 32-bit op, anchor
+  // pairs in `items`) and compared in full.
+  struct TrialMemo *memo;
+  intptr_t memoCap, memoSize;
+  int32_t *items;
+  intptr_t numItems, capItems;
 } RematSimScratch;
+
+/// What one schedule's trials showed: an invalid schedule (status), or a
+/// peak above `peakAbove` bytes.
+typedef struct TrialMemo {
+  uint64_t hash;
+  intptr_t firstItem, numItems; // into RematSimScratch.items; numItems < 0: empty slot
+  RematSimStatus status;        // RematSimOk: see peakAbove
+  intptr_t badInstance;
+  int64_t peakAbove;
+} TrialMemo;
+
+enum {
+  // Room for the memo's schedules (32-bit integers: 32 MiB); past it, trials
+  // are no longer remembered. A count: the memo only saves replays, the
+  // results are the same without it.
+  kMaxMemoItems = 8 << 20,
+};
 
 /// `*array` (`*cap` elements of `size` bytes) with room for `count`; the
 /// elements added are filled with the byte `fill` (0xff: -1) unless `fill`
@@ -72,9 +92,9 @@ static void freeScratch(RematSimScratch *s) {
   free(s->bufMaxLastRead);
   free(s->bufEnd);
   free(s->expire);
-  free(s->extendTo);
-  free(s->boundDiff);
   free(s->buffers);
+  free(s->memo);
+  free(s->items);
   free(s);
 }
 
@@ -248,9 +268,6 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
   size_t numUses = (size_t)(g->numUses ? g->numUses : 1);
   ctx->useDef = malloc(numUses * sizeof(*ctx->useDef));
   ctx->useResult = malloc(numUses * sizeof(*ctx->useResult));
-  ctx->freshBytes = calloc(numValues, sizeof(*ctx->freshBytes));
-  ctx->boundRead = malloc(numValues * sizeof(*ctx->boundRead));
-  ctx->boundDest = calloc(numValues, sizeof(*ctx->boundDest));
   ctx->scratch = calloc(1, sizeof(*ctx->scratch));
   if (ctx->scratch) {
     ctx->scratch->cur = malloc(numValues * sizeof(*ctx->scratch->cur));
@@ -261,8 +278,8 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
   if (ctx->scratch && ctx->scratch->groupStamp)
     memset(ctx->scratch->groupStamp, 0xff, n * sizeof(*ctx->scratch->groupStamp));
   if (!ctx->destination || !ctx->destRead || !ctx->srcRead || !ctx->opAllocates || !ctx->opForced || !ctx->destFresh ||
-      !ctx->useDef || !ctx->useResult || !ctx->freshBytes || !ctx->boundRead || !ctx->boundDest || !ctx->scratch ||
-      !ctx->scratch->cur || !ctx->scratch->versionOfValue || !ctx->scratch->groupStamp || !ctx->scratch->groupInst) {
+      !ctx->useDef || !ctx->useResult || !ctx->scratch || !ctx->scratch->cur || !ctx->scratch->versionOfValue ||
+      !ctx->scratch->groupStamp || !ctx->scratch->groupInst) {
     rematSimContextFree(ctx);
     return false;
   }
@@ -309,41 +326,6 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
     intptr_t def = dest >= 0 ? g->values[dest].defOp : -1;
     ctx->destFresh[x] = ctx->destRead[x] >= 0 && def >= 0 && ctx->opAllocates[def];
   }
-  // Which buffer each version gets, as far as that does not depend on the
-  // schedule (assignSimBuffers, freedDestination). A result with a buffer
-  // class, no in-place or view source and, unless it is a view, a
-  // destination freedDestination's static conditions rule out gets a fresh
-  // buffer; one with a source lives in the source's buffer. One whose
-  // destination may be freed lives either in the destination's buffer or in
-  // a fresh one from its instance on, while the destination's is live there
-  // (the instance reads it): when the destination's buffer is no larger,
-  // the bound counts that one to the result's last read.
-  for (intptr_t x = 0; x < g->numValues; ++x)
-    ctx->boundRead[x] = -1;
-  for (intptr_t x = g->numArgs; x < g->numValues; ++x) {
-    intptr_t cls = g->values[x].buffer, def = g->values[x].defOp;
-    if (cls < 0)
-      continue;
-    if (ctx->srcRead[x] >= 0) {
-      ctx->boundRead[x] = ctx->srcRead[x];
-      continue;
-    }
-    if (g->buffers[cls].external)
-      continue;
-    intptr_t dest = ctx->destination[x];
-    bool maybeFreed = false;
-    if (g->ops[def].cls != RematOpClassView && dest >= 0 && g->values[dest].buffer >= 0 && ctx->destRead[x] >= 0) {
-      const RematBufferInfo *dc = &g->buffers[g->values[dest].buffer];
-      maybeFreed = !(dc->lastUseOp <= def || (dc->external && dc->rootValue >= g->numArgs) ||
-                     (dc->external && dc->allocOp >= 0));
-      if (maybeFreed && dc->bytes <= g->buffers[cls].bytes) {
-        ctx->boundRead[x] = ctx->destRead[x];
-        ctx->boundDest[x] = true;
-      }
-    }
-    if (!maybeFreed)
-      ctx->freshBytes[x] = g->buffers[cls].bytes;
-  }
   if (g->numOps > 0 && g->ops[g->numOps - 1].cls == RematOpClassTerminator) {
     ctx->returnOp = g->numOps - 1;
     MlirOperation ret = g->ops[ctx->returnOp].op;
@@ -372,9 +354,6 @@ void rematSimContextFree(RematSimContext *ctx) {
   free(ctx->destFresh);
   free(ctx->useDef);
   free(ctx->useResult);
-  free(ctx->freshBytes);
-  free(ctx->boundRead);
-  free(ctx->boundDest);
   freeScratch(ctx->scratch);
   memset(ctx, 0, sizeof(*ctx));
 }
@@ -620,30 +599,13 @@ static bool resolveReads(const RematSimContext *ctx, const RematSimulation *base
 /// Instances nobody alive reads are dropped (see Schedule.h). Also fills
 /// ctx->scratch->versionLastRead: per version, the last alive instance that
 /// reads it, or -1 (the first one met going backwards).
-///
-/// With `limit` < INT64_MAX, also a lower bound on the bytes live at each
-/// instance, and the trial stops (RematSimOverLimit) when it exceeds
-/// `limit` at an alive instance: the peak would too. It counts the buffers
-/// sure to be fresh (RematSimContext.freshBytes), each a buffer of its own,
-/// from its instance to the last read of any version surely in it (those
-/// in place or views of it, transitively), which its lifetime
-/// covers (or, for a result that may be written into its destination, the
-/// destination's: RematSimContext.boundRead). Most trials that go over their
-/// limit are found here, before the buffers are assigned.
-static bool markAlive(const RematSimContext *ctx, int64_t limit, RematSimulation *sim) {
-  const RematGraphImpl *g = ctx->g;
+static bool markAlive(const RematSimContext *ctx, RematSimulation *sim) {
   RematSimScratch *s = ctx->scratch;
-  bool bound = limit < INT64_MAX;
-  if (!reserveScratch((void **)&s->versionLastRead, &s->capLastRead, sim->numVersions, sizeof(intptr_t), -1) ||
-      (bound &&
-       (!reserveScratch((void **)&s->extendTo, &s->capExtendTo, sim->numVersions, sizeof(intptr_t), 0xff) ||
-        !reserveScratch((void **)&s->boundDiff, &s->capBoundDiff, sim->numInstances + 1, sizeof(int64_t), 0)))) {
+  if (!reserveScratch((void **)&s->versionLastRead, &s->capLastRead, sim->numVersions, sizeof(intptr_t), -1)) {
     sim->status = RematSimOutOfMemory;
     return false;
   }
   intptr_t *lastRead = s->versionLastRead;
-  intptr_t *extendTo = s->extendTo;
-  int64_t *diff = s->boundDiff;
   memset(lastRead, 0xff, (size_t)sim->numVersions * sizeof(*lastRead));
   for (intptr_t k = sim->numInstances - 1; k >= 0; --k) {
     if (!sim->instClone[k] && ctx->opForced[sim->instOp[k]])
@@ -658,50 +620,6 @@ static bool markAlive(const RematSimContext *ctx, int64_t limit, RematSimulation
       if (inst >= 0)
         sim->instAlive[inst] = true;
     }
-    if (!bound)
-      continue;
-    // Every reader of this instance's versions has been seen: their last
-    // reads are known.
-    const RematOpInfo *op = &g->ops[sim->instOp[k]];
-    for (intptr_t r = 0; r < op->numResults; ++r) {
-      intptr_t v = sim->instFirstVersion[k] + r, x = op->firstResult + r;
-      intptr_t end = lastRead[v] > k ? lastRead[v] : k;
-      end = extendTo[v] > end ? extendTo[v] : end;
-      extendTo[v] = -1;
-      intptr_t src = ctx->boundRead[x] >= 0 ? sim->readVersion[sim->instReadsBegin[k] + ctx->boundRead[x]] : -1;
-      // A destination read after k is no freed one (freedDestination): the
-      // result gets a fresh buffer.
-      int64_t bytes = ctx->freshBytes[x];
-      if (src >= 0 && ctx->boundDest[x] && lastRead[src] > k) {
-        bytes = g->buffers[g->values[x].buffer].bytes;
-        src = -1;
-      }
-      if (bytes) {
-        diff[k] += bytes;
-        diff[end + 1] -= bytes;
-      } else if (src >= 0) {
-        extendTo[src] = end > extendTo[src] ? end : extendTo[src];
-      }
-    }
-  }
-  if (!bound)
-    return true;
-  for (intptr_t a = 0; a < g->numArgs; ++a) // (the only versions of no instance)
-    extendTo[a] = -1;
-  // The bound per instance; the scratch left as the next trial expects it.
-  int64_t running = 0;
-  intptr_t k = 0;
-  bool over = false;
-  for (; k < sim->numInstances && !over; ++k) {
-    running += diff[k];
-    diff[k] = 0;
-    over = sim->instAlive[k] && running > limit;
-  }
-  memset(diff + k, 0, (size_t)(sim->numInstances + 1 - k) * sizeof(*diff));
-  if (over) {
-    sim->status = RematSimOverLimit;
-    sim->badInstance = k - 1;
-    return false;
   }
   return true;
 }
@@ -1057,15 +975,125 @@ static bool listValueVersions(const RematSimContext *ctx, RematSimulation *sim) 
   return true;
 }
 
+static uint64_t hashSchedule(const RematSchedule *schedule) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)schedule->num;
+  for (intptr_t i = 0; i < schedule->num; ++i) {
+    h ^= (uint64_t)schedule->items[i].op * 0xC2B2AE3D27D4EB4Full + (uint64_t)schedule->items[i].anchor;
+    h *= 0x100000001B3ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+/// The memo entry of `schedule` (hash `h`), or the empty slot where it goes;
+/// NULL when the memo has no room.
+static TrialMemo *findTrial(RematSimScratch *s, const RematSchedule *schedule, uint64_t h) {
+  if (2 * (s->memoSize + 1) > s->memoCap) { // load at most 1/2
+    intptr_t cap = s->memoCap ? 2 * s->memoCap : 1024;
+    TrialMemo *memo = malloc((size_t)cap * sizeof(*memo));
+    if (!memo)
+      return NULL;
+    for (intptr_t i = 0; i < cap; ++i)
+      memo[i].numItems = -1;
+    for (intptr_t i = 0; i < s->memoCap; ++i) {
+      if (s->memo[i].numItems < 0)
+        continue;
+      intptr_t j = (intptr_t)(s->memo[i].hash & (uint64_t)(cap - 1));
+      while (memo[j].numItems >= 0)
+        j = (j + 1) & (cap - 1);
+      memo[j] = s->memo[i];
+    }
+    free(s->memo);
+    s->memo = memo;
+    s->memoCap = cap;
+  }
+  for (intptr_t i = (intptr_t)(h & (uint64_t)(s->memoCap - 1));; i = (i + 1) & (s->memoCap - 1)) {
+    TrialMemo *e = &s->memo[i];
+    if (e->numItems < 0)
+      return e;
+    if (e->hash != h || e->numItems != schedule->num)
+      continue;
+    const int32_t *items = s->items + 2 * e->firstItem;
+    bool same = true;
+    for (intptr_t j = 0; j < schedule->num && same; ++j)
+      same = items[2 * j] == schedule->items[j].op && items[2 * j + 1] == schedule->items[j].anchor;
+    if (same)
+      return e;
+  }
+}
+
+/// Fills the empty slot `e` with `schedule`'s outcome; false when the memo
+/// has no room left (the trial is then not remembered).
+static bool rememberTrial(RematSimScratch *s, TrialMemo *e, const RematSchedule *schedule, uint64_t h,
+                          const RematSimulation *sim, int64_t limit) {
+  intptr_t need = 2 * (s->numItems + schedule->num);
+  if (need > kMaxMemoItems)
+    return false;
+  if (need > s->capItems) {
+    intptr_t cap = 2 * s->capItems > need ? 2 * s->capItems : need;
+    cap = cap > kMaxMemoItems ? kMaxMemoItems : cap;
+    int32_t *items = realloc(s->items, (size_t)cap * sizeof(*items));
+    if (!items)
+      return false;
+    s->items = items;
+    s->capItems = cap;
+  }
+  for (intptr_t j = 0; j < schedule->num; ++j) {
+    s->items[2 * (s->numItems + j)] = (int32_t)schedule->items[j].op;
+    s->items[2 * (s->numItems + j) + 1] = (int32_t)schedule->items[j].anchor;
+  }
+  *e = (TrialMemo){.hash = h,
+                   .firstItem = s->numItems,
+                   .numItems = schedule->num,
+                   .status = sim->status == RematSimOverLimit ? RematSimOk : sim->status,
+                   .badInstance = sim->badInstance,
+                   .peakAbove = sim->status == RematSimOverLimit ? limit : sim->peakBytes - 1};
+  s->numItems += schedule->num;
+  ++s->memoSize;
+  return true;
+}
+
+static bool replayTrial(const RematSimContext *ctx, const RematSchedule *schedule, const RematSimulation *base,
+                        int64_t limit, RematSimulation *sim) {
+  intptr_t shared = sharedStages(base, schedule, ctx->g->numOps);
+  if (!layOutInstances(ctx, schedule, base, shared, sim) || !resolveReads(ctx, base, shared, sim))
+    return false;
+  return markAlive(ctx, sim) && assignSimBuffers(ctx, limit, sim) && summarize(ctx, sim);
+}
+
+/// Trials against a limit are remembered by schedule: the portfolio's
+/// searches try many a schedule more than once (the same pruning of the same
+/// plan), and one found invalid, or over a limit, is so again for that limit
+/// or a lower one (the result depends on the schedule and the limit only;
+/// `base` only saves work).
 bool rematSimulateTrial(const RematSimContext *ctx, const RematSchedule *schedule, const RematSimulation *base,
                         int64_t limit, RematSimulation *sim) {
   memset(sim, 0, sizeof(*sim));
   sim->status = RematSimOk;
   sim->badInstance = -1;
-  intptr_t shared = sharedStages(base, schedule, ctx->g->numOps);
-  if (!layOutInstances(ctx, schedule, base, shared, sim) || !resolveReads(ctx, base, shared, sim))
+  RematSimScratch *s = ctx->scratch;
+  bool remember = limit < INT64_MAX && ctx->g->numOps < INT32_MAX;
+  uint64_t h = remember ? hashSchedule(schedule) : 0;
+  TrialMemo *e = remember ? findTrial(s, schedule, h) : NULL;
+  if (e && e->numItems >= 0 && (e->status != RematSimOk || limit <= e->peakAbove)) {
+    sim->status = e->status != RematSimOk ? e->status : RematSimOverLimit;
+    sim->badInstance = e->status != RematSimOk ? e->badInstance : -1;
     return false;
-  return markAlive(ctx, limit, sim) && assignSimBuffers(ctx, limit, sim) && summarize(ctx, sim);
+  }
+  bool ok = replayTrial(ctx, schedule, base, limit, sim);
+  bool judged = ok || (sim->status != RematSimOutOfMemory);
+  if (e && judged) {
+    if (e->numItems < 0) {
+      rememberTrial(s, e, schedule, h, sim, limit);
+    } else if (sim->status == RematSimOverLimit || sim->status == RematSimOk) {
+      int64_t above = sim->status == RematSimOverLimit ? limit : sim->peakBytes - 1;
+      e->peakAbove = above > e->peakAbove ? above : e->peakAbove;
+    } else {
+      e->status = sim->status;
+      e->badInstance = sim->badInstance;
+    }
+  }
+  return ok;
 }
 
 bool rematSimulatePeak(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim) {

@@ -89,15 +89,6 @@ typedef struct RematSimContext {
   // argument) and its result number there.
   intptr_t *useDef;
   intptr_t *useResult;
-  // Per value, for the trials' lower bound on live bytes (markAlive in
-  // Schedule.c): the bytes of the fresh buffer each version surely gets (0
-  // when it may share one), else the position among its op's reads of the
-  // operand whose buffer stands for its own (its in-place or view source,
-  // or a destination it may be written into), or -1; and whether it is the
-  // latter (a fresh buffer after all when the destination is read later).
-  int64_t *freshBytes;
-  intptr_t *boundRead;
-  bool *boundDest;
   // Scratch the replay reuses from one simulation to the next (Schedule.c);
   // a context serves one simulation at a time.
   struct RematSimScratch *scratch;
