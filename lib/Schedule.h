@@ -165,8 +165,11 @@ bool rematSimulatePeak(const RematSimContext *ctx, const RematSchedule *schedule
 /// schedules differ are copied from it rather than replayed. `limit`
 /// (INT64_MAX: none): once some alive instance is known to have more than
 /// `limit` bytes live, the replay stops with status RematSimOverLimit (the
-/// peak would exceed it; nothing else is filled in). Otherwise the same
-/// result as rematSimulatePeak.
+/// peak would exceed it; nothing else is filled in). Trials against a limit
+/// are remembered per context by schedule: one found invalid before gets
+/// that status again, and one whose peak was found above `limit` gets
+/// RematSimOverLimit, both without a replay (nothing else filled in).
+/// Otherwise the same result as rematSimulatePeak.
 bool rematSimulateTrial(const RematSimContext *ctx, const RematSchedule *schedule, const RematSimulation *base,
                         int64_t limit, RematSimulation *sim);
 
