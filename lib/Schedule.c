@@ -10,6 +10,94 @@
 #include <stdlib.h>
 #include <string.h>
 
+/// Working arrays of one replay, kept in the context and reused by the next
+/// (planners simulate thousands of trials per graph): per value, per op,
+/// and per version / instance / buffer, grown as needed. Those marked
+/// "(kept ...)" are restored to that state by the replay that used them, so
+/// that the next one need not clear them whole.
+typedef struct RematSimScratch {
+  intptr_t *cur;        // per value: its latest version (resolveReads)
+  intptr_t *groupStamp; // per op: the stage whose group re-executes it (kept -1)
+  intptr_t *groupInst;  // per op: its clone's instance there
+  intptr_t *versionOfValue;
+  intptr_t *versionLastRead; // per version: last alive instance reading it, or -1
+  intptr_t capLastRead;
+  intptr_t *destUsedBy; // per version: the instance writing into it (kept -1)
+  intptr_t capDestUsedBy;
+  intptr_t *destUsed; // the versions destUsedBy set, to restore
+  intptr_t capDestUsed;
+  intptr_t *bufMaxLastRead; // per buffer
+  intptr_t capMaxLastRead;
+  intptr_t *bufEnd; // per buffer
+  intptr_t capBufEnd;
+  int64_t *expire; // per instance (+ 2) (kept 0)
+  intptr_t capExpire;
+  // The buffers of the replay in progress: handed to the simulation when it
+  // succeeds, kept for the next one when it does not (most trials).
+  RematSimBuffer *buffers;
+  intptr_t capBuffers;
+  // Trials already judged (rematSimulateTrial): open addressing on the
+  // schedule's hash; each entry's schedule is kept (as 32-bit op, anchor
+  // pairs in `items`) and compared in full.
+  struct TrialMemo *memo;
+  intptr_t memoCap, memoSize;
+  int32_t *items;
+  intptr_t numItems, capItems;
+} RematSimScratch;
+
+/// What one schedule's trials showed: an invalid schedule (status), or a
+/// peak above `peakAbove` bytes.
+typedef struct TrialMemo {
+  uint64_t hash;
+  intptr_t firstItem, numItems; // into RematSimScratch.items; numItems < 0: empty slot
+  RematSimStatus status;        // RematSimOk: see peakAbove
+  intptr_t badInstance;
+  int64_t peakAbove;
+} TrialMemo;
+
+enum {
+  // Room for the memo's schedules (32-bit integers: 32 MiB); past it, trials
+  // are no longer remembered. A count: the memo only saves replays, the
+  // results are the same without it.
+  kMaxMemoItems = 8 << 20,
+};
+
+/// `*array` (`*cap` elements of `size` bytes) with room for `count`; the
+/// elements added are filled with the byte `fill` (0xff: -1) unless `fill`
+/// is negative. False when out of memory.
+static bool reserveScratch(void **array, intptr_t *cap, intptr_t count, size_t size, int fill) {
+  if (count <= *cap)
+    return true;
+  intptr_t grown = *cap * 2 > count ? *cap * 2 : count;
+  char *p = realloc(*array, (size_t)grown * size);
+  if (!p)
+    return false;
+  if (fill >= 0)
+    memset(p + (size_t)*cap * size, fill, (size_t)(grown - *cap) * size);
+  *array = p;
+  *cap = grown;
+  return true;
+}
+
+static void freeScratch(RematSimScratch *s) {
+  if (!s)
+    return;
+  free(s->cur);
+  free(s->groupStamp);
+  free(s->groupInst);
+  free(s->versionOfValue);
+  free(s->versionLastRead);
+  free(s->destUsedBy);
+  free(s->destUsed);
+  free(s->bufMaxLastRead);
+  free(s->bufEnd);
+  free(s->expire);
+  free(s->buffers);
+  free(s->memo);
+  free(s->items);
+  free(s);
+}
+
 //===----------------------------------------------------------------------===//
 // Schedules
 //===----------------------------------------------------------------------===//
@@ -55,42 +143,91 @@ static int compareRecompute(const void *a, const void *b) {
   return 0;
 }
 
-/// Stable counting sort of the items by `op` (key 0) or `anchor` (key 1),
-/// all in [0, range). False when out of memory.
-static bool countingSort(RematRecompute *items, RematRecompute *tmp, intptr_t n, intptr_t range, int key) {
-  intptr_t *start = calloc((size_t)range + 1, sizeof(*start));
-  if (!start)
-    return false;
-  for (intptr_t i = 0; i < n; ++i)
-    ++start[(key ? items[i].anchor : items[i].op) + 1];
-  for (intptr_t k = 0; k < range; ++k)
-    start[k + 1] += start[k];
-  for (intptr_t i = 0; i < n; ++i)
-    tmp[start[key ? items[i].anchor : items[i].op]++] = items[i];
-  memcpy(items, tmp, (size_t)n * sizeof(*items));
-  free(start);
-  return true;
+/// A maximal stretch of schedule items with one anchor and ascending ops.
+typedef struct Run {
+  intptr_t anchor, begin, end;
+} Run;
+
+static int compareRun(const void *a, const void *b) {
+  const Run *x = a, *y = b;
+  if (x->anchor != y->anchor)
+    return x->anchor < y->anchor ? -1 : 1;
+  return x->begin < y->begin ? -1 : (x->begin > y->begin);
+}
+
+/// Insertion sort by (anchor, op): for the few items of the stretches that
+/// share an anchor (qsort beyond kMaxInsertionSort).
+enum { kMaxInsertionSort = 64 };
+static void sortGroup(RematRecompute *items, intptr_t n) {
+  if (n > kMaxInsertionSort) {
+    qsort(items, (size_t)n, sizeof(*items), compareRecompute);
+    return;
+  }
+  for (intptr_t i = 1; i < n; ++i) {
+    RematRecompute x = items[i];
+    intptr_t j = i;
+    for (; j > 0 && compareRecompute(&items[j - 1], &x) > 0; --j)
+      items[j] = items[j - 1];
+    items[j] = x;
+  }
+}
+
+/// Sorts the items by (anchor, op). Planners build a schedule of a few
+/// thousand items per simulation out of their decisions, each a stretch of
+/// items at one anchor in op order: those stretches are sorted by anchor,
+/// and only where several share an anchor are their items sorted again.
+static void sortItems(RematSchedule *s) {
+  intptr_t numRuns = 1;
+  for (intptr_t i = 1; i < s->num; ++i)
+    numRuns += compareRecompute(&s->items[i - 1], &s->items[i]) > 0 || s->items[i - 1].anchor != s->items[i].anchor;
+  bool sorted = true;
+  for (intptr_t i = 1; i < s->num && sorted; ++i)
+    sorted = compareRecompute(&s->items[i - 1], &s->items[i]) <= 0;
+  if (sorted)
+    return;
+  Run *runs = malloc((size_t)numRuns * sizeof(*runs));
+  RematRecompute *out = malloc((size_t)s->num * sizeof(*out));
+  if (!runs || !out) {
+    free(runs);
+    free(out);
+    qsort(s->items, (size_t)s->num, sizeof(*s->items), compareRecompute);
+    return;
+  }
+  intptr_t n = 0;
+  for (intptr_t i = 0; i < s->num; ++i) {
+    if (i == 0 || compareRecompute(&s->items[i - 1], &s->items[i]) > 0 || s->items[i - 1].anchor != s->items[i].anchor)
+      runs[n++] = (Run){s->items[i].anchor, i, i};
+    runs[n - 1].end = i + 1;
+  }
+  // Stretches by anchor (insertion sort up to a few dozen).
+  if (n > kMaxInsertionSort)
+    qsort(runs, (size_t)n, sizeof(*runs), compareRun);
+  for (intptr_t i = 1; n <= kMaxInsertionSort && i < n; ++i) {
+    Run x = runs[i];
+    intptr_t j = i;
+    for (; j > 0 && runs[j - 1].anchor > x.anchor; --j)
+      runs[j] = runs[j - 1];
+    runs[j] = x;
+  }
+  intptr_t len = 0;
+  for (intptr_t first = 0, last; first < n; first = last) {
+    intptr_t groupBegin = len;
+    for (last = first; last < n && runs[last].anchor == runs[first].anchor; ++last) {
+      memcpy(out + len, s->items + runs[last].begin, (size_t)(runs[last].end - runs[last].begin) * sizeof(*out));
+      len += runs[last].end - runs[last].begin;
+    }
+    if (last - first > 1)
+      sortGroup(out + groupBegin, len - groupBegin);
+  }
+  memcpy(s->items, out, (size_t)s->num * sizeof(*out));
+  free(runs);
+  free(out);
 }
 
 void rematScheduleNormalize(RematSchedule *s) {
   if (s->num < 2)
     return;
-  // Planners normalize a schedule of a few thousand items per simulation:
-  // two counting passes (op, then anchor, stable) instead of a comparison
-  // sort. Indices out of range (refused later by the simulation) or a
-  // failed allocation fall back to qsort.
-  intptr_t range = 0;
-  bool inRange = true;
-  for (intptr_t i = 0; i < s->num; ++i) {
-    const RematRecompute *r = &s->items[i];
-    inRange &= r->op >= 0 && r->anchor >= 0;
-    range = r->op >= range ? r->op + 1 : range;
-    range = r->anchor >= range ? r->anchor + 1 : range;
-  }
-  RematRecompute *tmp = inRange && range <= 4 * s->num + (1 << 16) ? malloc((size_t)s->num * sizeof(*tmp)) : NULL;
-  if (!tmp || !countingSort(s->items, tmp, s->num, range, 0) || !countingSort(s->items, tmp, s->num, range, 1))
-    qsort(s->items, (size_t)s->num, sizeof(*s->items), compareRecompute);
-  free(tmp);
+  sortItems(s);
   intptr_t out = 1;
   for (intptr_t i = 1; i < s->num; ++i)
     if (compareRecompute(&s->items[i], &s->items[out - 1]) != 0)
@@ -126,7 +263,23 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
   ctx->destRead = malloc(numValues * sizeof(*ctx->destRead));
   ctx->srcRead = malloc(numValues * sizeof(*ctx->srcRead));
   ctx->opAllocates = calloc(n, sizeof(*ctx->opAllocates));
-  if (!ctx->destination || !ctx->destRead || !ctx->srcRead || !ctx->opAllocates) {
+  ctx->opForced = calloc(n, sizeof(*ctx->opForced));
+  ctx->destFresh = calloc(numValues, sizeof(*ctx->destFresh));
+  size_t numUses = (size_t)(g->numUses ? g->numUses : 1);
+  ctx->useDef = malloc(numUses * sizeof(*ctx->useDef));
+  ctx->useResult = malloc(numUses * sizeof(*ctx->useResult));
+  ctx->scratch = calloc(1, sizeof(*ctx->scratch));
+  if (ctx->scratch) {
+    ctx->scratch->cur = malloc(numValues * sizeof(*ctx->scratch->cur));
+    ctx->scratch->versionOfValue = malloc(numValues * sizeof(*ctx->scratch->versionOfValue));
+    ctx->scratch->groupStamp = malloc(n * sizeof(*ctx->scratch->groupStamp));
+    ctx->scratch->groupInst = malloc(n * sizeof(*ctx->scratch->groupInst));
+  }
+  if (ctx->scratch && ctx->scratch->groupStamp)
+    memset(ctx->scratch->groupStamp, 0xff, n * sizeof(*ctx->scratch->groupStamp));
+  if (!ctx->destination || !ctx->destRead || !ctx->srcRead || !ctx->opAllocates || !ctx->opForced || !ctx->destFresh ||
+      !ctx->useDef || !ctx->useResult || !ctx->scratch || !ctx->scratch->cur || !ctx->scratch->versionOfValue ||
+      !ctx->scratch->groupStamp || !ctx->scratch->groupInst) {
     rematSimContextFree(ctx);
     return false;
   }
@@ -156,6 +309,23 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
       }
     }
   }
+  for (intptr_t u = 0; u < g->numUses; ++u) {
+    intptr_t def = g->values[g->uses[u]].defOp;
+    ctx->useDef[u] = def;
+    ctx->useResult[u] = def >= 0 ? g->uses[u] - g->ops[def].firstResult : 0;
+  }
+  for (intptr_t k = 0; k < g->numOps; ++k) {
+    RematOpClass cls = g->ops[k].cls;
+    ctx->opForced[k] = !(cls == RematOpClassPure || cls == RematOpClassView) || !ctx->opUsedInInput[k];
+  }
+  // Every version of a value is an instance of its defining op (or the
+  // argument itself), so whether a destination is fresh depends on the
+  // value alone.
+  for (intptr_t x = 0; x < g->numValues; ++x) {
+    intptr_t dest = ctx->destination[x];
+    intptr_t def = dest >= 0 ? g->values[dest].defOp : -1;
+    ctx->destFresh[x] = ctx->destRead[x] >= 0 && def >= 0 && ctx->opAllocates[def];
+  }
   if (g->numOps > 0 && g->ops[g->numOps - 1].cls == RematOpClassTerminator) {
     ctx->returnOp = g->numOps - 1;
     MlirOperation ret = g->ops[ctx->returnOp].op;
@@ -180,6 +350,11 @@ void rematSimContextFree(RematSimContext *ctx) {
   free(ctx->destRead);
   free(ctx->srcRead);
   free(ctx->opAllocates);
+  free(ctx->opForced);
+  free(ctx->destFresh);
+  free(ctx->useDef);
+  free(ctx->useResult);
+  freeScratch(ctx->scratch);
   memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -283,12 +458,13 @@ static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, 
     }
   }
   sim->numInstances = n + s->num;
-  // Every entry of these is written below (instAlive, live and aliveCount
-  // are summed into: zeroed).
+  // Every entry of these is written below (instAlive is set by its readers:
+  // zeroed). live and aliveCount come with summarize, buffers with
+  // assignSimBuffers: a trial stopped before needs neither.
   if (!UNINIT(sim->instOp, sim->numInstances) || !UNINIT(sim->instAnchor, sim->numInstances) ||
       !UNINIT(sim->instClone, sim->numInstances) || !ALLOC(sim->instAlive, sim->numInstances) ||
       !UNINIT(sim->instFirstVersion, sim->numInstances) || !UNINIT(sim->instReadsBegin, sim->numInstances + 1) ||
-      !UNINIT(sim->stageBegin, n + 1) || !ALLOC(sim->live, sim->numInstances + 1) || !ALLOC(sim->aliveCount, n)) {
+      !UNINIT(sim->stageBegin, n + 1)) {
     sim->status = RematSimOutOfMemory;
     return false;
   }
@@ -358,20 +534,16 @@ static bool layOutInstances(const RematSimContext *ctx, const RematSchedule *s, 
 static bool resolveReads(const RematSimContext *ctx, const RematSimulation *base, intptr_t shared,
                          RematSimulation *sim) {
   const RematGraphImpl *g = ctx->g;
-  intptr_t *cur = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*cur));
-  intptr_t *groupStamp = malloc((size_t)(g->numOps ? g->numOps : 1) * sizeof(*groupStamp));
-  intptr_t *groupInst = malloc((size_t)(g->numOps ? g->numOps : 1) * sizeof(*groupInst));
-  if (!cur || !groupStamp || !groupInst) {
-    free(cur);
-    free(groupStamp);
-    free(groupInst);
-    sim->status = RematSimOutOfMemory;
-    return false;
-  }
-  for (intptr_t v = 0; v < g->numValues; ++v)
-    cur[v] = v < g->numArgs ? v : -1;
-  for (intptr_t k = 0; k < g->numOps; ++k)
-    groupStamp[k] = -1;
+  intptr_t *cur = ctx->scratch->cur;
+  intptr_t *groupStamp = ctx->scratch->groupStamp;
+  intptr_t *groupInst = ctx->scratch->groupInst;
+  // Values are numbered arguments first, then each op's results in op
+  // order: those of the ops from stage `shared` on have no version yet (all
+  // bytes 0xff: -1); every earlier one gets its latest below.
+  intptr_t firstNew = shared == 0 ? g->numArgs : shared < g->numOps ? g->ops[shared].firstResult : g->numValues;
+  memset(cur + firstNew, 0xff, (size_t)(g->numValues - firstNew) * sizeof(*cur));
+  for (intptr_t v = 0; v < g->numArgs; ++v)
+    cur[v] = v;
   if (shared > 0) {
     // After the shared stages every value's latest version is its last one
     // created there (their groups are complete).
@@ -401,11 +573,10 @@ static bool resolveReads(const RematSimContext *ctx, const RematSimulation *base
       }
       intptr_t *out = sim->readVersion + sim->instReadsBegin[k];
       for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u) {
-        intptr_t x = g->uses[u];
-        intptr_t def = g->values[x].defOp;
-        intptr_t ver = cur[x];
+        intptr_t ver = cur[g->uses[u]];
+        intptr_t def = ctx->useDef[u];
         if (clone && def >= 0 && def != sim->instOp[k] && groupStamp[def] == p)
-          ver = sim->instFirstVersion[groupInst[def]] + (x - g->ops[def].firstResult);
+          ver = sim->instFirstVersion[groupInst[def]] + ctx->useResult[u];
         if (ver < 0) {
           sim->status = RematSimBadAnchor;
           sim->badInstance = k;
@@ -419,28 +590,38 @@ static bool resolveReads(const RematSimContext *ctx, const RematSimulation *base
           cur[op->firstResult + r] = sim->instFirstVersion[k] + r;
     }
   }
-  free(cur);
-  free(groupStamp);
-  free(groupInst);
+  for (intptr_t k = sim->stageBegin[shared]; k < sim->numInstances; ++k)
+    if (sim->instClone[k])
+      groupStamp[sim->instOp[k]] = -1;
   return ok;
 }
 
-/// Instances nobody alive reads are dropped (see Schedule.h).
-static void markAlive(const RematSimContext *ctx, RematSimulation *sim) {
-  const RematGraphImpl *g = ctx->g;
+/// Instances nobody alive reads are dropped (see Schedule.h). Also fills
+/// ctx->scratch->versionLastRead: per version, the last alive instance that
+/// reads it, or -1 (the first one met going backwards).
+static bool markAlive(const RematSimContext *ctx, RematSimulation *sim) {
+  RematSimScratch *s = ctx->scratch;
+  if (!reserveScratch((void **)&s->versionLastRead, &s->capLastRead, sim->numVersions, sizeof(intptr_t), -1)) {
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
+  intptr_t *lastRead = s->versionLastRead;
+  memset(lastRead, 0xff, (size_t)sim->numVersions * sizeof(*lastRead));
   for (intptr_t k = sim->numInstances - 1; k >= 0; --k) {
-    intptr_t op = sim->instOp[k];
-    bool forced = !sim->instClone[k] && (!isRecomputable(g->ops[op].cls) || !ctx->opUsedInInput[op]);
-    if (forced)
+    if (!sim->instClone[k] && ctx->opForced[sim->instOp[k]])
       sim->instAlive[k] = true; // readers set it otherwise
     if (!sim->instAlive[k])
       continue;
     for (intptr_t r = sim->instReadsBegin[k]; r < sim->instReadsBegin[k + 1]; ++r) {
-      intptr_t inst = sim->versions[sim->readVersion[r]].inst;
+      intptr_t v = sim->readVersion[r];
+      if (lastRead[v] < 0)
+        lastRead[v] = k;
+      intptr_t inst = sim->versions[v].inst;
       if (inst >= 0)
         sim->instAlive[inst] = true;
     }
   }
+  return true;
 }
 
 typedef struct Event {
@@ -511,33 +692,27 @@ static intptr_t freedDestination(const RematSimContext *ctx, const RematSimulati
 /// `live` will.
 static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSimulation *sim) {
   const RematGraphImpl *g = ctx->g;
+  RematSimScratch *s = ctx->scratch;
   intptr_t cap = sim->numVersions + ctx->numReturnOperands + 1;
-  intptr_t *versionOfValue = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*versionOfValue));
-  intptr_t *destUsedBy = malloc((size_t)(sim->numVersions ? sim->numVersions : 1) * sizeof(*destUsedBy));
-  intptr_t *versionLastRead = malloc((size_t)(sim->numVersions ? sim->numVersions : 1) * sizeof(*versionLastRead));
-  intptr_t *bufMaxLastRead = malloc((size_t)(cap ? cap : 1) * sizeof(*bufMaxLastRead));
   bool track = limit < INT64_MAX;
-  int64_t *expire = track ? calloc((size_t)sim->numInstances + 2, sizeof(*expire)) : NULL;
-  intptr_t *bufEnd = track ? malloc((size_t)(cap ? cap : 1) * sizeof(*bufEnd)) : NULL;
-  int64_t running = 0;
-  if (!UNINIT(sim->buffers, cap) || !versionOfValue || !destUsedBy || !versionLastRead || !bufMaxLastRead ||
-      (track && (!expire || !bufEnd))) {
-    free(versionOfValue);
-    free(destUsedBy);
-    free(versionLastRead);
-    free(bufMaxLastRead);
-    free(expire);
-    free(bufEnd);
+  if (!reserveScratch((void **)&s->buffers, &s->capBuffers, cap, sizeof(*s->buffers), -1) ||
+      !reserveScratch((void **)&s->bufMaxLastRead, &s->capMaxLastRead, cap, sizeof(intptr_t), -1) ||
+      !reserveScratch((void **)&s->bufEnd, &s->capBufEnd, cap, sizeof(intptr_t), -1) ||
+      !reserveScratch((void **)&s->destUsedBy, &s->capDestUsedBy, sim->numVersions, sizeof(intptr_t), 0xff) ||
+      !reserveScratch((void **)&s->destUsed, &s->capDestUsed, sim->numVersions, sizeof(intptr_t), -1) ||
+      !reserveScratch((void **)&s->expire, &s->capExpire, sim->numInstances + 2, sizeof(int64_t), 0)) {
     sim->status = RematSimOutOfMemory;
     return false;
   }
-  for (intptr_t v = 0; v < sim->numVersions; ++v) {
-    destUsedBy[v] = -1;
-    versionLastRead[v] = -1;
-  }
-  for (intptr_t k = 0; k < sim->numInstances; ++k)
-    for (intptr_t r = sim->instReadsBegin[k]; sim->instAlive[k] && r < sim->instReadsBegin[k + 1]; ++r)
-      versionLastRead[sim->readVersion[r]] = k;
+  sim->buffers = s->buffers;
+  intptr_t *versionOfValue = s->versionOfValue;
+  intptr_t *destUsedBy = s->destUsedBy;                 // read only at fresh destinations' versions
+  const intptr_t *versionLastRead = s->versionLastRead; // (markAlive)
+  intptr_t *bufMaxLastRead = s->bufMaxLastRead;
+  intptr_t *bufEnd = s->bufEnd;
+  intptr_t *destUsed = s->destUsed, numDestUsed = 0;
+  int64_t *expire = s->expire; // all 0; each entry is reset once counted
+  int64_t running = 0;
   intptr_t nb = 0;
   for (intptr_t a = 0; a < g->numArgs; ++a) {
     if (g->values[a].buffer < 0)
@@ -548,9 +723,12 @@ static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSim
     sim->versions[a].buffer = nb++;
   }
   bool ok = true;
-  for (intptr_t k = 0; k < sim->numInstances && ok; ++k) {
-    if (track)
+  intptr_t k = 0;
+  for (; k < sim->numInstances && ok; ++k) {
+    if (track) {
       running += expire[k];
+      expire[k] = 0;
+    }
     if (!sim->instAlive[k])
       continue;
     const RematOpInfo *op = &g->ops[sim->instOp[k]];
@@ -570,14 +748,16 @@ static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSim
     for (intptr_t r = 0; ok && r < op->numResults; ++r) {
       intptr_t x = op->firstResult + r;
       RematSimVersion *ver = &sim->versions[sim->instFirstVersion[k] + r];
-      intptr_t dv = ctx->destRead[x] >= 0 ? sim->readVersion[sim->instReadsBegin[k] + ctx->destRead[x]] : -1;
-      if (dv >= 0 && sim->versions[dv].inst >= 0 && ctx->opAllocates[sim->instOp[sim->versions[dv].inst]]) {
+      if (ctx->destFresh[x]) {
+        intptr_t dv = sim->readVersion[sim->instReadsBegin[k] + ctx->destRead[x]];
         if (destUsedBy[dv] >= 0 && destUsedBy[dv] != k) {
           sim->status = RematSimSharedDestination;
           sim->badInstance = k;
           ok = false;
           break;
         }
+        if (destUsedBy[dv] < 0)
+          destUsed[numDestUsed++] = dv;
         destUsedBy[dv] = k;
       }
       intptr_t cls = g->values[x].buffer;
@@ -651,13 +831,20 @@ static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSim
       ok = false;
     }
   }
-  sim->numBuffers = nb;
-  free(versionOfValue);
-  free(destUsedBy);
-  free(versionLastRead);
-  free(bufMaxLastRead);
-  free(expire);
-  free(bufEnd);
+  // The scratch as the next replay expects it: the entries set from the
+  // first instance not replayed on (expire[k] ... at most numInstances + 1),
+  // the destinations marked.
+  if (track)
+    memset(expire + k, 0, (size_t)(sim->numInstances + 2 - k) * sizeof(*expire));
+  for (intptr_t i = 0; i < numDestUsed; ++i)
+    destUsedBy[destUsed[i]] = -1;
+  if (ok) { // the simulation keeps them
+    sim->numBuffers = nb;
+    s->buffers = NULL;
+    s->capBuffers = 0;
+  } else {
+    sim->buffers = NULL;
+  }
   return ok;
 }
 
@@ -724,6 +911,10 @@ static bool listBufferEvents(const RematSimContext *ctx, RematSimulation *sim) {
 /// Live bytes per instance, the peak and the cost.
 static bool summarize(const RematSimContext *ctx, RematSimulation *sim) {
   const RematGraphImpl *g = ctx->g;
+  if (!ALLOC(sim->live, sim->numInstances + 1) || !ALLOC(sim->aliveCount, g->numOps)) {
+    sim->status = RematSimOutOfMemory;
+    return false;
+  }
   int64_t *diff = sim->live; // numInstances + 1 entries, zeroed
   for (intptr_t b = 0; b < sim->numBuffers; ++b) {
     const RematSimBuffer *buf = &sim->buffers[b];
@@ -784,16 +975,125 @@ static bool listValueVersions(const RematSimContext *ctx, RematSimulation *sim) 
   return true;
 }
 
+static uint64_t hashSchedule(const RematSchedule *schedule) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)schedule->num;
+  for (intptr_t i = 0; i < schedule->num; ++i) {
+    h ^= (uint64_t)schedule->items[i].op * 0xC2B2AE3D27D4EB4Full + (uint64_t)schedule->items[i].anchor;
+    h *= 0x100000001B3ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+/// The memo entry of `schedule` (hash `h`), or the empty slot where it goes;
+/// NULL when the memo has no room.
+static TrialMemo *findTrial(RematSimScratch *s, const RematSchedule *schedule, uint64_t h) {
+  if (2 * (s->memoSize + 1) > s->memoCap) { // load at most 1/2
+    intptr_t cap = s->memoCap ? 2 * s->memoCap : 1024;
+    TrialMemo *memo = malloc((size_t)cap * sizeof(*memo));
+    if (!memo)
+      return NULL;
+    for (intptr_t i = 0; i < cap; ++i)
+      memo[i].numItems = -1;
+    for (intptr_t i = 0; i < s->memoCap; ++i) {
+      if (s->memo[i].numItems < 0)
+        continue;
+      intptr_t j = (intptr_t)(s->memo[i].hash & (uint64_t)(cap - 1));
+      while (memo[j].numItems >= 0)
+        j = (j + 1) & (cap - 1);
+      memo[j] = s->memo[i];
+    }
+    free(s->memo);
+    s->memo = memo;
+    s->memoCap = cap;
+  }
+  for (intptr_t i = (intptr_t)(h & (uint64_t)(s->memoCap - 1));; i = (i + 1) & (s->memoCap - 1)) {
+    TrialMemo *e = &s->memo[i];
+    if (e->numItems < 0)
+      return e;
+    if (e->hash != h || e->numItems != schedule->num)
+      continue;
+    const int32_t *items = s->items + 2 * e->firstItem;
+    bool same = true;
+    for (intptr_t j = 0; j < schedule->num && same; ++j)
+      same = items[2 * j] == schedule->items[j].op && items[2 * j + 1] == schedule->items[j].anchor;
+    if (same)
+      return e;
+  }
+}
+
+/// Fills the empty slot `e` with `schedule`'s outcome; false when the memo
+/// has no room left (the trial is then not remembered).
+static bool rememberTrial(RematSimScratch *s, TrialMemo *e, const RematSchedule *schedule, uint64_t h,
+                          const RematSimulation *sim, int64_t limit) {
+  intptr_t need = 2 * (s->numItems + schedule->num);
+  if (need > kMaxMemoItems)
+    return false;
+  if (need > s->capItems) {
+    intptr_t cap = 2 * s->capItems > need ? 2 * s->capItems : need;
+    cap = cap > kMaxMemoItems ? kMaxMemoItems : cap;
+    int32_t *items = realloc(s->items, (size_t)cap * sizeof(*items));
+    if (!items)
+      return false;
+    s->items = items;
+    s->capItems = cap;
+  }
+  for (intptr_t j = 0; j < schedule->num; ++j) {
+    s->items[2 * (s->numItems + j)] = (int32_t)schedule->items[j].op;
+    s->items[2 * (s->numItems + j) + 1] = (int32_t)schedule->items[j].anchor;
+  }
+  *e = (TrialMemo){.hash = h,
+                   .firstItem = s->numItems,
+                   .numItems = schedule->num,
+                   .status = sim->status == RematSimOverLimit ? RematSimOk : sim->status,
+                   .badInstance = sim->badInstance,
+                   .peakAbove = sim->status == RematSimOverLimit ? limit : sim->peakBytes - 1};
+  s->numItems += schedule->num;
+  ++s->memoSize;
+  return true;
+}
+
+static bool replayTrial(const RematSimContext *ctx, const RematSchedule *schedule, const RematSimulation *base,
+                        int64_t limit, RematSimulation *sim) {
+  intptr_t shared = sharedStages(base, schedule, ctx->g->numOps);
+  if (!layOutInstances(ctx, schedule, base, shared, sim) || !resolveReads(ctx, base, shared, sim))
+    return false;
+  return markAlive(ctx, sim) && assignSimBuffers(ctx, limit, sim) && summarize(ctx, sim);
+}
+
+/// Trials against a limit are remembered by schedule: the portfolio's
+/// searches try many a schedule more than once (the same pruning of the same
+/// plan), and one found invalid, or over a limit, is so again for that limit
+/// or a lower one (the result depends on the schedule and the limit only;
+/// `base` only saves work).
 bool rematSimulateTrial(const RematSimContext *ctx, const RematSchedule *schedule, const RematSimulation *base,
                         int64_t limit, RematSimulation *sim) {
   memset(sim, 0, sizeof(*sim));
   sim->status = RematSimOk;
   sim->badInstance = -1;
-  intptr_t shared = sharedStages(base, schedule, ctx->g->numOps);
-  if (!layOutInstances(ctx, schedule, base, shared, sim) || !resolveReads(ctx, base, shared, sim))
+  RematSimScratch *s = ctx->scratch;
+  bool remember = limit < INT64_MAX && ctx->g->numOps < INT32_MAX;
+  uint64_t h = remember ? hashSchedule(schedule) : 0;
+  TrialMemo *e = remember ? findTrial(s, schedule, h) : NULL;
+  if (e && e->numItems >= 0 && (e->status != RematSimOk || limit <= e->peakAbove)) {
+    sim->status = e->status != RematSimOk ? e->status : RematSimOverLimit;
+    sim->badInstance = e->status != RematSimOk ? e->badInstance : -1;
     return false;
-  markAlive(ctx, sim);
-  return assignSimBuffers(ctx, limit, sim) && summarize(ctx, sim);
+  }
+  bool ok = replayTrial(ctx, schedule, base, limit, sim);
+  bool judged = ok || (sim->status != RematSimOutOfMemory);
+  if (e && judged) {
+    if (e->numItems < 0) {
+      rememberTrial(s, e, schedule, h, sim, limit);
+    } else if (sim->status == RematSimOverLimit || sim->status == RematSimOk) {
+      int64_t above = sim->status == RematSimOverLimit ? limit : sim->peakBytes - 1;
+      e->peakAbove = above > e->peakAbove ? above : e->peakAbove;
+    } else {
+      e->status = sim->status;
+      e->badInstance = sim->badInstance;
+    }
+  }
+  return ok;
 }
 
 bool rematSimulatePeak(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim) {

@@ -79,6 +79,19 @@ typedef struct RematSimContext {
   bool *opAllocates;        // op makes a fresh buffer from nothing (tensor.empty)
   intptr_t *destRead;       // per value: position of `destination` among its op's reads, or -1
   intptr_t *srcRead;        // per value: position of its alias source among its op's reads, or -1
+  // Derived per op / per value so that the replay reads one flag instead of
+  // following instance -> op -> class: the original instance always stays
+  // (side effects, terminator, results unused in the input); the value's
+  // destination is a fresh tensor (a tensor.empty's result).
+  bool *opForced;
+  bool *destFresh;
+  // Per use (RematGraphImpl.uses): the read value's defining op (-1: an
+  // argument) and its result number there.
+  intptr_t *useDef;
+  intptr_t *useResult;
+  // Scratch the replay reuses from one simulation to the next (Schedule.c);
+  // a context serves one simulation at a time.
+  struct RematSimScratch *scratch;
 } RematSimContext;
 
 bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const RematCostProfile *profile);
@@ -152,8 +165,11 @@ bool rematSimulatePeak(const RematSimContext *ctx, const RematSchedule *schedule
 /// schedules differ are copied from it rather than replayed. `limit`
 /// (INT64_MAX: none): once some alive instance is known to have more than
 /// `limit` bytes live, the replay stops with status RematSimOverLimit (the
-/// peak would exceed it; nothing else is filled in). Otherwise the same
-/// result as rematSimulatePeak.
+/// peak would exceed it; nothing else is filled in). Trials against a limit
+/// are remembered per context by schedule: one found invalid before gets
+/// that status again, and one whose peak was found above `limit` gets
+/// RematSimOverLimit, both without a replay (nothing else filled in).
+/// Otherwise the same result as rematSimulatePeak.
 bool rematSimulateTrial(const RematSimContext *ctx, const RematSchedule *schedule, const RematSimulation *base,
                         int64_t limit, RematSimulation *sim);
 
