@@ -30,9 +30,12 @@ typedef struct PortfolioConfig {
   intptr_t noiseOps;    // retryWithNoise runs noiseOps / #ops seeds ...
   intptr_t minNoiseSeeds, maxNoiseSeeds; // ... at least and at most these
   // Over kExactPruneOps ops (improveByClasses): class-wise repair and local
-  // search neighbours, and the most work (ops x decisions made again) one
-  // neighbour may take.
-  int classRepairs, classRestarts;
+  // search neighbours (repairs only where the decisions were not each
+  // pruned on the exact timeline: after that pruning, on the 4k and 15k
+  // Llama exports, they cost up to a third more time for nothing, or made
+  // the local search's plan dearer), and the most work (ops x decisions made
+  // again) one neighbour may take.
+  int classRepairs, classRepairsAfterExactPrune, classRestarts;
   double classRepairWork, classRestartWork;
 } PortfolioConfig;
 
@@ -47,6 +50,7 @@ static const PortfolioConfig kPortfolio = {
     .minNoiseSeeds = 2,
     .maxNoiseSeeds = 16,
     .classRepairs = 3,
+    .classRepairsAfterExactPrune = 0,
     .classRestarts = 2,
     .classRepairWork = 5e7,
     .classRestartWork = 2e8,
@@ -751,11 +755,13 @@ bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext 
     *effort = "reduced+variant";
     ok = planVariantOnce(P, sim, ctx, budget, true, false);
   }
-  // By the step's structure: class-wise repairs, then class-wise local
-  // search (improveByClasses).
+  // By the step's structure: class-wise repairs (in the "reduced" tier
+  // only), then class-wise local search (improveByClasses).
   if (ok && P->g->numOps > kExactPruneOps) {
     int ran = 0;
-    ok = improveByClasses(P, sim, ctx, budget, kPortfolio.classRepairs, false, &ran) &&
+    bool prunedExactly = strcmp(*effort, "reduced+variant") == 0;
+    int repairs = prunedExactly ? kPortfolio.classRepairsAfterExactPrune : kPortfolio.classRepairs;
+    ok = improveByClasses(P, sim, ctx, budget, repairs, false, &ran) &&
          improveByClasses(P, sim, ctx, budget, kPortfolio.classRestarts, true, &ran);
     if (ran > 0)
       *effort = strcmp(*effort, "reduced") == 0 ? "reduced+classes" : "reduced+variant+classes";
