@@ -80,6 +80,82 @@ static int addPackedWrapper(LLVMModuleRef mod, const char *name) {
   return 1;
 }
 
+/// Rewrites `ret %agg`, where %agg is the last of a chain of insertvalues
+/// building a struct, into stores of the inserted values into a stack slot
+/// and one load of it (every function returning several values; the values
+/// returned are the same). The CPU lowering returns a step's results as one
+/// struct of memref descriptors (about six scalars each), built by one
+/// insertvalue per result; at -O0 that block goes to SelectionDAG, which
+/// makes every insertvalue a node with an operand per scalar of the whole
+/// struct, hashed (SDNode::Profile) when created: time and memory grow as
+/// results x scalars (generated 10k-op Llama step, 886 results: 19% of llc's
+/// time in SDNode::Profile; 20k: remat-run's RSS 1.68 GB, 1.20 GB with the
+/// stores). The stores and the load are linear.
+static void storeReturnedAggregates(LLVMModuleRef mod) {
+  LLVMContextRef ctx = LLVMGetModuleContext(mod);
+  LLVMTypeRef i32Ty = LLVMInt32TypeInContext(ctx);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+    if (LLVMIsDeclaration(fn))
+      continue;
+    LLVMTypeRef retTy = LLVMGetReturnType(LLVMGlobalGetValueType(fn));
+    if (LLVMGetTypeKind(retTy) != LLVMStructTypeKind || LLVMCountStructElementTypes(retTy) < 2)
+      continue;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+      LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+      if (!term || LLVMGetInstructionOpcode(term) != LLVMRet || LLVMGetNumOperands(term) != 1)
+        continue;
+      LLVMValueRef head = LLVMGetOperand(term, 0);
+      if (!LLVMIsAInsertValueInst(head) || LLVMGetNextUse(LLVMGetFirstUse(head)))
+        continue;
+      // The chain, from the returned value back to the first aggregate that
+      // is not a single-use insertvalue (usually poison).
+      size_t n = 0, cap = 64;
+      LLVMValueRef *chain = malloc(cap * sizeof(LLVMValueRef));
+      if (!chain)
+        break;
+      LLVMValueRef v = head;
+      while (LLVMIsAInsertValueInst(v) && LLVMGetNumIndices(v) < 8 &&
+             (v == head || !LLVMGetNextUse(LLVMGetFirstUse(v)))) {
+        if (n == cap) {
+          LLVMValueRef *grown = realloc(chain, 2 * cap * sizeof(LLVMValueRef));
+          if (!grown)
+            break;
+          chain = grown;
+          cap *= 2;
+        }
+        chain[n++] = v;
+        v = LLVMGetOperand(v, 0);
+      }
+      if (n < 2 || LLVMIsAInsertValueInst(v)) {
+        free(chain);
+        continue;
+      }
+      LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+      LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(entry));
+      LLVMValueRef slot = LLVMBuildAlloca(b, retTy, "");
+      LLVMPositionBuilderBefore(b, term);
+      if (!LLVMIsAPoisonValue(v) && !LLVMIsAUndefValue(v))
+        LLVMBuildStore(b, v, slot);
+      for (size_t i = n; i-- > 0;) {
+        unsigned depth = LLVMGetNumIndices(chain[i]);
+        const unsigned *indices = LLVMGetIndices(chain[i]);
+        LLVMValueRef gepIdx[8];
+        gepIdx[0] = LLVMConstInt(i32Ty, 0, 0);
+        for (unsigned k = 0; k < depth; ++k)
+          gepIdx[k + 1] = LLVMConstInt(i32Ty, indices[k], 0);
+        LLVMValueRef ptr = LLVMBuildInBoundsGEP2(b, retTy, slot, gepIdx, depth + 1, "");
+        LLVMBuildStore(b, LLVMGetOperand(chain[i], 1), ptr);
+      }
+      LLVMSetOperand(term, 0, LLVMBuildLoad2(b, retTy, slot, ""));
+      for (size_t i = 0; i < n; ++i)
+        LLVMInstructionEraseFromParent(chain[i]);
+      free(chain);
+    }
+  }
+  LLVMDisposeBuilder(b);
+}
+
 /// The host's target machine at codegen -O0 (what JITTargetMachineBuilder::
 /// detectHost gives the ExecutionEngine: the host triple, CPU and features).
 static LLVMTargetMachineRef hostTargetMachine(char *why, size_t whySize) {
@@ -165,6 +241,7 @@ RematJit *rematJitCreate(MlirModule module, const char *packed, const RematJitSy
   LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
   LLVMSetModuleDataLayout(mod, layout);
   LLVMDisposeTargetData(layout);
+  storeReturnedAggregates(mod);
   if (packed && !addPackedWrapper(mod, packed)) {
     snprintf(why, whySize, "no function @%s to call in the lowered module", packed);
     LLVMDisposeTargetMachine(tm);
