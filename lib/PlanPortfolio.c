@@ -413,30 +413,15 @@ static bool refinePlan(Planner *P, RematSimulation *sim, const RematSimContext *
   return ok || status != RematSimOutOfMemory;
 }
 
-/// Q (initialized) gets P's live decisions but `skip`, as one start (no
-/// rounds, no rejections: they were about other timelines), simulated into `sim`.
-static bool copyPlanWithout(Planner *Q, const Planner *P, intptr_t skip, RematSimulation *sim) {
-  memset(sim, 0, sizeof(*sim));
-  for (intptr_t d = 0; d < P->numDecisions; ++d) {
-    if (d == skip || !decisionLive(&P->decisions[d]))
-      continue;
-    if (!rematPlannerCopyDecision(Q, P, d))
-      return false;
-  }
-  Q->maxChain = P->maxChain;
-  Q->opt.resultTargets = P->opt.resultTargets;
-  Q->opt.joint = P->opt.joint;
-  Q->opt.keepPastPeak = P->opt.keepPastPeak;
-  return rematPlannerSimulate(Q, true, sim);
-}
-
-/// Q (initialized) gets P's live decisions but those whose value is
-/// `without`, as one start, simulated into `sim` (copyPlanWithout for a class).
-static bool copyPlanWithoutClass(Planner *Q, const Planner *P, const bool *without, RematSimulation *sim) {
+/// Q (initialized) gets P's live decisions but `skip` and, when `without` is
+/// given, those the search chose for a value marked in it (a class of alike
+/// decisions), as one start (no rounds, no rejections: they were about other
+/// timelines), simulated into `sim`.
+static bool copyPlanWithout(Planner *Q, const Planner *P, intptr_t skip, const bool *without, RematSimulation *sim) {
   memset(sim, 0, sizeof(*sim));
   for (intptr_t d = 0; d < P->numDecisions; ++d) {
     const Decision *dec = &P->decisions[d];
-    if (!decisionLive(dec) || (dec->value >= 0 && dec->numMembers == 0 && without[dec->value]))
+    if (d == skip || !decisionLive(dec) || (without && dec->value >= 0 && dec->numMembers == 0 && without[dec->value]))
       continue;
     if (!rematPlannerCopyDecision(Q, P, d))
       return false;
@@ -504,7 +489,7 @@ static bool repairPlan(Planner *P, RematSimulation *sim, const RematSimContext *
     Q.opt.forbidden = forbidden;
     Q.opt.refined = true;
     Q.opt.groups = true;
-    ok = ok && copyPlanWithout(&Q, P, worst, &trial) && rematPlanAtPeaks(&Q, &trial, true) &&
+    ok = ok && copyPlanWithout(&Q, P, worst, NULL, &trial) && rematPlanAtPeaks(&Q, &trial, true) &&
          rematPruneDecisions(&Q, &trial);
     RematSimStatus status = trial.status;
     if (ok)
@@ -635,7 +620,7 @@ static bool improveByClasses(Planner *P, RematSimulation *sim, const RematSimCon
         run = run && rewindPlan(&Q, P, round, &trial);
       } else {
         Q.opt.refined = true;
-        run = run && copyPlanWithoutClass(&Q, P, trialForbidden, &trial);
+        run = run && copyPlanWithout(&Q, P, -1, trialForbidden, &trial);
       }
       run = run && rematPlanAtPeaks(&Q, &trial, true) && rematPruneDecisions(&Q, &trial);
       RematSimStatus status = trial.status;
