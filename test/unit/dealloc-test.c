@@ -12,28 +12,9 @@
 #include <string.h>
 
 #include "Dealloc.h"
+#include "UnitTestIO.h"
 #include "mlir-c/IR.h"
 #include "remat/Context.h"
-
-static char *readAll(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)size + 1);
-  *n = buf ? fread(buf, 1, (size_t)size, f) : 0;
-  fclose(f);
-  if (buf)
-    buf[*n] = '\0';
-  return buf;
-}
-
-static void printChunk(MlirStringRef str, void *userData) {
-  (void)userData;
-  fwrite(str.data, 1, str.length, stdout);
-}
 
 /// Places the deallocations of one piece; false if it does not parse.
 static bool placeOne(MlirContext ctx, const char *text, size_t n) {
@@ -43,7 +24,7 @@ static bool placeOne(MlirContext ctx, const char *text, size_t n) {
   bool placed = rematPlaceDeallocations(module);
   printf("%s\n", placed ? "placed" : "refused");
   if (placed)
-    mlirOperationPrint(mlirModuleGetOperation(module), printChunk, NULL);
+    mlirOperationPrint(mlirModuleGetOperation(module), unitPrintToStdout, NULL);
   printf("\n// -----\n");
   mlirModuleDestroy(module);
   return true;
@@ -55,7 +36,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   size_t n = 0;
-  char *text = readAll(argv[1], &n);
+  char *text = unitReadFile(argv[1], &n);
   if (!text) {
     fprintf(stderr, "dealloc-test: cannot read %s\n", argv[1]);
     return 1;

@@ -11,28 +11,9 @@
 #include <stdlib.h>
 
 #include "GpuLowerInternal.h"
+#include "UnitTestIO.h"
 #include "mlir-c/IR.h"
 #include "remat/Context.h"
-
-static char *readAll(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)size + 1);
-  *n = buf ? fread(buf, 1, (size_t)size, f) : 0;
-  fclose(f);
-  if (buf)
-    buf[*n] = '\0';
-  return buf;
-}
-
-static void printText(MlirStringRef s, void *userData) {
-  (void)userData;
-  fwrite(s.data, 1, s.length, stdout);
-}
 
 int main(int argc, char **argv) {
   if (argc != 2) {
@@ -40,7 +21,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   size_t n = 0;
-  char *text = readAll(argv[1], &n);
+  char *text = unitReadFile(argv[1], &n);
   if (!text) {
     fprintf(stderr, "gpu-modules-test: cannot read %s\n", argv[1]);
     return 1;
@@ -53,7 +34,7 @@ int main(int argc, char **argv) {
       printf("merge failed\n");
     } else {
       rc = mlirOperationVerify(mlirModuleGetOperation(module)) ? 0 : 1;
-      mlirOperationPrint(mlirModuleGetOperation(module), printText, NULL);
+      mlirOperationPrint(mlirModuleGetOperation(module), unitPrintToStdout, NULL);
       printf("\n");
     }
     mlirModuleDestroy(module);

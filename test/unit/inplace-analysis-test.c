@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "UnitTestIO.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/IR.h"
 
@@ -50,26 +51,6 @@ static void appendText(MlirStringRef s, void *userData) {
   t->data[t->len] = '\0';
 }
 
-static char *readFile(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  if (buf) {
-    buf[n] = '\0';
-    *size = (size_t)n;
-  }
-  return buf;
-}
-
 /// Planning JSON of `func`, with remat's analysis allowed or MLIR's forced.
 /// Returns false when the graph cannot be built.
 static bool graphText(MlirOperation func, bool forceAnalysis, Text *out, bool *ownAnalysis) {
@@ -88,7 +69,7 @@ static bool skipUnbuildable;
 
 static int checkFile(const char *path, MlirContext validation, MlirContext working) {
   size_t size = 0;
-  char *source = readFile(path, &size);
+  char *source = unitReadFile(path, &size);
   if (!source) {
     printf("FAIL: %s: cannot read\n", path);
     return 1;

@@ -11,25 +11,11 @@
 #include <string.h>
 
 #include "OpRole.h"
+#include "UnitTestIO.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/IR.h"
 #include "remat/Context.h"
 #include "remat/Parse.h"
-
-static char *readAll(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)size + 1);
-  *n = buf ? fread(buf, 1, (size_t)size, f) : 0;
-  fclose(f);
-  if (buf)
-    buf[*n] = '\0';
-  return buf;
-}
 
 int main(int argc, char **argv) {
   if (argc != 2) {
@@ -37,7 +23,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   size_t n = 0;
-  char *text = readAll(argv[1], &n);
+  char *text = unitReadFile(argv[1], &n);
   if (!text) {
     fprintf(stderr, "op-role-test: cannot read %s\n", argv[1]);
     return 1;
