@@ -1256,12 +1256,12 @@ static bool provenOverLimit(const RematSimContext *ctx, const RematSchedule *sch
   const intptr_t *bufs = s->marked + numPlus;
   for (intptr_t u = firstInst < 0 ? g->numArgs : base->instFirstVersion[firstInst]; u < VP; ++u) {
     const RematSimVersion *ver = &base->versions[u];
-    if (ver->buffer < 0 || ver->inst < 0 || ctx->srcRead[ver->value] >= 0 ||
-        g->ops[base->instOp[ver->inst]].cls == RematOpClassView || base->buffers[ver->buffer].alloc == ver->inst)
-      continue;
-    for (intptr_t d = 0; d < numBufs; ++d)
-      if (bufs[d] == ver->buffer)
-        return false;
+    bool inBufs = false;
+    for (intptr_t d = 0; d < numBufs && !inBufs; ++d)
+      inBufs = bufs[d] == ver->buffer;
+    if (inBufs && ver->inst >= 0 && ctx->srcRead[ver->value] < 0 &&
+        g->ops[base->instOp[ver->inst]].cls != RematOpClassView && base->buffers[ver->buffer].alloc != ver->inst)
+      return false; // joined it as a freed destination (not in place, no view, not its first version)
   }
   // The trial's live bytes before P: the base's, plus each such buffer
   // after its last use in the base.
