@@ -37,6 +37,13 @@ static intptr_t countUses(MlirValue v) {
   return n;
 }
 
+/// Whether `v` has two uses or more, without walking them all: the
+/// exporters' shared zero fills have thousands of users, each asking.
+static bool hasSeveralUses(MlirValue v) {
+  MlirOpOperand first = mlirValueGetFirstUse(v);
+  return !mlirOpOperandIsNull(first) && !mlirOpOperandIsNull(mlirOpOperandGetNextUse(first));
+}
+
 /// The op defining `v` when it is a `name` op directly in `body`.
 static MlirOperation definedIn(MlirValue v, MlirBlock body, const char *name) {
   if (!mlirValueIsAOpResult(v))
@@ -54,7 +61,7 @@ static bool isStaticTensor(MlirType t) {
 
 static bool isSharedCandidate(MlirOperation op) {
   return (rematIsOp(op, "tensor.empty") || rematIsOp(op, "linalg.fill")) && mlirOperationGetNumResults(op) == 1 &&
-         countUses(mlirOperationGetResult(op, 0)) > 1;
+         hasSeveralUses(mlirOperationGetResult(op, 0));
 }
 
 static MlirValue emptyBefore(MlirOperation anchor, MlirType type) {
@@ -211,7 +218,7 @@ static intptr_t rewriteFunc(MlirOperation func, bool *touched) {
       bool inPlace = g->values[g->ops[k].firstResult + r].aliasSource >= 0;
       expect[d] = inPlace ? 't' : 'f';
       any = true;
-      if (inPlace || !rematOpNameStartsWith(op, "linalg.") || countUses(mlirOperationGetOperand(op, d)) < 2)
+      if (inPlace || !rematOpNameStartsWith(op, "linalg.") || !hasSeveralUses(mlirOperationGetOperand(op, d)))
         continue;
       if (giveOwnDestination(op, d, body)) {
         expect[d] = 't';
@@ -230,7 +237,7 @@ static intptr_t rewriteFunc(MlirOperation func, bool *touched) {
        op = mlirOperationGetNextInBlock(op))
     if (rematIsOp(op, "tensor.empty") && mlirOperationGetNumOperands(op) == 0 &&
         isStaticTensor(mlirValueGetType(mlirOperationGetResult(op, 0))) &&
-        countUses(mlirOperationGetResult(op, 0)) > 1 && onlyInPlaceUses(op, body))
+        hasSeveralUses(mlirOperationGetResult(op, 0)) && onlyInPlaceUses(op, body))
       rematOpListPush(&empties, op);
   for (intptr_t i = 0; i < empties.size; ++i) {
     intptr_t n = shareOneBuffer(empties.ops[i]);
