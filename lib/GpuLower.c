@@ -26,9 +26,11 @@
 //  4. Parallel loops are tiled per loop: up to 256 threads per block over the
 //     innermost (contiguous) dimensions, mapped to thread x first, with bounds
 //     guards where a tile does not divide the loop. GpuKernels.c.
-//  5. After gpu-kernel-outlining (one gpu.module per kernel), all kernels move
-//     into one gpu.module, so that gpu-module-to-binary links libdevice and
-//     runs NVPTX once, not once per kernel. GpuModules.c.
+//  5. After gpu-kernel-outlining (one gpu.module per kernel), the kernels move
+//     into a few gpu.modules of up to REMAT_GPU_KERNELS_PER_MODULE (1024)
+//     kernels each, so that gpu-module-to-binary links libdevice and runs
+//     NVPTX once per 1024 kernels, not once per kernel, and LLVM never works
+//     on one module of tens of thousands of kernels. GpuModules.c.
 //
 // A final check here refuses (as an internal error) any host code left
 // reading or writing buffer contents: no host loop may touch device memory.
@@ -309,6 +311,8 @@ static MlirLogicalResult runPipelineUnverified(MlirModule module, const char *pi
     snprintf(buf, sizeof(buf), "internal error: cannot build the pass pipeline '%.300s'", pipeline);
     mlirEmitError(mlirOperationGetLocation(moduleOp), buf);
   } else {
+    if (getenv("REMAT_PASS_TIMING"))
+      mlirPassManagerEnableTiming(pm);
     result = mlirPassManagerRunOnOp(pm, moduleOp);
   }
   mlirPassManagerDestroy(pm);
@@ -317,6 +321,14 @@ static MlirLogicalResult runPipelineUnverified(MlirModule module, const char *pi
     return mlirLogicalResultFailure();
   }
   return result;
+}
+
+/// REMAT_GPU_KERNELS_PER_MODULE, or the environment variable of that name
+/// where it is set (a positive number: the tests split a few kernels).
+static intptr_t kernelsPerModule(void) {
+  const char *env = getenv("REMAT_GPU_KERNELS_PER_MODULE");
+  long n = env ? strtol(env, NULL, 10) : 0;
+  return n > 0 ? (intptr_t)n : REMAT_GPU_KERNELS_PER_MODULE;
 }
 
 MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
@@ -357,7 +369,7 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   // Step 5: outline (what gpu-lower-to-nvvm-pipeline would do first; it then
   // finds nothing left to outline) and merge the kernels' modules.
   if (mlirLogicalResultIsFailure(runPipelineUnverified(module, "builtin.module(gpu-kernel-outlining)", false)) ||
-      mlirLogicalResultIsFailure(rematGpuMergeKernelModules(module)))
+      mlirLogicalResultIsFailure(rematGpuMergeKernelModules(module, kernelsPerModule())))
     return mlirLogicalResultFailure();
   char pipeline[512];
   snprintf(pipeline, sizeof(pipeline),
