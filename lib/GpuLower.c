@@ -323,6 +323,61 @@ static MlirLogicalResult runPipelineUnverified(MlirModule module, const char *pi
   return result;
 }
 
+/// The most ops per block of the host code handed to MLIR's conversions.
+static const intptr_t kHostBlockOps = 128;
+
+/// Cuts the one block of each function with a body into blocks of at most
+/// `maxOps` ops, chained with `cf.br` (each op is moved once). The step's
+/// host code is one block of ~10^5 ops (a gpu.launch_func, its sizes and its
+/// buffers' gpu.alloc/gpu.dealloc per kernel); MLIR's conversions insert ops
+/// into it and then ask which of two ops comes first, and each such insertion
+/// renumbers the whole block (Block::recomputeOpOrder): time quadratic in the
+/// step (bench/README.md, "GPU lowering at 60k and 100k ops"). Cut after
+/// the kernels are built (for convert-parallel-loops-to-gpu, lower-affine)
+/// and before the NVVM pipeline (for its conversions up to its first
+/// canonicalize); canonicalize merges the chain back into one block (a cf.br
+/// to a block with one predecessor), with the same ops in the same order: the
+/// output is unchanged.
+static void cutHostBlocks(MlirModule module, intptr_t maxOps) {
+  mlirContextGetOrLoadDialect(mlirOperationGetContext(mlirModuleGetOperation(module)), rematStr("cf"));
+  for (MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); !mlirOperationIsNull(func);
+       func = mlirOperationGetNextInBlock(func)) {
+    if (!rematIsOp(func, "func.func"))
+      continue;
+    MlirRegion region = mlirOperationGetRegion(func, 0);
+    MlirBlock block = mlirRegionGetFirstBlock(region);
+    if (mlirBlockIsNull(block) || !mlirBlockIsNull(mlirBlockGetNextInRegion(block)))
+      continue;
+    MlirOperation terminator = mlirBlockGetTerminator(block);
+    if (mlirOperationIsNull(terminator))
+      continue;
+    MlirBlock current = block;
+    intptr_t inCurrent = 0;
+    for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationEqual(op, terminator);) {
+      MlirOperation next = mlirOperationGetNextInBlock(op);
+      if (inCurrent == maxOps) {
+        MlirBlock successor = mlirBlockCreate(0, NULL, NULL);
+        mlirRegionInsertOwnedBlockAfter(region, current, successor);
+        MlirOperationState state = mlirOperationStateGet(rematStr("cf.br"), mlirOperationGetLocation(op));
+        mlirOperationStateAddSuccessors(&state, 1, &successor);
+        mlirBlockAppendOwnedOperation(current, mlirOperationCreate(&state));
+        current = successor;
+        inCurrent = 0;
+      }
+      if (!mlirBlockEqual(current, block)) {
+        mlirOperationRemoveFromParent(op);
+        mlirBlockAppendOwnedOperation(current, op);
+      }
+      ++inCurrent;
+      op = next;
+    }
+    if (!mlirBlockEqual(current, block)) {
+      mlirOperationRemoveFromParent(terminator);
+      mlirBlockAppendOwnedOperation(current, terminator);
+    }
+  }
+}
+
 /// REMAT_GPU_KERNELS_PER_MODULE, or the environment variable of that name
 /// where it is set (a positive number: the tests split a few kernels).
 static intptr_t kernelsPerModule(void) {
@@ -358,6 +413,7 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
     return mlirLogicalResultFailure();
   if (mlirLogicalResultIsFailure(rematGpuBuildKernels(module, true)))
     return mlirLogicalResultFailure();
+  cutHostBlocks(module, kHostBlockOps);
   if (mlirLogicalResultIsFailure(rematRunPipeline(module, "builtin.module(func.func(gpu-map-parallel-loops),"
                                                           "func.func(convert-parallel-loops-to-gpu),lower-affine,"
                                                           "canonicalize,cse)")))
@@ -371,6 +427,7 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   if (mlirLogicalResultIsFailure(runPipelineUnverified(module, "builtin.module(gpu-kernel-outlining)", false)) ||
       mlirLogicalResultIsFailure(rematGpuMergeKernelModules(module, kernelsPerModule())))
     return mlirLogicalResultFailure();
+  cutHostBlocks(module, kHostBlockOps);
   char pipeline[512];
   snprintf(pipeline, sizeof(pipeline),
            "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=%s cubin-features=+ptx80 cubin-format=isa "
