@@ -26,9 +26,11 @@
 //  4. Parallel loops are tiled per loop: up to 256 threads per block over the
 //     innermost (contiguous) dimensions, mapped to thread x first, with bounds
 //     guards where a tile does not divide the loop. GpuKernels.c.
-//  5. After gpu-kernel-outlining (one gpu.module per kernel), all kernels move
-//     into one gpu.module, so that gpu-module-to-binary links libdevice and
-//     runs NVPTX once, not once per kernel. GpuModules.c.
+//  5. After gpu-kernel-outlining (one gpu.module per kernel), the kernels move
+//     into a few gpu.modules of up to REMAT_GPU_KERNELS_PER_MODULE (1024)
+//     kernels each, so that gpu-module-to-binary links libdevice and runs
+//     NVPTX once per 1024 kernels, not once per kernel, and LLVM never works
+//     on one module of tens of thousands of kernels. GpuModules.c.
 //
 // A final check here refuses (as an internal error) any host code left
 // reading or writing buffer contents: no host loop may touch device memory.
@@ -309,6 +311,8 @@ static MlirLogicalResult runPipelineUnverified(MlirModule module, const char *pi
     snprintf(buf, sizeof(buf), "internal error: cannot build the pass pipeline '%.300s'", pipeline);
     mlirEmitError(mlirOperationGetLocation(moduleOp), buf);
   } else {
+    if (getenv("REMAT_PASS_TIMING"))
+      mlirPassManagerEnableTiming(pm);
     result = mlirPassManagerRunOnOp(pm, moduleOp);
   }
   mlirPassManagerDestroy(pm);
@@ -317,6 +321,70 @@ static MlirLogicalResult runPipelineUnverified(MlirModule module, const char *pi
     return mlirLogicalResultFailure();
   }
   return result;
+}
+
+/// The most ops per block of the host code handed to MLIR's conversions.
+static const intptr_t kHostBlockOps = 128;
+
+/// Cuts the one block of each function with a body into blocks of at most
+/// `maxOps` ops, chained with `cf.br` (each op is moved once). The step's
+/// host code is one block of ~10^5 ops (a gpu.launch_func, its sizes and its
+/// buffers' gpu.alloc/gpu.dealloc per kernel); MLIR's conversions insert ops
+/// into it and then ask which of two ops comes first, and each such insertion
+/// renumbers the whole block (Block::recomputeOpOrder): convert-func-to-llvm
+/// of the NVVM pipeline took 2.2 s at 15k ops and 27-43 s at 60k (bench/
+/// README.md, "GPU lowering at 60k and 100k ops"). Cut before the NVVM
+/// pipeline, for its conversions up to its first canonicalize, which merges
+/// the chain back into one block (a cf.br to a block with one predecessor),
+/// with the same ops in the same order: the output is unchanged. (Cut before
+/// convert-parallel-loops-to-gpu and lower-affine too, they took as long:
+/// their time is elsewhere.)
+static void cutHostBlocks(MlirModule module, intptr_t maxOps) {
+  mlirContextGetOrLoadDialect(mlirOperationGetContext(mlirModuleGetOperation(module)), rematStr("cf"));
+  for (MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); !mlirOperationIsNull(func);
+       func = mlirOperationGetNextInBlock(func)) {
+    if (!rematIsOp(func, "func.func"))
+      continue;
+    MlirRegion region = mlirOperationGetRegion(func, 0);
+    MlirBlock block = mlirRegionGetFirstBlock(region);
+    if (mlirBlockIsNull(block) || !mlirBlockIsNull(mlirBlockGetNextInRegion(block)))
+      continue;
+    MlirOperation terminator = mlirBlockGetTerminator(block);
+    if (mlirOperationIsNull(terminator))
+      continue;
+    MlirBlock current = block;
+    intptr_t inCurrent = 0;
+    for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationEqual(op, terminator);) {
+      MlirOperation next = mlirOperationGetNextInBlock(op);
+      if (inCurrent == maxOps) {
+        MlirBlock successor = mlirBlockCreate(0, NULL, NULL);
+        mlirRegionInsertOwnedBlockAfter(region, current, successor);
+        MlirOperationState state = mlirOperationStateGet(rematStr("cf.br"), mlirOperationGetLocation(op));
+        mlirOperationStateAddSuccessors(&state, 1, &successor);
+        mlirBlockAppendOwnedOperation(current, mlirOperationCreate(&state));
+        current = successor;
+        inCurrent = 0;
+      }
+      if (!mlirBlockEqual(current, block)) {
+        mlirOperationRemoveFromParent(op);
+        mlirBlockAppendOwnedOperation(current, op);
+      }
+      ++inCurrent;
+      op = next;
+    }
+    if (!mlirBlockEqual(current, block)) {
+      mlirOperationRemoveFromParent(terminator);
+      mlirBlockAppendOwnedOperation(current, terminator);
+    }
+  }
+}
+
+/// REMAT_GPU_KERNELS_PER_MODULE, or the environment variable of that name
+/// where it is set (a positive number: the tests split a few kernels).
+static intptr_t kernelsPerModule(void) {
+  const char *env = getenv("REMAT_GPU_KERNELS_PER_MODULE");
+  long n = env ? strtol(env, NULL, 10) : 0;
+  return n > 0 ? (intptr_t)n : REMAT_GPU_KERNELS_PER_MODULE;
 }
 
 MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
@@ -357,8 +425,9 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   // Step 5: outline (what gpu-lower-to-nvvm-pipeline would do first; it then
   // finds nothing left to outline) and merge the kernels' modules.
   if (mlirLogicalResultIsFailure(runPipelineUnverified(module, "builtin.module(gpu-kernel-outlining)", false)) ||
-      mlirLogicalResultIsFailure(rematGpuMergeKernelModules(module)))
+      mlirLogicalResultIsFailure(rematGpuMergeKernelModules(module, kernelsPerModule())))
     return mlirLogicalResultFailure();
+  cutHostBlocks(module, kHostBlockOps);
   char pipeline[512];
   snprintf(pipeline, sizeof(pipeline),
            "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=%s cubin-features=+ptx80 cubin-format=isa "

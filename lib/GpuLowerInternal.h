@@ -45,12 +45,17 @@ MlirLogicalResult rematGpuMoveBuffersToDevice(MlirModule module, bool onDevice);
 /// diagnostic, on what cannot become a kernel.
 MlirLogicalResult rematGpuBuildKernels(MlirModule module, bool onDevice);
 
-/// After gpu-kernel-outlining: every gpu.module's ops move into one
-/// gpu.module, @remat_kernels (each kernel renamed after its old module,
-/// copied globals deduplicated), and every gpu.launch_func is pointed at
-/// @remat_kernels::@<old module>, so that gpu-module-to-binary links
-/// libdevice and runs NVPTX once (GpuModules.c).
-MlirLogicalResult rematGpuMergeKernelModules(MlirModule module);
+/// After gpu-kernel-outlining: the gpu.modules' ops move into a few
+/// gpu.modules of at most `maxKernelsPerModule` kernels each (0: one module),
+/// @remat_kernels, @remat_kernels_1, ... (each kernel renamed after its old
+/// module, copied globals deduplicated within each), and every
+/// gpu.launch_func is pointed at @remat_kernels[_N]::@<old module>, so that
+/// gpu-module-to-binary links libdevice and runs NVPTX once per merged
+/// module, on modules of bounded size (GpuModules.c).
+MlirLogicalResult rematGpuMergeKernelModules(MlirModule module, intptr_t maxKernelsPerModule);
+
+/// The GPU lowering's `maxKernelsPerModule` (GpuModules.c says why).
+#define REMAT_GPU_KERNELS_PER_MODULE 1024
 
 /// Step 2b, on buffers (after the deallocation pipeline's canonicalization
 /// removed the loops' iter_args): the loops of a tm_tensor.scatter marked

@@ -7,11 +7,15 @@
 // pipeline's time (docs/gpu.md, "Lowering cost on large steps"). Upstream has
 // no pass to merge the modules, so the GPU lowering outlines first and merges
 // here; gpu-lower-to-nvvm-pipeline then finds nothing left to outline and
-// makes one gpu.binary.
+// makes one gpu.binary per merged module. The merged modules hold at most
+// REMAT_GPU_KERNELS_PER_MODULE kernels each (@remat_kernels, then
+// @remat_kernels_1, _2, ...): a step of 10^5 ops has ~10^5 kernels, and one
+// LLVM module of them all costs more per kernel in -O3 and NVPTX than
+// modules of a thousand (bench/README.md, "GPU lowering at 60k and 100k").
 //
 // Every outlined kernel is named after its function (`<func>_kernel`), each
 // in a module with a unique name (`<func>_kernel`, `<func>_kernel_0`, ...):
-// in the merged module each kernel takes its old module's name (unique among
+// in its merged module each kernel takes its old module's name (unique among
 // the top-level symbols) and every gpu.launch_func is pointed at
 // @<merged>::@<that name>. Outlining also copies the symbols a kernel uses
 // (memref.global constants) into its module: a copy already in the merged
@@ -172,7 +176,25 @@ static MlirLogicalResult mergeInto(MlirSymbolTable topTable, MlirSymbolTable mer
   return result;
 }
 
-MlirLogicalResult rematGpuMergeKernelModules(MlirModule module) {
+/// A new, empty gpu.module with `first`'s attributes (outlining gives them
+/// none; the NVVM target is attached afterwards), named `base` or, if a
+/// top-level symbol has that name, `base_N`, inserted before `first`.
+static MlirOperation createMerged(MlirSymbolTable topTable, MlirBlock top, MlirOperation first, const char *base) {
+  MlirOperation merged = mlirOperationClone(first);
+  MlirBlock mergedBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(merged, 0));
+  while (!mlirOperationIsNull(mlirBlockGetFirstOperation(mergedBody)))
+    mlirOperationDestroy(mlirBlockGetFirstOperation(mergedBody));
+  char name[512];
+  snprintf(name, sizeof(name), "%s", base);
+  if (!mlirOperationIsNull(mlirSymbolTableLookup(topTable, rematStr(name))))
+    uniqueName(&topTable, 1, rematStr(base), name, sizeof(name));
+  setSymbolName(merged, rematStr(name));
+  mlirBlockInsertOwnedOperationBefore(top, first, merged);
+  mlirSymbolTableInsert(topTable, merged);
+  return merged;
+}
+
+MlirLogicalResult rematGpuMergeKernelModules(MlirModule module, intptr_t maxKernelsPerModule) {
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   MlirContext ctx = mlirOperationGetContext(moduleOp);
   MlirBlock top = mlirModuleGetBody(module);
@@ -185,36 +207,37 @@ MlirLogicalResult rematGpuMergeKernelModules(MlirModule module) {
     free(modules.ops);
     return mlirLogicalResultSuccess();
   }
-  // The merged module: a new, empty one with the first module's attributes
-  // (outlining gives them none; the NVVM target is attached afterwards).
-  MlirOperation first = modules.ops[0];
-  MlirOperation merged = mlirOperationClone(first);
-  MlirBlock mergedBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(merged, 0));
-  while (!mlirOperationIsNull(mlirBlockGetFirstOperation(mergedBody)))
-    mlirOperationDestroy(mlirBlockGetFirstOperation(mergedBody));
+  if (maxKernelsPerModule <= 0)
+    maxKernelsPerModule = modules.size;
+  // One merged module per `maxKernelsPerModule` outlined modules (one kernel
+  // each), in order: @remat_kernels, then @remat_kernels_1, _2, ...
+  intptr_t numMerged = (modules.size + maxKernelsPerModule - 1) / maxKernelsPerModule;
+  MlirOperation *merged = calloc((size_t)numMerged, sizeof(MlirOperation));
+  MlirSymbolTable *mergedTables = calloc((size_t)numMerged, sizeof(MlirSymbolTable));
   MlirSymbolTable topTable = mlirSymbolTableCreate(moduleOp);
-  char name[512];
-  snprintf(name, sizeof(name), "%s", kMergedName);
-  if (!mlirOperationIsNull(mlirSymbolTableLookup(topTable, rematStr(name))))
-    uniqueName(&topTable, 1, rematStr(kMergedName), name, sizeof(name));
-  setSymbolName(merged, rematStr(name));
-  mlirBlockInsertOwnedOperationBefore(top, first, merged);
-  MlirSymbolTable mergedTable = mlirSymbolTableCreate(merged);
   MlirLogicalResult result = mlirLogicalResultSuccess();
   for (intptr_t i = 0; i < modules.size; ++i) {
-    if (mlirLogicalResultIsFailure(mergeInto(topTable, mergedTable, merged, modules.ops[i])))
+    intptr_t c = i / maxKernelsPerModule;
+    if (i % maxKernelsPerModule == 0) {
+      char base[512];
+      if (c == 0)
+        snprintf(base, sizeof(base), "%s", kMergedName);
+      else
+        snprintf(base, sizeof(base), "%s_%d", kMergedName, (int)c);
+      merged[c] = createMerged(topTable, top, modules.ops[i], base);
+      mergedTables[c] = mlirSymbolTableCreate(merged[c]);
+    }
+    if (mlirLogicalResultIsFailure(mergeInto(topTable, mergedTables[c], merged[c], modules.ops[i])))
       result = mlirLogicalResultFailure();
     mlirSymbolTableErase(topTable, modules.ops[i]);
   }
   mlirSymbolTableDestroy(topTable);
   free(modules.ops);
-  if (mlirLogicalResultIsFailure(result)) {
-    mlirSymbolTableDestroy(mergedTable);
-    return result;
-  }
 
   // @<module>::@<kernel> -> @<merged>::@<module>.
-  RematOpList launches = rematCollectOps(module, isLaunch);
+  RematOpList launches = {NULL, 0, 0, NULL};
+  if (mlirLogicalResultIsSuccess(result))
+    launches = rematCollectOps(module, isLaunch);
   for (intptr_t i = 0; i < launches.size; ++i) {
     MlirOperation launch = launches.ops[i];
     MlirAttribute kernel = mlirOperationGetAttributeByName(launch, rematStr("kernel"));
@@ -225,18 +248,29 @@ MlirLogicalResult rematGpuMergeKernelModules(MlirModule module) {
     }
     // The launch's kernel, checked here by hash (the NVVM pipeline runs
     // without the verifier, which looks each launch's kernel up linearly:
-    // lib/GpuLower.c).
+    // lib/GpuLower.c), in each merged module (a few).
     MlirStringRef kernelName = mlirSymbolRefAttrGetRootReference(kernel);
-    MlirOperation target = mlirSymbolTableLookup(mergedTable, kernelName);
+    MlirOperation target = {NULL};
+    intptr_t c = 0;
+    for (; c < numMerged; ++c) {
+      target = mlirSymbolTableLookup(mergedTables[c], kernelName);
+      if (!mlirOperationIsNull(target))
+        break;
+    }
     if (mlirOperationIsNull(target) || !isKernel(target)) {
       mlirEmitError(mlirOperationGetLocation(launch), "internal error: a gpu.launch_func whose kernel was not merged");
       result = mlirLogicalResultFailure();
       break;
     }
     MlirAttribute nested = mlirFlatSymbolRefAttrGet(ctx, kernelName);
-    mlirOperationSetAttributeByName(launch, rematStr("kernel"), mlirSymbolRefAttrGet(ctx, rematStr(name), 1, &nested));
+    mlirOperationSetAttributeByName(launch, rematStr("kernel"),
+                                    mlirSymbolRefAttrGet(ctx, symbolName(merged[c]), 1, &nested));
   }
   free(launches.ops);
-  mlirSymbolTableDestroy(mergedTable);
+  for (intptr_t c = 0; c < numMerged; ++c)
+    if (merged[c].ptr)
+      mlirSymbolTableDestroy(mergedTables[c]);
+  free(mergedTables);
+  free(merged);
   return result;
 }

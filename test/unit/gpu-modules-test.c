@@ -1,8 +1,9 @@
 //===- gpu-modules-test.c - lib/GpuModules.c on hand-written modules -----===//
 //
-// gpu-modules-test FILE: parses FILE (outlined kernels: one gpu.module per
-// kernel), merges the modules with rematGpuMergeKernelModules and prints the
-// result, or "merge failed". test/gpu/merge-modules.test checks what
+// gpu-modules-test FILE [N]: parses FILE (outlined kernels: one gpu.module
+// per kernel), merges the modules with rematGpuMergeKernelModules (at most N
+// kernels per merged module; default: one module) and prints the result, or
+// "merge failed". test/gpu/merge-modules.test checks what
 // `remat-opt --lower=gpu` cannot produce: copies of a symbol that differ
 // (renamed), a merged module name already taken at the top level.
 //
@@ -16,8 +17,8 @@
 #include "remat/Context.h"
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: gpu-modules-test FILE\n");
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: gpu-modules-test FILE [MAX-KERNELS-PER-MODULE]\n");
     return 2;
   }
   size_t n = 0;
@@ -30,7 +31,7 @@ int main(int argc, char **argv) {
   MlirModule module = mlirModuleCreateParse(ctx, mlirStringRefCreate(text, n));
   int rc = 1;
   if (!mlirModuleIsNull(module)) {
-    if (mlirLogicalResultIsFailure(rematGpuMergeKernelModules(module))) {
+    if (mlirLogicalResultIsFailure(rematGpuMergeKernelModules(module, argc == 3 ? atol(argv[2]) : 0))) {
       printf("merge failed\n");
     } else {
       rc = mlirOperationVerify(mlirModuleGetOperation(module)) ? 0 : 1;
