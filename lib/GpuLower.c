@@ -342,41 +342,9 @@ static const intptr_t kHostBlockOps = 128;
 static void cutHostBlocks(MlirModule module, intptr_t maxOps) {
   mlirContextGetOrLoadDialect(mlirOperationGetContext(mlirModuleGetOperation(module)), rematStr("cf"));
   for (MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); !mlirOperationIsNull(func);
-       func = mlirOperationGetNextInBlock(func)) {
-    if (!rematIsOp(func, "func.func"))
-      continue;
-    MlirRegion region = mlirOperationGetRegion(func, 0);
-    MlirBlock block = mlirRegionGetFirstBlock(region);
-    if (mlirBlockIsNull(block) || !mlirBlockIsNull(mlirBlockGetNextInRegion(block)))
-      continue;
-    MlirOperation terminator = mlirBlockGetTerminator(block);
-    if (mlirOperationIsNull(terminator))
-      continue;
-    MlirBlock current = block;
-    intptr_t inCurrent = 0;
-    for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationEqual(op, terminator);) {
-      MlirOperation next = mlirOperationGetNextInBlock(op);
-      if (inCurrent == maxOps) {
-        MlirBlock successor = mlirBlockCreate(0, NULL, NULL);
-        mlirRegionInsertOwnedBlockAfter(region, current, successor);
-        MlirOperationState state = mlirOperationStateGet(rematStr("cf.br"), mlirOperationGetLocation(op));
-        mlirOperationStateAddSuccessors(&state, 1, &successor);
-        mlirBlockAppendOwnedOperation(current, mlirOperationCreate(&state));
-        current = successor;
-        inCurrent = 0;
-      }
-      if (!mlirBlockEqual(current, block)) {
-        mlirOperationRemoveFromParent(op);
-        mlirBlockAppendOwnedOperation(current, op);
-      }
-      ++inCurrent;
-      op = next;
-    }
-    if (!mlirBlockEqual(current, block)) {
-      mlirOperationRemoveFromParent(terminator);
-      mlirBlockAppendOwnedOperation(current, terminator);
-    }
-  }
+       func = mlirOperationGetNextInBlock(func))
+    if (rematIsOp(func, "func.func"))
+      rematCutFuncBlock(func, maxOps);
 }
 
 /// REMAT_GPU_KERNELS_PER_MODULE, or the environment variable of that name

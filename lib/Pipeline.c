@@ -119,9 +119,7 @@ MlirLogicalResult rematBufferizeAndFree(MlirModule module) {
                                          : "builtin.module(" REMAT_PIPELINE_FREE_AFTER_LAST_USE ")");
 }
 
-/// Cuts the one block of `func` after every op with regions but the last
-/// (see rematLowerHostToLLVM); each op is moved once.
-static void cutAfterLoops(MlirOperation func) {
+void rematCutFuncBlock(MlirOperation func, intptr_t maxOps) {
   MlirRegion region = mlirOperationGetRegion(func, 0);
   MlirBlock block = mlirRegionGetFirstBlock(region);
   if (mlirBlockIsNull(block) || !mlirBlockIsNull(mlirBlockGetNextInRegion(block)))
@@ -130,19 +128,23 @@ static void cutAfterLoops(MlirOperation func) {
   if (mlirOperationIsNull(terminator))
     return;
   MlirBlock current = block;
+  intptr_t inCurrent = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationEqual(op, terminator);) {
     MlirOperation next = mlirOperationGetNextInBlock(op);
     if (!mlirBlockEqual(current, block)) {
       mlirOperationRemoveFromParent(op);
       mlirBlockAppendOwnedOperation(current, op);
     }
-    if (mlirOperationGetNumRegions(op) > 0 && !mlirOperationEqual(next, terminator)) {
+    ++inCurrent;
+    bool cut = maxOps > 0 ? inCurrent == maxOps : mlirOperationGetNumRegions(op) > 0;
+    if (cut && !mlirOperationEqual(next, terminator)) {
       MlirBlock successor = mlirBlockCreate(0, NULL, NULL);
       mlirRegionInsertOwnedBlockAfter(region, current, successor);
       MlirOperationState state = mlirOperationStateGet(rematStr("cf.br"), mlirOperationGetLocation(op));
       mlirOperationStateAddSuccessors(&state, 1, &successor);
       mlirBlockAppendOwnedOperation(current, mlirOperationCreate(&state));
       current = successor;
+      inCurrent = 0;
     }
     op = next;
   }
@@ -197,7 +199,7 @@ MlirLogicalResult rematLowerHostToLLVM(MlirModule module) {
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     if (rematIsOp(op, "func.func"))
-      cutAfterLoops(op);
+      rematCutFuncBlock(op, 0);
   // The IR is verified once, after the ten conversions, not after each: on
   // an exporter's step (one function of ~10^6 ops once lowered to loops) the
   // verifier's walks and dominance checks cost about as much as a pass.

@@ -87,6 +87,14 @@ MlirLogicalResult rematBufferizeAndFree(MlirModule module);
 /// The blocks only chain with `cf.br`: the code runs as before.
 MlirLogicalResult rematLowerHostToLLVM(MlirModule module);
 
+/// Cuts the one block of `func` (a function with a single-block body; others
+/// are left alone) into a chain of blocks joined by `cf.br`, each op moved
+/// once, the terminator last: after every op with regions when `maxOps` is 0,
+/// else after every `maxOps` ops. MLIR's conversions renumber a block on each
+/// insertion followed by an order query (Block::recomputeOpOrder), which is
+/// quadratic in one block of 10^5 ops. The cf dialect must be loaded.
+void rematCutFuncBlock(MlirOperation func, intptr_t maxOps);
+
 /// Sets `llvm.emit_c_interface` on every func.func with a body, so that the
 /// runner or the AOT main can call it through `_mlir_ciface_<name>`. Every
 /// lowering does it before its pipeline (here, so that the CPU and the GPU
