@@ -10,8 +10,9 @@
 // buffers it then creates are the ones it would have created:
 //
 //  - a destination written out of place gets its own destination right
-//    before the op: a clone of the shared linalg.fill (into a new
-//    tensor.empty) when the op reads it (One-Shot would copy the fill's
+//    before the op: a clone of the shared linalg.fill (or of the generic
+//    linalg-generalize-named-ops makes of one, as the GPU lowering does;
+//    into a new tensor.empty) when the op reads it (One-Shot would copy the fill's
 //    buffer there: same bytes, allocated at the same point), else a new
 //    tensor.empty (One-Shot would allocate there without copying);
 //  - a shared tensor.empty written in place by several ops (their values
