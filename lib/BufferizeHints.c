@@ -44,14 +44,18 @@ static bool hasSeveralUses(MlirValue v) {
   return !mlirOpOperandIsNull(first) && !mlirOpOperandIsNull(mlirOpOperandGetNextUse(first));
 }
 
-/// The op defining `v` when it is a `name` op directly in `body`.
-static MlirOperation definedIn(MlirValue v, MlirBlock body, const char *name) {
+/// The op defining `v` when it is directly in `body`, else null.
+static MlirOperation definedInBody(MlirValue v, MlirBlock body) {
   if (!mlirValueIsAOpResult(v))
     return (MlirOperation){NULL};
   MlirOperation def = mlirOpResultGetOwner(v);
-  if (!rematIsOp(def, name) || !mlirBlockEqual(mlirOperationGetBlock(def), body))
-    return (MlirOperation){NULL};
-  return def;
+  return mlirBlockEqual(mlirOperationGetBlock(def), body) ? def : (MlirOperation){NULL};
+}
+
+/// The op defining `v` when it is a `name` op directly in `body`.
+static MlirOperation definedIn(MlirValue v, MlirBlock body, const char *name) {
+  MlirOperation def = definedInBody(v, body);
+  return !mlirOperationIsNull(def) && rematIsOp(def, name) ? def : (MlirOperation){NULL};
 }
 
 /// Whether `op` fills its destination with a scalar: a linalg.fill, or the
@@ -76,12 +80,8 @@ static bool isFill(MlirOperation op) {
 
 /// The fill (isFill) defining `v` directly in `body`, if any.
 static MlirOperation fillDefinedIn(MlirValue v, MlirBlock body) {
-  if (!mlirValueIsAOpResult(v))
-    return (MlirOperation){NULL};
-  MlirOperation def = mlirOpResultGetOwner(v);
-  if (!isFill(def) || !mlirBlockEqual(mlirOperationGetBlock(def), body))
-    return (MlirOperation){NULL};
-  return def;
+  MlirOperation def = definedInBody(v, body);
+  return !mlirOperationIsNull(def) && isFill(def) ? def : (MlirOperation){NULL};
 }
 
 static bool isStaticTensor(MlirType t) {

@@ -565,14 +565,10 @@ typedef struct Program {
   int haveManifest;
   StateGlobal *globals; // mutable ml_program globals
   size_t numGlobals;
-  char **variantNames; // of the entry's `remat.variants`, NULL where unnamed
-  size_t numVariantNames;
 } Program;
 
-/// Copies the names of the entry's variants (its `remat.variants` attribute;
-/// none without one) so that the lowered module can be released before the
-/// step runs: at 100k ops it holds gigabytes the JIT no longer needs.
-static int collectVariantNames(Program *p) {
+/// The name of variant `index` from the entry's `remat.variants` attribute.
+static void variantNameFromModule(const Program *p, int64_t index, char *buf, size_t size) {
   MlirOperation body = mlirModuleGetOperation(p->module);
   MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(body, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
@@ -581,30 +577,19 @@ static int collectVariantNames(Program *p) {
     if (mlirAttributeIsNull(sym) || !stringRefEquals(mlirStringAttrGetValue(sym), p->entryName))
       continue;
     MlirAttribute variants = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(REMAT_VARIANTS_ATTR));
-    if (mlirAttributeIsNull(variants) || !mlirAttributeIsAArray(variants))
-      return 1;
-    size_t n = (size_t)mlirArrayAttrGetNumElements(variants);
-    p->variantNames = calloc(n + 1, sizeof(char *));
-    if (!p->variantNames)
-      return 0;
-    p->numVariantNames = n;
-    for (size_t i = 0; i < n; ++i) {
-      MlirAttribute entry = mlirArrayAttrGetElement(variants, (intptr_t)i);
-      MlirAttribute name = mlirAttributeIsADictionary(entry)
-                               ? mlirDictionaryAttrGetElementByName(entry, mlirStringRefCreateFromCString("name"))
-                               : (MlirAttribute){NULL};
-      if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name))
-        continue;
+    if (mlirAttributeIsNull(variants) || !mlirAttributeIsAArray(variants) || index < 0 ||
+        index >= mlirArrayAttrGetNumElements(variants))
+      return;
+    MlirAttribute entry = mlirArrayAttrGetElement(variants, index);
+    MlirAttribute name = mlirAttributeIsADictionary(entry)
+                             ? mlirDictionaryAttrGetElementByName(entry, mlirStringRefCreateFromCString("name"))
+                             : (MlirAttribute){NULL};
+    if (!mlirAttributeIsNull(name) && mlirAttributeIsAString(name)) {
       MlirStringRef s = mlirStringAttrGetValue(name);
-      p->variantNames[i] = malloc(s.length + 1);
-      if (!p->variantNames[i])
-        return 0;
-      memcpy(p->variantNames[i], s.data, s.length);
-      p->variantNames[i][s.length] = '\0';
+      snprintf(buf, size, "%.*s", (int)s.length, s.data);
     }
-    return 1;
+    return;
   }
-  return 1;
 }
 
 static void destroyProgram(Program *p) {
@@ -620,9 +605,6 @@ static void destroyProgram(Program *p) {
   free(p->args);
   free(p->results);
   free(p->entryName);
-  for (size_t i = 0; i < p->numVariantNames; ++i)
-    free(p->variantNames[i]);
-  free(p->variantNames);
   if (p->haveManifest)
     rematManifestFree(&p->manifest);
   freeStateGlobals(p->globals, p->numGlobals);
@@ -979,16 +961,6 @@ static int run(const Options *opts) {
     rematRunErrorf("internal error: cannot JIT-compile @%s: %s", prog.entryName, jitWhy);
     goto done;
   }
-  // The JIT holds its own LLVM module now. The lowered MLIR module is not
-  // needed again once the variants' names are copied, and LLVM's codegen (on
-  // the first lookup below) is remat-run's peak: release the module first.
-  if (!collectVariantNames(&prog)) {
-    free(cifaceName);
-    rematRunErrorf("out of memory");
-    goto done;
-  }
-  mlirModuleDestroy(prog.module);
-  prog.module = (MlirModule){NULL};
   char packedName[600];
   snprintf(packedName, sizeof(packedName), "_mlir_%s", cifaceName);
   free(cifaceName);
@@ -1172,8 +1144,8 @@ static int run(const Options *opts) {
   // Report. A dispatcher (remat-opt --budgets) names the variant it ran.
   char variantName[192];
   snprintf(variantName, sizeof(variantName), "%s", prog.entryName);
-  if (ranVariant.index >= 0 && (size_t)ranVariant.index < prog.numVariantNames && prog.variantNames[ranVariant.index])
-    snprintf(variantName, sizeof(variantName), "%s", prog.variantNames[ranVariant.index]);
+  if (ranVariant.index >= 0)
+    variantNameFromModule(&prog, ranVariant.index, variantName, sizeof(variantName));
   if (opts->json) {
     printf("{\"peak_bytes\": %zu, \"argument_bytes\": %zu, \"step_time_s\": %.9f, \"outputs\": [", peakBytes,
            argumentBytes, minTime);
