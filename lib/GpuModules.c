@@ -23,9 +23,23 @@
 // global: the same attributes; any other op: the same text), else the
 // newcomer is renamed, with its uses in its kernel.
 //
+// Identical kernels are compiled once. A training step repeats its layers:
+// the same elementwise op, reduction or copy on the same shapes is outlined
+// once per launch, and a 100k-op step's ~10^5 kernels are a few hundred
+// distinct ones, each translated, optimized and run through NVPTX hundreds
+// of times (most of the NVVM pipeline's time: bench/README.md, "GPU lowering
+// at 60k and 100k ops"). Before merging, each outlined module is compared
+// with the earlier ones: its kernel by its generic text printed alone (the
+// kernels of one function all have the function's name, so the text covers
+// everything but the module's name), its copied symbols as above. A module
+// equal to an earlier one is dropped and its launches point at the earlier
+// one's kernel: the same code on the same arguments, so the results cannot
+// change.
+//
 //===----------------------------------------------------------------------===//
 #include "GpuLowerInternal.h"
 #include "IRBuild.h"
+#include "PtrMap.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Diagnostics.h"
@@ -194,47 +208,147 @@ static MlirOperation createMerged(MlirSymbolTable topTable, MlirBlock top, MlirO
   return merged;
 }
 
+/// An outlined module (one kernel and the symbols outlining copied for it)
+/// and the first earlier module identical to it.
+typedef struct OutlinedModule {
+  MlirOperation module;
+  MlirStringRef name;   // a uniqued StringAttr's: valid after the module is gone
+  RematText kernelText; // the kernel printed alone; NULL data: no kernel
+  uint64_t hash;
+  intptr_t original; // index of the first identical module (itself if none)
+} OutlinedModule;
+
+static MlirBlock moduleBody(MlirOperation module) { return mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)); }
+
+/// FNV-1a over the kernel's text and the number of ops beside it.
+static uint64_t hashText(const RematText *text, intptr_t numOps) {
+  uint64_t h = 1469598103934665603ull ^ (uint64_t)numOps;
+  for (size_t i = 0; i < text->length; ++i)
+    h = (h ^ (unsigned char)text->data[i]) * 1099511628211ull;
+  return h;
+}
+
+static void describeOutlined(OutlinedModule *m) {
+  intptr_t numOps = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(moduleBody(m->module)); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op), ++numOps)
+    if (isKernel(op) && !m->kernelText.data)
+      m->kernelText = printAlone(op);
+  if (m->kernelText.data)
+    m->hash = hashText(&m->kernelText, numOps);
+}
+
+/// Whether two outlined modules hold the same kernel and the same copied
+/// symbols, in the same order.
+static bool sameOutlined(const OutlinedModule *a, const OutlinedModule *b) {
+  if (a->hash != b->hash || a->kernelText.length != b->kernelText.length ||
+      memcmp(a->kernelText.data, b->kernelText.data, a->kernelText.length) != 0)
+    return false;
+  MlirOperation x = mlirBlockGetFirstOperation(moduleBody(a->module));
+  MlirOperation y = mlirBlockGetFirstOperation(moduleBody(b->module));
+  for (; !mlirOperationIsNull(x) && !mlirOperationIsNull(y);
+       x = mlirOperationGetNextInBlock(x), y = mlirOperationGetNextInBlock(y)) {
+    if (isKernel(x) != isKernel(y))
+      return false;
+    if (!isKernel(x) && !sameSymbol(x, y))
+      return false;
+  }
+  return mlirOperationIsNull(x) && mlirOperationIsNull(y);
+}
+
+/// Sets each module's `original`: open addressing on the kernel's hash, so
+/// that each module is compared in full only with those of equal hash.
+static intptr_t findIdentical(OutlinedModule *modules, intptr_t n) {
+  intptr_t cap = 16;
+  while (cap < 2 * n)
+    cap *= 2;
+  intptr_t *slots = malloc((size_t)cap * sizeof(intptr_t));
+  if (!slots) {
+    for (intptr_t i = 0; i < n; ++i)
+      modules[i].original = i;
+    return n;
+  }
+  for (intptr_t s = 0; s < cap; ++s)
+    slots[s] = -1;
+  intptr_t numOriginal = 0;
+  for (intptr_t i = 0; i < n; ++i) {
+    OutlinedModule *m = &modules[i];
+    describeOutlined(m);
+    m->original = i;
+    if (m->kernelText.data) {
+      intptr_t s = (intptr_t)(m->hash & (uint64_t)(cap - 1));
+      for (; slots[s] >= 0; s = (s + 1) & (cap - 1))
+        if (sameOutlined(&modules[slots[s]], m)) {
+          m->original = slots[s];
+          break;
+        }
+      if (m->original == i)
+        slots[s] = i;
+    }
+    if (m->original == i) {
+      ++numOriginal;
+    } else {
+      free(m->kernelText.data);
+      m->kernelText.data = NULL;
+    }
+  }
+  free(slots);
+  return numOriginal;
+}
+
 MlirLogicalResult rematGpuMergeKernelModules(MlirModule module, intptr_t maxKernelsPerModule) {
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   MlirContext ctx = mlirOperationGetContext(moduleOp);
   MlirBlock top = mlirModuleGetBody(module);
-  RematOpList modules = {NULL, 0, 0, NULL};
+  RematOpList moduleOps = {NULL, 0, 0, NULL};
   for (MlirOperation op = mlirBlockGetFirstOperation(top); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     if (isGpuModule(op))
-      rematOpListPush(&modules, op);
-  if (modules.size == 0) {
-    free(modules.ops);
+      rematOpListPush(&moduleOps, op);
+  if (moduleOps.size == 0) {
+    free(moduleOps.ops);
     return mlirLogicalResultSuccess();
   }
+  intptr_t numModules = moduleOps.size;
+  OutlinedModule *modules = calloc((size_t)numModules, sizeof(OutlinedModule));
+  RematPtrMap indexOf = {NULL, NULL, 0, 0};
+  for (intptr_t i = 0; i < numModules; ++i) {
+    modules[i].module = moduleOps.ops[i];
+    modules[i].name = symbolName(moduleOps.ops[i]);
+    rematPtrMapPut(&indexOf, moduleOps.ops[i].ptr, i);
+  }
+  free(moduleOps.ops);
+  intptr_t numOriginal = findIdentical(modules, numModules);
   if (maxKernelsPerModule <= 0)
-    maxKernelsPerModule = modules.size;
-  // One merged module per `maxKernelsPerModule` outlined modules (one kernel
-  // each), in order: @remat_kernels, then @remat_kernels_1, _2, ...
-  intptr_t numMerged = (modules.size + maxKernelsPerModule - 1) / maxKernelsPerModule;
+    maxKernelsPerModule = numOriginal;
+  // One merged module per `maxKernelsPerModule` distinct outlined modules
+  // (one kernel each), in order: @remat_kernels, then @remat_kernels_1, ...
+  intptr_t numMerged = (numOriginal + maxKernelsPerModule - 1) / maxKernelsPerModule;
   MlirOperation *merged = calloc((size_t)numMerged, sizeof(MlirOperation));
   MlirSymbolTable *mergedTables = calloc((size_t)numMerged, sizeof(MlirSymbolTable));
   MlirSymbolTable topTable = mlirSymbolTableCreate(moduleOp);
   MlirLogicalResult result = mlirLogicalResultSuccess();
-  for (intptr_t i = 0; i < modules.size; ++i) {
-    intptr_t c = i / maxKernelsPerModule;
-    if (i % maxKernelsPerModule == 0) {
+  for (intptr_t i = 0, r = 0; i < numModules; ++i) {
+    if (modules[i].original != i)
+      continue;
+    intptr_t c = r / maxKernelsPerModule;
+    if (r++ % maxKernelsPerModule == 0) {
       char base[512];
       if (c == 0)
         snprintf(base, sizeof(base), "%s", kMergedName);
       else
         snprintf(base, sizeof(base), "%s_%d", kMergedName, (int)c);
-      merged[c] = createMerged(topTable, top, modules.ops[i], base);
+      merged[c] = createMerged(topTable, top, modules[i].module, base);
       mergedTables[c] = mlirSymbolTableCreate(merged[c]);
     }
-    if (mlirLogicalResultIsFailure(mergeInto(topTable, mergedTables[c], merged[c], modules.ops[i])))
+    if (mlirLogicalResultIsFailure(mergeInto(topTable, mergedTables[c], merged[c], modules[i].module)))
       result = mlirLogicalResultFailure();
-    mlirSymbolTableErase(topTable, modules.ops[i]);
+    mlirSymbolTableErase(topTable, modules[i].module);
+    free(modules[i].kernelText.data);
   }
-  mlirSymbolTableDestroy(topTable);
-  free(modules.ops);
 
-  // @<module>::@<kernel> -> @<merged>::@<module>.
+  // @<module>::@<kernel> -> @<merged>::@<module>, where <module> is the
+  // first module identical to the launch's.
   RematOpList launches = {NULL, 0, 0, NULL};
   if (mlirLogicalResultIsSuccess(result))
     launches = rematCollectOps(module, isLaunch);
@@ -246,10 +360,17 @@ MlirLogicalResult rematGpuMergeKernelModules(MlirModule module, intptr_t maxKern
       result = mlirLogicalResultFailure();
       break;
     }
+    MlirStringRef kernelName = mlirSymbolRefAttrGetRootReference(kernel);
+    // A dropped duplicate is still at the top level until the end.
+    MlirOperation duplicate = mlirSymbolTableLookup(topTable, kernelName);
+    if (!mlirOperationIsNull(duplicate)) {
+      intptr_t d = rematPtrMapGet(&indexOf, duplicate.ptr);
+      if (d >= 0)
+        kernelName = modules[modules[d].original].name;
+    }
     // The launch's kernel, checked here by hash (the NVVM pipeline runs
     // without the verifier, which looks each launch's kernel up linearly:
     // lib/GpuLower.c), in each merged module (a few).
-    MlirStringRef kernelName = mlirSymbolRefAttrGetRootReference(kernel);
     MlirOperation target = {NULL};
     intptr_t c = 0;
     for (; c < numMerged; ++c) {
@@ -267,6 +388,12 @@ MlirLogicalResult rematGpuMergeKernelModules(MlirModule module, intptr_t maxKern
                                     mlirSymbolRefAttrGet(ctx, symbolName(merged[c]), 1, &nested));
   }
   free(launches.ops);
+  for (intptr_t i = 0; i < numModules; ++i)
+    if (modules[i].original != i)
+      mlirSymbolTableErase(topTable, modules[i].module);
+  mlirSymbolTableDestroy(topTable);
+  rematPtrMapFree(&indexOf);
+  free(modules);
   for (intptr_t c = 0; c < numMerged; ++c)
     if (merged[c].ptr)
       mlirSymbolTableDestroy(mergedTables[c]);
