@@ -401,7 +401,12 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
            "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=%s cubin-features=+ptx80 cubin-format=isa "
            "opt-level=3})",
            chip);
-  if (mlirLogicalResultIsFailure(runPipelineUnverified(module, pipeline, true)))
+  if (mlirLogicalResultIsFailure(runPipelineUnverified(module, pipeline, false)))
     return mlirLogicalResultFailure();
+  rematReturnResultsThroughPointer(module);
+  if (!mlirOperationVerify(moduleOp)) {
+    mlirEmitError(loc, "internal error: the GPU lowering made invalid IR");
+    return mlirLogicalResultFailure();
+  }
   return checkLibdeviceLinked(module);
 }

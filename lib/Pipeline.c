@@ -206,5 +206,6 @@ MlirLogicalResult rematLowerHostToLLVM(MlirModule module) {
   if (mlirLogicalResultIsFailure(
           runPipelineOn(moduleOp, "builtin.module", "builtin.module(" REMAT_PIPELINE_HOST_TO_LLVM ")", false)))
     return mlirLogicalResultFailure();
+  rematReturnResultsThroughPointer(module);
   return mlirOperationVerify(moduleOp) ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }

@@ -101,4 +101,13 @@ void rematCutFuncBlock(MlirOperation func, intptr_t maxOps);
 /// lowerings depend on this module and not on each other).
 void rematMarkCInterfaces(MlirModule module);
 
+/// After the lowering to the LLVM dialect: each function called only by its
+/// `_mlir_ciface_` wrapper, which only stores the returned struct through
+/// its first argument, takes that pointer and stores its results into it
+/// one by one, so that no struct of all results is built (lib/ResultsOut.c:
+/// one insertvalue per result, each printing the whole struct type, is text
+/// quadratic in the results). The C interface is unchanged. Both lowerings
+/// run it (rematLowerHostToLLVM and the GPU lowering).
+void rematReturnResultsThroughPointer(MlirModule module);
+
 #endif // REMAT_LIB_PIPELINE_H

@@ -80,6 +80,11 @@ static int addPackedWrapper(LLVMModuleRef mod, const char *name) {
   return 1;
 }
 
+/// (The library's lowerings already write a step's results through its C
+/// interface's pointer, lib/ResultsOut.c, where the step has no other
+/// caller; this and returnResultsThroughPointers below cover the rest, e.g.
+/// a step that a wrapper of gradcheck.py calls too.)
+///
 /// Rewrites `ret %agg`, where %agg is the last of a chain of insertvalues
 /// building a struct, into stores of the inserted values into a stack slot
 /// and one load of it (every function returning several values; the values
