@@ -559,6 +559,20 @@ def measure(name, a, log, work):
     return res
 
 
+def check_peak_against_estimate(entry, log):
+    """A `--steps run` merged into an entry whose estimate came from an earlier run: compare
+    the measured peak with that estimate (same file; the estimate's commit is recorded)."""
+    run, est = entry.get("run"), entry.get("estimate")
+    if not isinstance(run, dict) or run.get("status") != "ok" or "measured_equals_estimate" in run:
+        return
+    if not isinstance(est, dict) or est.get("peak_bytes_before") is None:
+        return
+    run["measured_equals_estimate"] = run["measured_peak_bytes"] == est["peak_bytes_before"]
+    run["estimate_commit"] = est.get("commit")
+    log(f"   measured peak {run['measured_peak_bytes']} == the entry's estimate (commit {est.get('commit')}): "
+        f"{run['measured_equals_estimate']}")
+
+
 STEP_KEYS = ("parse", "estimate", "normalize", "lower_cpu", "pipeline", "run", "lower_gpu")
 
 
@@ -857,6 +871,7 @@ def main():
                 d["commit"] = m["commit"]
             add_ratios(r)
             r = doc["sizes"][n] = merge(doc["sizes"].get(n), r, a.fresh)
+            check_peak_against_estimate(r, log)
             if not a.fresh and r.get("runs") and len(r["runs"]) > 1:
                 log(f"   merged into the size's entry of {r['runs'][-2].get('date')} (--fresh replaces it)")
             doc["machine"] = m
