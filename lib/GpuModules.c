@@ -311,6 +311,11 @@ MlirLogicalResult rematGpuMergeKernelModules(MlirModule module, intptr_t maxKern
   }
   intptr_t numModules = moduleOps.size;
   OutlinedModule *modules = calloc((size_t)numModules, sizeof(OutlinedModule));
+  if (!modules) {
+    free(moduleOps.ops);
+    mlirEmitError(mlirOperationGetLocation(moduleOp), "out of memory merging the GPU kernels");
+    return mlirLogicalResultFailure();
+  }
   RematPtrMap indexOf = {NULL, NULL, 0, 0};
   for (intptr_t i = 0; i < numModules; ++i) {
     modules[i].module = moduleOps.ops[i];
