@@ -10,8 +10,11 @@
 IREE's input phase writes functions as `util.func` / `util.return` (IREE's util
 dialect, which MLIR 22 does not know: in custom form it does not parse at all,
 in generic form remat-opt sees no func.func and analyses nothing). `to-func`
-renames them to func.func / func.return and repacks dense i1 hex constants
-(newer MLIR writes a byte per element, MLIR 22 reads packed bits); every other op that is not upstream
+renames them to func.func / func.return, repacks dense i1 hex constants
+(newer MLIR writes a byte per element, MLIR 22 reads packed bits) and marks
+the i1 operands of linalg.matmul / batch_matmul cast_unsigned (IREE folds a
+bool -> float conversion into the matmul and means true = 1; MLIR's default
+cast_signed reads true as -1: remat.mlir.unsigned_i1_casts); every other op that is not upstream
 MLIR is listed on stderr (remat-opt would report them as unsupported_ops, or
 fail to parse them in custom form). `to-util` renames them back: IREE's
 compile-from=input refuses a public func.func ("failed to legalize unresolved
@@ -26,13 +29,16 @@ import sys
 # dependency beyond the standard library), shared with remat.jax.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                 "python"))
-from remat.mlir import leftovers, pack_i1_hex, to_util  # noqa: E402,F401
+from remat.mlir import leftovers, pack_i1_hex, to_util, unsigned_i1_casts  # noqa: E402,F401
 from remat.mlir import to_func as _to_func  # noqa: E402
 
 
 def to_func(text):
+    """(text, functions, returns): renamed to func.func, i1 matmul operands cast_unsigned."""
     try:
-        return _to_func(text)
+        text, n, r = _to_func(text)
+        text, _ = unsigned_i1_casts(text)
+        return text, n, r
     except ValueError as e:
         raise SystemExit(f"iree_bridge: {e}")
 

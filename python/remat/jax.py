@@ -9,9 +9,11 @@ StableHLO and IREE's input phase, with its manifest.
 jax.jit(fn, donate_argnums=..., keep_unused=True).lower(*args) -> StableHLO
 (donated arguments carry tf.aliasing_output) -> iree-compile
 --iree-input-type=stablehlo --compile-to=input -> util.func renamed to
-func.func and dense i1 constants repacked for MLIR 22 (what
-bench/models/iree_bridge.py to-func does; iree_bridge.py to-util undoes it
-for IREE).
+func.func, dense i1 constants repacked for MLIR 22 and i1 operands of
+linalg.matmul / batch_matmul marked cast_unsigned (remat.mlir.unsigned_i1_casts: IREE means
+true = 1 there, MLIR's default cast_signed reads -1) (what
+bench/models/iree_bridge.py to-func does; iree_bridge.py to-util renames
+back for IREE, which reads cast_unsigned the same way).
 
 The step's arguments are the leaves of `args` (jax.tree_util order), named by
 their pytree paths ("0['blocks'][0]['qkv']['w']"; args_names renames the
@@ -139,6 +141,10 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
     except ValueError as e:
         raise ExportError(str(e)) from None
     text, repacked = mlir_util.pack_i1_hex(text)
+    try:
+        text, _ = mlir_util.unsigned_i1_casts(text)
+    except ValueError as e:
+        raise ExportError(str(e)) from None
     text = re.sub(r'func\.func @main\(', f"func.func @{func_name}(", text, count=1)
     form = "custom"
     try:
@@ -152,6 +158,10 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
         gen, _ = re.subn(r'"util\.func"\(\)', '"func.func"()', gen)
         gen, _ = re.subn(r'"util\.return"\(', '"func.return"(', gen)
         gen, repacked = mlir_util.pack_i1_hex(gen)
+        try:
+            gen, _ = mlir_util.unsigned_i1_casts(gen)
+        except ValueError as e:
+            raise ExportError(str(e)) from None
         gen = re.sub(r'sym_name = "main"', f'sym_name = "{func_name}"', gen, count=1)
         err2 = mlir_util.check_mlir22(gen, allow_unregistered=True)
         if err2:

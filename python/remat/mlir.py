@@ -197,6 +197,118 @@ def pack_i1_hex(text):
     return text, count[0]
 
 
+# Named linalg ops whose `cast` attribute MLIR 22 honours. The other named ops
+# (matvec, vecmat, dot, batch_matvec, batch_reduce_matmul, convolutions) accept
+# a `cast` attribute and ignore it: their operands are always cast_signed.
+_CAST_OPS = ("matmul", "batch_matmul")
+_UNSIGNED = "#linalg.type_fn<cast_unsigned>"
+_FLOATS = ("f16", "bf16", "f32", "f64")
+
+
+def _elem(t):
+    """Element type of one printed type: tensor<4x32xi1> -> i1, f32 -> f32."""
+    m = re.search(r'<(?:[0-9?]+x)*([a-z]+[0-9]*)[,>]', t)
+    return m.group(1) if m else t.strip()
+
+
+def _split_types(s):
+    """'tensor<2x3xi1>, tensor<3xf32>' -> the two types (commas inside <> kept)."""
+    out, depth, cur = [], 0, ""
+    for c in s:
+        depth += c == "<"
+        depth -= c == ">"
+        if c == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += c
+    return out + ([cur.strip()] if cur.strip() else [])
+
+
+def _i1_check(op, ins, out, where):
+    """True when named op `op` reading `ins` into element type `out` reads an i1
+    operand as a number (and so needs cast_unsigned); raises ValueError when
+    MLIR 22 gives no way to say so for this op."""
+    if "i1" not in ins or out == "i1":
+        return False
+    others = [t for t in ins if t != "i1"]
+    if op in _CAST_OPS and all(t in _FLOATS or t == out for t in others):
+        return True
+    raise ValueError(f"{where}: linalg.{op} reads an i1 operand as {out} with linalg's default cast_signed, "
+                     f"which MLIR 22 lowers to arith.sitofp/extsi (true -> -1) while IREE means 1; only "
+                     f"{' and '.join('linalg.' + o for o in _CAST_OPS)} with float (or {out}) other operands can "
+                     f"be given cast_unsigned (docs/models.md)")
+
+
+def unsigned_i1_casts(text):
+    """IREE's input phase folds the conversion of a boolean to a number
+    (stablehlo.convert i1 -> f32: true is 1.0) into the dot that uses it, as a
+    linalg.matmul / batch_matmul with an i1 operand. Those ops convert their
+    operands with `cast`, default cast_signed, and MLIR (22 and IREE's own)
+    lowers cast_signed of an i1 to arith.sitofp: true becomes -1.0 (IREE's
+    backend gives 1.0 only because it stores i1 as i8 first). remat-run, MLIR's
+    linalg-generalize-named-ops and linalg-fuse-elementwise-ops all follow
+    MLIR, so the step computed something else than the framework (a one-hot
+    embedding read as minus the embedding: jax-gpt2). Gives such ops
+    cast = #linalg.type_fn<cast_unsigned> (custom form: an attribute dict after
+    outs(...); generic form: the property, and uitofp/extui in the printed
+    region), which reads true as 1 in MLIR 22 and in IREE. Raises ValueError
+    for a named op with an i1 operand that MLIR 22 cannot be told to read
+    unsigned. Returns (text, number of ops changed)."""
+    lines = text.split("\n")
+    count = 0
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = re.match(r'\s*%[\w#:]+ = linalg\.([a-z_0-9]+)\b(.*)$', line)
+        if m and m.group(1) not in ("generic", "yield", "index"):
+            ins = re.search(r'\bins\([^:]*:\s*([^)]*)\)', line)
+            outs = re.search(r'\bouts\([^:]*:\s*([^)]*)\)', line)
+            if ins and outs and _i1_check(m.group(1), [_elem(t) for t in _split_types(ins.group(1))],
+                                          _elem(_split_types(outs.group(1))[0]), f"line {i + 1}"):
+                if "cast = " in line:
+                    line = re.sub(r'cast = #linalg\.type_fn<\w+>', f"cast = {_UNSIGNED}", line)
+                else:
+                    end = outs.end()
+                    rest = line[end:]
+                    if rest.lstrip().startswith("{"):  # an attribute dict already there
+                        k = end + rest.index("{") + 1
+                        line = line[:k] + f"cast = {_UNSIGNED}, " + line[k:]
+                    else:
+                        line = line[:end] + f" {{cast = {_UNSIGNED}}}" + rest
+                lines[i] = line
+                count += 1
+            i += 1
+            continue
+        g = re.match(r'(\s*)%[\w#:]+ = "linalg\.([a-z_0-9]+)"\(.*<\{(.*)\}>\s*\(\{\s*$', line)
+        if g and g.group(2) not in ("generic",):
+            # Generic form: the types are on the region's closing line, the
+            # number of inputs in operandSegmentSizes.
+            j = i + 1
+            while j < len(lines) and not lines[j].startswith(g.group(1) + "}) : ("):
+                j += 1
+            seg = re.search(r'operandSegmentSizes = array<i32: (\d+), (\d+)>', g.group(3))
+            sig = re.match(r'\s*\}\) : \((.*)\) -> (.*)$', lines[j]) if j < len(lines) else None
+            if seg and sig:
+                types = [_elem(t) for t in _split_types(sig.group(1))]
+                n_in = int(seg.group(1))
+                if _i1_check(g.group(2), types[:n_in], types[n_in] if len(types) > n_in else _elem(sig.group(2)),
+                             f"line {i + 1}"):
+                    if "cast = " in line:
+                        line = re.sub(r'cast = #linalg\.type_fn<\w+>', f"cast = {_UNSIGNED}", line)
+                    else:
+                        line = line.replace("<{", f"<{{cast = {_UNSIGNED}, ", 1)
+                    lines[i] = line
+                    for k in range(i + 1, j):
+                        lines[k] = re.sub(r'"arith\.sitofp"(\(%[\w#]+\) : \(i1\))', r'"arith.uitofp"\1', lines[k])
+                        lines[k] = re.sub(r'"arith\.extsi"(\(%[\w#]+\) : \(i1\))', r'"arith.extui"\1', lines[k])
+                    count += 1
+                i = j
+                continue
+        i += 1
+    return "\n".join(lines), count
+
+
 def to_func(text):
     """IREE's util.func / util.return -> func.func / func.return. Returns (text, functions, returns)."""
     text, n = re.subn(r'^(\s*)util\.func (?:public |private )?@', r'\1func.func @', text, flags=re.M)
