@@ -245,8 +245,8 @@ def unsigned_i1_casts(text):
     (stablehlo.convert i1 -> f32: true is 1.0) into the dot that uses it, as a
     linalg.matmul / batch_matmul with an i1 operand. Those ops convert their
     operands with `cast`, default cast_signed, and MLIR (22 and IREE's own)
-    lowers cast_signed of an i1 to arith.sitofp: true becomes -1.0 (IREE's
-    backend gives 1.0 only because it stores i1 as i8 first). remat-run, MLIR's
+    lowers cast_signed of an i1 to arith.sitofp: true becomes -1.0 (IREE
+    compiling the same text gives 1.0, presumably as it stores i1 as i8 first). remat-run, MLIR's
     linalg-generalize-named-ops and linalg-fuse-elementwise-ops all follow
     MLIR, so the step computed something else than the framework (a one-hot
     embedding read as minus the embedding: jax-gpt2). Gives such ops
