@@ -64,10 +64,8 @@ static const char *severityName(MlirDiagnosticSeverity severity) {
   }
 }
 
-/// FILE:LINE:COL for file locations (the display name for a file parsed from
-/// memory), "FILE:LINE:COL (NAME)" for a name wrapping one, the display name
-/// for an unknown location, MLIR's own form for anything else.
-static void printLocation(MlirLocation loc, const char *displayName) {
+/// See Tool.h.
+void rematToolPrintLocation(MlirLocation loc, const char *displayName) {
   if (mlirLocationIsAFileLineColRange(loc)) {
     MlirStringRef f = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
     if (f.length == 0 || (f.length == 1 && f.data[0] == '-'))
@@ -79,7 +77,7 @@ static void printLocation(MlirLocation loc, const char *displayName) {
   if (mlirLocationIsAName(loc)) {
     MlirLocation child = mlirLocationNameGetChildLoc(loc);
     if (mlirLocationIsAFileLineColRange(child)) {
-      printLocation(child, displayName);
+      rematToolPrintLocation(child, displayName);
       MlirStringRef n = mlirIdentifierStr(mlirLocationNameGetName(loc));
       fprintf(stderr, " (%.*s)", (int)n.length, n.data);
       return;
@@ -93,7 +91,7 @@ static void printLocation(MlirLocation loc, const char *displayName) {
 }
 
 static void printDiagnostic(MlirDiagnostic diagnostic, const char *severity, const char *displayName) {
-  printLocation(mlirDiagnosticGetLocation(diagnostic), displayName);
+  rematToolPrintLocation(mlirDiagnosticGetLocation(diagnostic), displayName);
   fprintf(stderr, ": %s: ", severity);
   mlirDiagnosticPrint(diagnostic, rematToolWriteToFile, stderr);
   fputc('\n', stderr);

@@ -45,6 +45,11 @@ MlirLogicalResult rematToolHandleDiagnostic(MlirDiagnostic diagnostic, void *use
 /// where it cannot be measured.
 int64_t rematToolMaxRssBytes(void);
 
+/// Prints `loc` to stderr: FILE:LINE:COL for file locations (the display name
+/// for a file parsed from memory), "FILE:LINE:COL (NAME)" for a name wrapping
+/// one, the display name for an unknown location, MLIR's own form otherwise.
+void rematToolPrintLocation(MlirLocation loc, const char *displayName);
+
 /// Writes a string reference to the FILE* `userData` (an MlirStringCallback).
 void rematToolWriteToFile(MlirStringRef text, void *userData);
 

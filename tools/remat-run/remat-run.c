@@ -546,6 +546,62 @@ static int collectStateGlobals(MlirModule module, const char *displayName, State
   return 1;
 }
 
+/// Named linalg ops (matmul, conv_*, ...) convert their operands with their
+/// `cast`, default cast_signed, which MLIR lowers to arith.sitofp / extsi: an
+/// i1 operand reads true as -1. IREE's input phase writes a JAX one-hot matmul
+/// that way meaning 1 (docs/models.md, "Booleans in a matmul"), and the step
+/// then computes something else than the framework, with nothing to show for
+/// it. The exporters' bridge marks such ops cast_unsigned; a step that did not
+/// go through it gets a warning. The op's body holds the conversion as MLIR
+/// built it (for generic, map and reduce it is the author's own, not checked).
+typedef struct SignedI1 {
+  MlirOperation first;
+  int count;
+} SignedI1;
+
+static MlirWalkResult findSignedI1(MlirOperation op, void *userData) {
+  SignedI1 *s = userData;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length < 7 || strncmp(name.data, "linalg.", 7) != 0)
+    return MlirWalkResultAdvance;
+  if (stringRefEquals(name, "linalg.generic") || stringRefEquals(name, "linalg.map") ||
+      stringRefEquals(name, "linalg.reduce") || mlirOperationGetNumRegions(op) != 1)
+    return MlirWalkResultAdvance;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  for (MlirOperation b = mlirBlockIsNull(body) ? (MlirOperation){NULL} : mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(b); b = mlirOperationGetNextInBlock(b)) {
+    MlirStringRef bn = mlirIdentifierStr(mlirOperationGetName(b));
+    if ((stringRefEquals(bn, "arith.sitofp") || stringRefEquals(bn, "arith.extsi")) &&
+        mlirOperationGetNumOperands(b) == 1) {
+      MlirType t = mlirValueGetType(mlirOperationGetOperand(b, 0));
+      if (mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 1) {
+        if (s->count++ == 0)
+          s->first = op;
+        break;
+      }
+    }
+  }
+  return MlirWalkResultSkip;
+}
+
+static void warnSignedI1Casts(MlirModule module, const char *displayName) {
+  SignedI1 s = {{NULL}, 0};
+  mlirOperationWalk(mlirModuleGetOperation(module), findSignedI1, &s, MlirWalkPreOrder);
+  if (s.count == 0)
+    return;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(s.first));
+  fputs("remat-run: warning: ", stderr);
+  rematToolPrintLocation(mlirOperationGetLocation(s.first), displayName);
+  char more[48] = "";
+  if (s.count > 1)
+    snprintf(more, sizeof(more), " (and %d more ops)", s.count - 1);
+  fprintf(stderr,
+          ": %.*s%s converts an i1 operand with cast_signed: MLIR reads true as -1 there; if the step comes "
+          "from IREE's input phase, where it means 1, bridge it (iree_bridge.py to-func, remat.jax) or give the "
+          "op cast = #linalg.type_fn<cast_unsigned> (docs/models.md)\n",
+          (int)name.length, name.data, more);
+}
+
 static void freeStateGlobals(StateGlobal *globals, size_t n) {
   for (size_t i = 0; globals && i < n; ++i) {
     free(globals[i].initial);
@@ -872,6 +928,7 @@ static int run(const Options *opts) {
     rc = RematExitInternal;
     goto done;
   }
+  warnSignedI1Casts(prog.module, displayName);
   MlirStringRef nameRef = symName(entry);
   prog.entryName = malloc(nameRef.length + 1);
   if (!prog.entryName)
