@@ -18,8 +18,8 @@ the same inputs (docs/models.md, "Comparison with the framework"):
 3. remat-run --inputs=WORKDIR/in --outputs=... runs the step; every result is
    compared with the framework's: error = max|remat - ref| / max|ref| per
    tensor, where max|ref| is at least 1e-2 x the largest magnitude among the
-   step's results of the same role (a tensor whose exact value is 0 holds
-   rounding noise on both sides); integers and booleans exact; NaN where the
+   step's float results (a tensor whose exact value is 0 holds rounding noise
+   on both sides); integers and booleans exact; NaN where the
    framework has NaN. The bound is per dtype (TOLERANCES; --rtol R sets it for
    every float dtype, --rtol DTYPE=R for one). An updated parameter (an
    optimizer inside the step) is also compared by its update, result minus
@@ -111,6 +111,26 @@ def rel_error(got, want, floor=0.0):
     return (diff / scale if scale > 0 else diff), diff
 
 
+def update_error(got, want, arg, floor=0.0):
+    """The error of an optimizer's update: (max(|got - want| - 2 ulp(want)) /
+    max(max|want - arg|, floor), max|got - want|). (got - arg) - (want - arg)
+    is got - want, but measured against the update's size instead of the
+    parameter's; the stored results are rounded to their dtype, which no
+    update can be more exact than: one ulp of the parameter on each side."""
+    got, want, arg = np.asarray(got), np.asarray(want), np.asarray(arg)
+    if got.shape != want.shape or want.shape != arg.shape:
+        return float("inf"), float("inf")
+    if not want.size:
+        return 0.0, 0.0
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    d = np.abs(g - w)
+    if not np.all(np.isfinite(d)):
+        return (0.0, 0.0) if np.array_equal(got, want, equal_nan=True) else (float("inf"), float("inf"))
+    excess = np.maximum(d - 2 * np.abs(np.spacing(want)).astype(np.float64), 0.0)
+    scale = max(float(np.max(np.abs(w - arg.astype(np.float64)))), floor)
+    return (float(np.max(excess)) / scale if scale > 0 else float(np.max(excess))), float(np.max(d))
+
+
 def has_npy_flags(remat_run):
     p = subprocess.run([remat_run, "--help"], capture_output=True, text=True)
     return "--inputs=DIR" in (p.stdout + p.stderr)
@@ -176,13 +196,12 @@ class Checker:
     def compare(self, label, man, results, ref, args):
         """Every result against the framework's; then the updates of updated
         parameters (result - argument)."""
-        floors = {}
-        for r, w in zip(man["results"], ref):
-            if np.asarray(w).dtype.kind == "f" and np.size(w) and np.all(np.isfinite(w)):
-                floors[r["role"]] = max(floors.get(r["role"], 0.0), FLOOR * float(np.max(np.abs(w))))
+        floor = FLOOR * max((float(np.max(np.abs(w))) for w in ref
+                             if np.asarray(w).dtype.kind == "f" and np.size(w) and np.all(np.isfinite(w))),
+                            default=0.0)
         worst, worst_abs, worst_name, bound_of_worst = -1.0, 0.0, None, None
         for r, g, w in zip(man["results"], results, ref):
-            e, d = rel_error(g, w, floors.get(r["role"], 0.0))
+            e, d = rel_error(g, w, floor)
             bound = self.tol.get(r["dtype"], 0.0)
             if e > worst:
                 worst, worst_name, bound_of_worst = e, r["name"], bound
@@ -196,7 +215,7 @@ class Checker:
             loss = f"loss {lg:.7g} vs {lw:.7g} (error {rel_error(results[loss_i], ref[loss_i])[0]:.3g})"
         else:
             loss = "no loss"
-        ok = all(rel_error(g, w, floors.get(r["role"], 0.0))[0] <= self.tol.get(r["dtype"], 0.0)
+        ok = all(rel_error(g, w, floor)[0] <= self.tol.get(r["dtype"], 0.0)
                  for r, g, w in zip(man["results"], results, ref))
         self.check(ok, f"{label}: {len(results)} results vs {self.against}: {loss}, worst error {worst:.3g} "
                        f"({worst_name}; bound {bound_of_worst:g}), max abs difference {worst_abs:.3g}")
@@ -210,18 +229,18 @@ class Checker:
                and np.asarray(w).dtype.kind == "f"]
         if not ups:
             return
-        deltas = [(r, np.asarray(g, np.float64) - a, np.asarray(w, np.float64) - a) for r, g, w, a in ups]
-        floor = FLOOR * max((float(np.max(np.abs(dw))) for _, _, dw in deltas if dw.size), default=0.0)
+        floor = FLOOR * max((float(np.max(np.abs(np.asarray(w, np.float64) - a))) for _, _, w, a in ups if a.size),
+                            default=0.0)
         worst, worst_name, ok = -1.0, None, True
-        for r, dg, dw in deltas:
-            e, d = rel_error(dg, dw, floor)
+        for r, g, w, a in ups:
+            e, d = update_error(g, w, a, floor)
             bound = self.tol.get(r["dtype"], 0.0)
             if e > worst:
                 worst, worst_name = e, r["name"]
             if not e <= bound:
                 ok = False
                 self.check(False, f"{label}: update of {r['of']}: error {e:.3g} > {bound:g} (max abs difference {d:.3g})")
-        self.check(ok, f"{label}: {len(deltas)} parameter updates (result - argument) vs {self.against}: "
+        self.check(ok, f"{label}: {len(ups)} parameter updates (result - argument) vs {self.against}: "
                        f"worst error {worst:.3g} ({worst_name})")
 
 
