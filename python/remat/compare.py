@@ -199,11 +199,11 @@ class Checker:
         floor = FLOOR * max((float(np.max(np.abs(w))) for w in ref
                              if np.asarray(w).dtype.kind == "f" and np.size(w) and np.all(np.isfinite(w))),
                             default=0.0)
-        worst, worst_abs, worst_name, bound_of_worst = -1.0, 0.0, None, None
+        worst, worst_abs, worst_name, bound_of_worst = 0.0, 0.0, None, 0.0
         for r, g, w in zip(man["results"], results, ref):
             e, d = rel_error(g, w, floor)
             bound = self.tol.get(r["dtype"], 0.0)
-            if e > worst:
+            if e > worst or worst_name is None:
                 worst, worst_name, bound_of_worst = e, r["name"], bound
             worst_abs = max(worst_abs, d)
             if not e <= bound:
@@ -231,11 +231,11 @@ class Checker:
             return
         floor = FLOOR * max((float(np.max(np.abs(np.asarray(w, np.float64) - a))) for _, _, w, a in ups if a.size),
                             default=0.0)
-        worst, worst_name, ok = -1.0, None, True
+        worst, worst_name, ok = 0.0, None, True
         for r, g, w, a in ups:
             e, d = update_error(g, w, a, floor)
             bound = self.tol.get(r["dtype"], 0.0)
-            if e > worst:
+            if e > worst or worst_name is None:
                 worst, worst_name = e, r["name"]
             if not e <= bound:
                 ok = False
