@@ -97,6 +97,24 @@ def jax_model(name, s):
     raise KeyError(name)
 
 
+def compare_factory(model, size="ci"):
+    """remat.compare's factory (--framework jax) for the committed steps
+    jax-<model>.<size> (test/models/compare-*.test): (jax.value_and_grad(loss),
+    (params, input0, input1)) as exported, but with integer inputs drawn in
+    range (the export traces zeros; only shapes and dtypes reach the IR) so that
+    every row of the one-hot embeddings and losses is exercised."""
+    import jax
+    import jax.numpy as jnp
+    import remat_models as rm
+    s = rm.SIZES[model][size]
+    loss, params, inputs = jax_model(model, s)
+    k1, k2 = jax.random.split(jax.random.PRNGKey(1))
+    n = s["classes"] if model == "mlp" else s["vocab"]
+    inputs = [t if jnp.issubdtype(t.dtype, jnp.floating) else jax.random.randint(k, t.shape, 0, n, dtype=t.dtype)
+              for k, t in zip((k1, k2), inputs)]
+    return jax.value_and_grad(loss), (params, *inputs)
+
+
 def main():
     import jax
     import importlib.metadata as md

@@ -93,6 +93,29 @@ def model(s):
     return train_step, params, zeros, zeros, jnp.zeros((), jnp.int32), x, labels
 
 
+def compare_inputs(s):
+    """(train_step, params, m, v, count, x, labels) with the optimizer state a
+    trained model has (m ~ N(0, 0.01), v in [0, 1e-3), count 7) and labels in
+    range: the inputs of compare() and of compare_factory()."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    step, params, m, v, count, x, labels = model(s)
+    rng = np.random.default_rng(1)
+    m = jax.tree_util.tree_map(lambda a: jnp.asarray(rng.normal(0, 0.01, a.shape), jnp.float32), m)
+    v = jax.tree_util.tree_map(lambda a: jnp.asarray(rng.uniform(0, 1e-3, a.shape), jnp.float32), v)
+    count = jnp.asarray(7, jnp.int32)
+    labels = jnp.asarray(rng.integers(0, s["classes"], labels.shape), jnp.int32)
+    return step, params, m, v, count, x, labels
+
+
+def compare_factory(size="ci", donate=True):
+    """remat.compare's factory (--framework jax) for the committed
+    jax-adam[-nodonate].<size> steps (test/models/compare-*.test)."""
+    step, params, m, v, count, x, labels = compare_inputs(SIZES[size])
+    return step, (params, m, v, count, x, labels), (0, 1, 2, 3) if donate else ()
+
+
 def stablehlo(s, donate):
     import jax
     step, params, m, v, count, x, labels = model(s)
@@ -159,14 +182,8 @@ def compare(s, steps, remat_run, workdir):
     prints, per step, remat-run's peak and the largest difference to JAX's outputs
     (per output: max |remat - jax| / max |jax|)."""
     import jax
-    import jax.numpy as jnp
     import numpy as np
-    step, params, m, v, count, x, labels = model(s)
-    rng = np.random.default_rng(1)
-    m = jax.tree_util.tree_map(lambda a: jnp.asarray(rng.normal(0, 0.01, a.shape), jnp.float32), m)
-    v = jax.tree_util.tree_map(lambda a: jnp.asarray(rng.uniform(0, 1e-3, a.shape), jnp.float32), v)
-    count = jnp.asarray(7, jnp.int32)
-    labels = jnp.asarray(rng.integers(0, s["classes"], labels.shape), jnp.int32)
+    step, params, m, v, count, x, labels = compare_inputs(s)
     args = jax.tree_util.tree_leaves((params, m, v, count, x, labels))
     ref = [np.asarray(r) for r in jax.tree_util.tree_leaves(jax.jit(step)(params, m, v, count, x, labels))]
     os.makedirs(os.path.join(workdir, "in"), exist_ok=True)

@@ -336,6 +336,25 @@ def build(name, size="ci", seed=0):
     return m, inputs, meta
 
 
+def compare_factory(model, size="ci", seed=0, dropout=None, labels=None):
+    """remat.compare's factory for the committed torch steps (bench/models/ir,
+    test/models/compare-*.test): the module and inputs build() gives, which are
+    what export.py exported (same constructor, same seed); the comparison runs
+    both sides on these weights and inputs, so it does not depend on the
+    random numbers being the same as at export time, only on the architecture.
+    dropout: gpt2_naive's dropout probability instead of 0.1 (a step with
+    dropout cannot be compared: remat-run's RNG is not PyTorch's). labels: a
+    value written over every other label/target (e.g. -100, F.cross_entropy's
+    ignore_index)."""
+    m, inputs, _ = build(model, size, seed)
+    if dropout is not None:
+        m.drop.p = dropout
+    if labels is not None:
+        inputs[-1] = inputs[-1].clone()
+        inputs[-1].view(-1)[::2] = labels
+    return m, inputs
+
+
 # --------------------------------------------------------------------------- export
 
 
