@@ -25,7 +25,7 @@ def main():
     ref = [np.load(os.path.join(a.ref, r["file"])) for r in results]
     got = [np.load(os.path.join(a.got, r["file"])) for r in results]
     floor = FLOOR * max(float(np.max(np.abs(w))) for w in ref if w.dtype.kind == "f" and w.size)
-    errs = [(rel_error(g, w, floor), r["name"]) for r, g, w in zip(results, got, ref)]
+    errs = [(rel_error(g, w, floor)[0], r["name"]) for r, g, w in zip(results, got, ref)]
     worst, name = max(errs)
     loss = next((i for i, r in enumerate(results) if r["role"] == "loss"), 0)
     ok = worst <= a.rtol
