@@ -8,6 +8,7 @@
 
 #include "Manifest.h"
 
+#include "Files.h"
 #include "Json.h"
 
 #include <errno.h>
@@ -279,24 +280,20 @@ static bool loadRoot(Loader *l, const RematJson *root, RematManifest *m) {
 /// The whole regular file `path` (NUL-terminated), or NULL with the reason:
 /// a directory or a FIFO named like the manifest is refused, not read.
 static char *readManifestFile(Loader *l, const char *path, size_t *length) {
-  FILE *f = fopen(path, "rb");
+  uint64_t fileSize = 0;
+  char why[128];
+  FILE *f = rematOpenRegularFile(path, &fileSize, why, sizeof(why));
   if (!f) {
-    failAt(l, NULL, "cannot read the manifest: %s", strerror(errno));
+    failAt(l, NULL, "cannot read the manifest: %s", why);
     return NULL;
   }
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    failAt(l, NULL, "cannot read the manifest: %s", S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file");
-    fclose(f);
-    return NULL;
-  }
-  if ((uint64_t)st.st_size > kMaxManifestBytes) {
-    failAt(l, NULL, "the manifest is %lld bytes, over the %d MiB a manifest may take", (long long)st.st_size,
+  if (fileSize > kMaxManifestBytes) {
+    failAt(l, NULL, "the manifest is %llu bytes, over the %d MiB a manifest may take", (unsigned long long)fileSize,
            (int)(kMaxManifestBytes >> 20));
     fclose(f);
     return NULL;
   }
-  size_t size = (size_t)st.st_size;
+  size_t size = (size_t)fileSize;
   char *text = malloc(size + 1);
   size_t got = text ? fread(text, 1, size, f) : 0;
   bool failed = !text || got != size || ferror(f);

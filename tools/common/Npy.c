@@ -7,6 +7,8 @@
 
 #include "Npy.h"
 
+#include "Files.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -259,20 +261,16 @@ bool rematNpyParseBuffer(const void *bytes, size_t size, RematNpyArray *a, size_
 
 FILE *rematNpyOpen(const char *path, RematNpyArray *a, char *error, size_t errorSize) {
   memset(a, 0, sizeof(*a));
-  FILE *f = fopen(path, "rb");
+  uint64_t size = 0;
+  char why[128];
+  FILE *f = rematOpenRegularFile(path, &size, why, sizeof(why));
   if (!f) {
-    snprintf(error, errorSize, "cannot open it: %s", strerror(errno));
+    // A directory named like the file is the common surprise: say so.
+    snprintf(error, errorSize, strcmp(why, "it is a directory") == 0 ? "%s, not a .npy file" : "cannot open it: %s",
+             why);
     return NULL;
   }
-  // A directory opens (and reads as an error), a FIFO or a device may block
-  // or never end: only a regular file is an array.
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    snprintf(error, errorSize, S_ISDIR(st.st_mode) ? "it is a directory, not a .npy file" : "not a regular file");
-    fclose(f);
-    return NULL;
-  }
-  size_t fileSize = (size_t)st.st_size;
+  size_t fileSize = (size_t)size;
   unsigned char pre[12];
   size_t got = fread(pre, 1, fileSize < 12 ? fileSize : 12, f);
   size_t preLen = 0, headerLen = 0;

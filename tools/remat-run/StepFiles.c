@@ -8,6 +8,7 @@
 
 #include "StepFiles.h"
 
+#include "Files.h"
 #include "Npy.h"
 
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void rematRunErrorf(const char *fmt, ...) {
   va_list ap;
@@ -105,15 +107,15 @@ int rematRunReadRawArgument(const char *dir, size_t index, const ValueInfo *v, v
   char *path = valuePath(dir, NULL, "arg", index, "bin");
   if (!path)
     return 0;
-  FILE *f = fopen(path, "rb");
-  struct stat st;
+  uint64_t size = 0;
+  char why[128];
+  FILE *f = rematOpenRegularFile(path, &size, why, sizeof(why));
   int ok = 0;
   if (!f) {
-    rematRunErrorf("cannot open input file '%s': %s", path, strerror(errno));
-  } else if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    rematRunErrorf("input file '%s' for argument %zu: %s", path, index,
-                   S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file");
-    fclose(f);
+    if (strcmp(why, "it is a directory") == 0 || strcmp(why, "not a regular file") == 0)
+      rematRunErrorf("input file '%s' for argument %zu: %s", path, index, why);
+    else
+      rematRunErrorf("cannot open input file '%s': %s", path, why);
   } else {
     size_t n = bytes ? fread(data, 1, bytes, f) : 0;
     int extra = fgetc(f) != EOF;
@@ -329,10 +331,32 @@ int rematRunCheckResultFiles(const char *dir, const RematManifest *m, size_t num
                        i, j, paths[i]);
         ok = 0;
       }
+  // Each file inside `dir` once links are resolved, and not a link itself:
+  // checked before the step runs, so that a refusal leaves nothing written.
+  for (size_t i = 0; ok && i < numResults; ++i) {
+    char what[256];
+    rematManifestDescribe(m ? &m->results[i] : NULL, "result", what, sizeof(what));
+    if (!m)
+      snprintf(what, sizeof(what), "result %zu", i);
+    struct stat st;
+    ok = insideDir(dir, paths[i], 1, what);
+    if (ok && lstat(paths[i], &st) == 0 && S_ISLNK(st.st_mode)) {
+      rematRunErrorf("cannot write output file '%s' for %s: it is a symbolic link (not written through)", paths[i],
+                     what);
+      ok = 0;
+    }
+  }
   for (size_t i = 0; paths && i < numResults; ++i)
     free(paths[i]);
   free(paths);
   return ok;
+}
+
+void rematRunRemoveNpyResult(const char *dir, const RematManifestValue *mv, size_t index) {
+  char *path = valuePath(dir, mv, "result", index, "npy");
+  if (path)
+    unlink(path);
+  free(path);
 }
 
 void rematRunFillArgument(RematRng *rng, const ValueInfo *v, const RematManifestValue *mv, int hasRange, int64_t lo,

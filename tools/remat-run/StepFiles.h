@@ -50,9 +50,14 @@ int rematRunWriteNpyResult(const char *dir, const RematManifestValue *mv, size_t
                            const int64_t *sizes, const void *data, size_t bytes);
 
 /// Whether the .npy result files under `dir` are distinct (the manifest's
-/// "file" names and the default result<i>.npy); checked before the step
-/// runs, so that no result overwrites another.
+/// "file" names and the default result<i>.npy), inside `dir` once links are
+/// resolved and not links themselves; checked before the step runs, so that
+/// no result overwrites another and a refusal leaves nothing written.
 int rematRunCheckResultFiles(const char *dir, const RematManifest *m, size_t numResults);
+
+/// Removes result `index`'s .npy file (after a later result failed to be
+/// written: no partial set of results is left).
+void rematRunRemoveNpyResult(const char *dir, const RematManifestValue *mv, size_t index);
 
 /// Checks the manifest's function, counts, dtypes, shapes and integer
 /// ranges against the entry's signature (its rng globals are the caller's

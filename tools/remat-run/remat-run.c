@@ -841,8 +841,11 @@ static int runStep(Stepper *s, long step, Output *outputs) {
       for (intptr_t d = 0; d < v->rank && d < kRematNpyMaxRank; ++d)
         sizes[d] = descField(slot, 3 + (size_t)d);
       if (!rematRunWriteNpyResult(opts->outputsNpy, prog->haveManifest ? &prog->manifest.results[i] : NULL, i, v, sizes,
-                                  data, bytes))
+                                  data, bytes)) {
+        for (size_t j = 0; j < i; ++j)
+          rematRunRemoveNpyResult(opts->outputsNpy, prog->haveManifest ? &prog->manifest.results[j] : NULL, j);
         return RematExitUser;
+      }
     }
   }
   for (size_t i = 0; i < prog->numResults; ++i) {
