@@ -534,6 +534,8 @@ def main():
     ap.add_argument("--json", default=None)
     ap.add_argument("--md", default=None)
     ap.add_argument("--label", default="")
+    ap.add_argument("--before", default=None,
+                    help="a JSON of an earlier sweep (e.g. of the main branch's build) to show beside this one")
     a = ap.parse_args()
     SMALL = os.path.join(SRC, "test", "remat-run", "Inputs", "small-step.mlir")
     tmp_inputs = tempfile.mkdtemp(prefix="remat-sweep-inputs-")
@@ -567,6 +569,11 @@ def main():
                "seconds": round(time.monotonic() - t0, 1), "tools": tools, "cases": results}
     for tool, t in tools.items():
         print(f"{tool}: {t['inputs']} inputs: " + ", ".join(f"{k} {t[k]}" for k in CLASSES), file=sys.stderr)
+    if a.before:
+        with open(a.before) as f:
+            before = json.load(f)
+        summary["before"] = {k: before[k] for k in ("command", "label", "date", "tools")}
+        summary["before"]["cases"] = {r["tool"] + ": " + r["case"]: r["class"] for r in before["cases"]}
     if a.json:
         with open(a.json, "w") as f:
             json.dump(summary, f, indent=1)
@@ -583,10 +590,18 @@ def markdown(s):
              "| tool | inputs | " + " | ".join(CLASSES) + " |", "|---|---:|" + "---:|" * len(CLASSES)]
     for tool, t in s["tools"].items():
         lines.append(f"| {tool} | {t['inputs']} | " + " | ".join(str(t[k]) for k in CLASSES) + " |")
-    lines += ["", "| tool | case | expected | exit | class | message |", "|---|---|---|---:|---|---|"]
+    b = s.get("before")
+    if b:
+        lines += ["", f"Before ({b['label']}), {b['date']}: `{b['command']}`", "",
+                  "| tool | inputs | " + " | ".join(CLASSES) + " |", "|---|---:|" + "---:|" * len(CLASSES)]
+        for tool, t in b["tools"].items():
+            lines.append(f"| {tool} | {t['inputs']} | " + " | ".join(str(t[k]) for k in CLASSES) + " |")
+    lines += ["", "| tool | case | expected | exit | class | " + ("before | " if b else "") + "message |",
+              "|---|---|---|---:|---|" + ("---|" if b else "") + "---|"]
     for r in s["cases"]:
         msg = r["message"].replace("|", "\\|")
-        lines.append(f"| {r['tool']} | {r['case']} | {r['expect']} | {r['exit']} | {r['class']} | {msg} |")
+        was = (b["cases"].get(r["tool"] + ": " + r["case"], "-") + " | ") if b else ""
+        lines.append(f"| {r['tool']} | {r['case']} | {r['expect']} | {r['exit']} | {r['class']} | {was}{msg} |")
     return "\n".join(lines) + "\n"
 
 

@@ -799,6 +799,9 @@ static int runStep(Stepper *s, long step, Output *outputs) {
       rematRunErrorf("no variant of @%s fits: the smallest needs %lld bytes, %lld bytes are free (%s); nothing was run",
                      prog->entryName, (long long)noVariantChoice.peakBytes, (long long)noVariantChoice.freeBytes,
                      noVariantChoice.source);
+    else if (capCap == 0)
+      rematRunErrorf("the step @%s asked for %zu bytes, and the allocation failed (out of memory; %zu bytes live)",
+                     prog->entryName, capRequested, capLive);
     else
       rematRunErrorf("allocation of %zu bytes refused: live %zu + %zu exceeds cap %zu", capRequested, capLive,
                      capRequested, capCap);
