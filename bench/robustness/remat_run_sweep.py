@@ -98,6 +98,23 @@ BOOL_STEP = """func.func @masked(%mask: tensor<8xi1>, %x: tensor<8xf32>) -> tens
   return %r : tensor<8xf32>
 }
 """
+SIZED_STEP = """func.func @sized(%n: tensor<i64>) -> tensor<f32> {
+  %v = tensor.extract %n[] : tensor<i64>
+  %i = arith.index_cast %v : i64 to index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%i) : tensor<?xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %es = tensor.empty() : tensor<f32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%es : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+      ins(%f : tensor<?xf32>) outs(%s0 : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.addf %a, %o : f32
+    linalg.yield %t : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
+"""
 I32_STEP = """func.func @ids(%a: tensor<4xi32>) -> tensor<4xi32> {
   return %a : tensor<4xi32>
 }
@@ -354,6 +371,12 @@ def remat_run_cases():
     step_case("fault: gather at -2^40", "error", GATHER_STEP, ["--int-range=-1099511627776,-1099511627775"], "SIGSEGV")
     step_case("fault: abort() in the step", "error", ABORT_STEP, [], "abort()")
     step_case("fault: abort() repeated over steps", "error", ABORT_STEP, ["--steps=3"], "abort()")
+    step_case("alloc: 4 TB tensor sized by an input", "error", SIZED_STEP, ["--int-range=1000000000000,1000000000001"],
+              "allocation failed")
+    # 2^62 f32 elements: the lowered size computation wraps to 0 bytes, and the
+    # fill then writes out of bounds: a fault of the step.
+    step_case("alloc: 2^62 elements (size wraps)", "error", SIZED_STEP,
+              ["--int-range=4611686018427387904,4611686018427387905"], "SIGSEGV")
     step_case("int-range: in range", "ok", GATHER_STEP, ["--int-range=0,4"])
     step_case("int-range: i32 upper bound 2^32", "error", I32_STEP, ["--int-range=0,4294967296"])
     step_case("int-range: i32 lower bound -2^31-1", "error", I32_STEP, ["--int-range=-2147483649,0"])
