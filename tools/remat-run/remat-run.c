@@ -1179,17 +1179,6 @@ static int run(const Options *opts) {
         goto cleanup;
       }
     } else {
-      // --int-range applies to integer arguments the manifest gives no range:
-      // a bound an i32 cannot hold would be wrapped into another range.
-      if (opts->hasIntRange && !(mv && mv->hasIntRange) && v->elem == RematElemI32 &&
-          (opts->intLo < INT32_MIN || opts->intHi - 1 > INT32_MAX)) {
-        rematRunErrorf("--int-range=%lld,%lld does not fit argument %zu of @%s (%s): its i32 elements hold "
-                       "[%ld, %ld]",
-                       (long long)opts->intLo, (long long)opts->intHi, i, prog.entryName, v->typeText, (long)INT32_MIN,
-                       (long)INT32_MAX);
-        rc = RematExitUser;
-        goto cleanup;
-      }
       rematRunFillArgument(&rng, v, mv, opts->hasIntRange, opts->intLo, opts->intHi, st.argData[i]);
     }
     argumentBytes += v->bytes;
