@@ -21,24 +21,48 @@ Exit status: 0 written; 1 the model or an op cannot be exported (named, with
 the model's source line when torch gives it), the factory failed (raised, or
 called sys.exit), a file cannot be written, or bad usage; 2 an unexpected error
 in the exporter itself (a bug: the traceback is printed). On any failure
-nothing is written: the step, its manifest, --args-dir and --reference-dir
-files are written only once everything is exported, each file through a
-temporary file renamed into place.
+nothing is left half-written: the step and its manifest are written through
+temporary files renamed into place, and files this run wrote (the step, its
+manifest, --args-dir and --reference-dir files) are removed again when a later
+part fails.
 Run it through scripts/remat-export (the project's venv, PYTHONPATH=python).
 """
 import argparse
 import importlib.util
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
 import traceback
 
 
-class UsageError(Exception):
-    """The user's error: printed as "remat-export: error: ...", exit 1."""
+def load_factory(spec, kwargs=None):
+    """FILE.py:NAME -> the result of NAME(**kwargs) from FILE.py."""
+    if ":" not in spec:
+        raise SystemExit(f"remat-export: error: expected FILE.py:FACTORY, got {spec!r}")
+    file, name = spec.rsplit(":", 1)
+    if not os.path.exists(file):
+        raise SystemExit(f"remat-export: error: {file}: no such file")
+    if not os.path.isfile(file):
+        raise SystemExit(f"remat-export: error: {file}: not a file")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(file)))
+    mod_name = "_remat_user_" + os.path.splitext(os.path.basename(file))[0]
+    s = importlib.util.spec_from_file_location(mod_name, file)
+    mod = importlib.util.module_from_spec(s)
+    sys.modules[mod_name] = mod
+    # The user's code calling sys.exit (even sys.exit(0)) is a failed export,
+    # not a success with nothing written: an error, exit 1.
+    try:
+        s.loader.exec_module(mod)
+    except SystemExit as e:
+        raise SystemExit(f"remat-export: error: loading {file} called sys.exit({e.code!r}); nothing written") from None
+    if not hasattr(mod, name):
+        raise SystemExit(f"remat-export: error: {file} has no {name}")
+    try:
+        return getattr(mod, name)(**(kwargs or {}))
+    except SystemExit as e:
+        raise SystemExit(f"remat-export: error: {spec}() called sys.exit({e.code!r}) instead of returning; nothing "
+                         f"written") from None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,121 +70,80 @@ class _Parser(argparse.ArgumentParser):
     # errors and keep 2 for their own bugs.
     def error(self, message):
         self.print_usage(sys.stderr)
-        print(f"remat-export: error: {message}", file=sys.stderr)
-        sys.exit(1)
+        raise SystemExit(f"remat-export: error: {message}")
 
 
-def load_factory(spec, kwargs=None):
-    """FILE.py:NAME -> the result of NAME(**kwargs) from FILE.py. The user's
-    code may raise anything, or call sys.exit: both become UsageError."""
-    if ":" not in spec:
-        raise UsageError(f"expected FILE.py:FACTORY, got {spec!r}")
-    file, name = spec.rsplit(":", 1)
-    if not os.path.isfile(file):
-        raise UsageError(f"{file}: no such file" if not os.path.exists(file) else f"{file}: not a file")
-    sys.path.insert(0, os.path.dirname(os.path.abspath(file)))
-    mod_name = "_remat_user_" + os.path.splitext(os.path.basename(file))[0]
-    try:
-        s = importlib.util.spec_from_file_location(mod_name, file)
-        mod = importlib.util.module_from_spec(s)
-        sys.modules[mod_name] = mod
-        s.loader.exec_module(mod)
-    except SystemExit as e:
-        raise UsageError(f"loading {file} called sys.exit({e.code!r}); nothing written") from None
-    except Exception as e:
-        raise UsageError(f"loading {file} raised {type(e).__name__}: {e}") from None
-    if not hasattr(mod, name):
-        raise UsageError(f"{file} has no {name}")
-    try:
-        return getattr(mod, name)(**(kwargs or {}))
-    except SystemExit as e:
-        raise UsageError(f"{spec}() called sys.exit({e.code!r}) instead of returning; nothing written") from None
-    except Exception as e:
-        raise UsageError(f"{spec}() raised {type(e).__name__}: {e}") from None
-
-
-def _atomic_write(path, write):
-    """write(f) into a temporary file beside `path`, renamed onto it: a
-    failure (or a kill) never leaves a half-written `path`."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
+def _check_usage(a):
+    """What argparse cannot check, before anything runs: JSON factory
+    arguments, jax parameter positions, an -o that is a file to write."""
+    import remat.manifest as mf
+    if a.factory_args:
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _umask():
-    m = os.umask(0)
-    os.umask(m)
-    return m
-
-
-def _write_step(exp, path):
-    """The step and its manifest, each atomically; the step is removed again
-    when the manifest cannot be written."""
-    import remat.manifest as mf
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    text = exp.text
-    if path.endswith(".xz"):
-        import lzma
-        data = lzma.compress(text.encode(), preset=9 | lzma.PRESET_EXTREME)
-    else:
-        data = text.encode()
-    manifest_path = mf.manifest_path(path)
-    manifest_text = json.dumps(mf.validate(exp.manifest), indent=1) + "\n"
-    _atomic_write(path, lambda f: f.write(data))
-    try:
-        _atomic_write(manifest_path, lambda f: f.write(manifest_text.encode()))
-    except BaseException:
-        os.unlink(path)
-        raise
-    exp.path = path
-    exp.manifest_path = manifest_path
-
-
-def _check_output(path):
-    """-o names a file to write: not a directory, nor beside a directory
-    named like its manifest."""
-    import remat.manifest as mf
+            kwargs = json.loads(a.factory_args)
+        except ValueError as e:
+            raise SystemExit(f"remat-export: error: --factory-args is not JSON: {e}") from None
+        if not isinstance(kwargs, dict):
+            raise SystemExit(f"remat-export: error: --factory-args must be a JSON object (keyword arguments), not "
+                             f"{type(kwargs).__name__}")
+    if not all(x.strip().isdigit() for x in a.params_argnums.split(",") if x != ""):
+        raise SystemExit(f"remat-export: error: --params-argnums wants comma-separated integers, got "
+                         f"{a.params_argnums!r}")
+    path = a.output
     if not path or path.endswith(os.sep) or os.path.isdir(path):
-        raise UsageError(f"-o {path}: is a directory; give the step's file (e.g. {os.path.join(path, 'step.mlir')})")
+        raise SystemExit(f"remat-export: error: -o {path}: is a directory; give the step's file (e.g. "
+                         f"{os.path.join(path, 'step.mlir')})")
     if os.path.isdir(mf.manifest_path(path)):
-        raise UsageError(f"-o {path}: its manifest {mf.manifest_path(path)} is a directory")
+        raise SystemExit(f"remat-export: error: -o {path}: its manifest {mf.manifest_path(path)} is a directory")
     parent = os.path.dirname(os.path.abspath(path))
     while not os.path.exists(parent):
         parent = os.path.dirname(parent)
     if not os.path.isdir(parent):
-        raise UsageError(f"-o {path}: {parent} is not a directory")
+        raise SystemExit(f"remat-export: error: -o {path}: {parent} is not a directory")
+    for flag, d in (("--args-dir", a.args_dir), ("--reference-dir", a.reference_dir)):
+        if d and os.path.exists(d) and not os.path.isdir(d):
+            raise SystemExit(f"remat-export: error: {flag} {d}: not a directory")
 
 
-class _StagedDir:
-    """Files for DIR written into a temporary directory beside it, moved into
-    DIR only on commit(): a failure leaves DIR as it was."""
+class _Undo:
+    """The files a run may write (the step, its manifest, the files in
+    --args-dir and --reference-dir) as they were before it; undo() removes
+    those it created or replaced, so that a failure leaves no half-written
+    export. Files are replaced by renames (remat.mlir.write_text,
+    remat.manifest.write), so a new inode means this run wrote it."""
 
-    def __init__(self, directory):
-        self.directory = directory
-        self.parent = os.path.dirname(os.path.abspath(directory))
-        if os.path.exists(directory) and not os.path.isdir(directory):
-            raise UsageError(f"{directory}: not a directory")
-        os.makedirs(self.parent, exist_ok=True)
-        self.tmp = tempfile.mkdtemp(dir=self.parent, prefix="." + os.path.basename(os.path.abspath(directory)) + ".")
+    def __init__(self):
+        self.paths, self.dirs = {}, {}
 
-    def commit(self):
-        os.makedirs(self.directory, exist_ok=True)
-        for name in sorted(os.listdir(self.tmp)):
-            os.replace(os.path.join(self.tmp, name), os.path.join(self.directory, name))
-        os.rmdir(self.tmp)
+    @staticmethod
+    def _id(path):
+        try:
+            st = os.stat(path)
+            return (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            return None
 
-    def discard(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
+    def watch(self, a):
+        import remat.manifest as mf
+        for p in (a.output, mf.manifest_path(a.output)):
+            self.paths[p] = self._id(p)
+        for d in (a.args_dir, a.reference_dir):
+            if d:
+                self.dirs[d] = ({n: self._id(os.path.join(d, n)) for n in os.listdir(d)} if os.path.isdir(d)
+                                else None)
+
+    def undo(self):
+        for p, before in self.paths.items():
+            if self._id(p) != before and os.path.isfile(p):
+                os.unlink(p)
+        for d, before in self.dirs.items():
+            if not os.path.isdir(d):
+                continue
+            for n in os.listdir(d):
+                p = os.path.join(d, n)
+                if os.path.isfile(p) and (before is None or before.get(n) != self._id(p)):
+                    os.unlink(p)
+            if before is None and not os.listdir(d):
+                os.rmdir(d)
 
 
 def parse_int_ranges(items):
@@ -170,13 +153,14 @@ def parse_int_ranges(items):
             k, v = it.split("=", 1)
             lo, hi = (int(x) for x in v.split(","))
         except ValueError:
-            raise UsageError(f"--int-range wants NAME=LO,HI, got {it!r}") from None
+            raise SystemExit(f"remat-export: error: --int-range wants NAME=LO,HI, got {it!r}")
         out[k] = (lo, hi)
     return out
 
 
-def main(argv=None):
-    ap = _Parser(prog="remat-export", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _main(argv, undo):
+    ap = _Parser(prog="remat-export", description=__doc__,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("framework", choices=["torch", "jax"])
     ap.add_argument("factory", help="FILE.py:FACTORY")
     ap.add_argument("-o", "--output", default="step.mlir", help="the MLIR to write (.mlir or .mlir.xz)")
@@ -198,48 +182,22 @@ def main(argv=None):
     ap.add_argument("--params-argnums", default="0", help="jax: comma-separated argument positions holding parameters")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
-    staged = []
-    try:
-        return _run(a, staged)
-    except UsageError as e:
-        print(f"remat-export: error: {e}", file=sys.stderr)
-        return 1
-    except OSError as e:
-        print(f"remat-export: error: cannot write {e.filename or 'a file'}: {e.strerror or e}; nothing written",
-              file=sys.stderr)
-        return 1
-    except Exception as e:
-        traceback.print_exc()
-        print(f"remat-export: internal error: {type(e).__name__}: {e} (a bug in remat-export; nothing written)",
-              file=sys.stderr)
-        return 2
-    finally:
-        for d in staged:
-            d.discard()
-
-
-def _run(a, staged):
-    """main() after parsing; raises UsageError / OSError for the user's errors."""
-    try:
-        kwargs = json.loads(a.factory_args) if a.factory_args else None
-    except ValueError as e:
-        raise UsageError(f"--factory-args is not JSON: {e}") from None
-    if kwargs is not None and not isinstance(kwargs, dict):
-        raise UsageError(f"--factory-args must be a JSON object (keyword arguments), not {type(kwargs).__name__}")
-    try:
-        params = tuple(int(x) for x in a.params_argnums.split(",") if x != "")
-    except ValueError:
-        raise UsageError(f"--params-argnums wants comma-separated integers, got {a.params_argnums!r}") from None
+    _check_usage(a)
+    undo.watch(a)
+    kwargs = json.loads(a.factory_args) if a.factory_args else None
     ranges = parse_int_ranges(a.int_range)
-    _check_output(a.output)
-    args_dir = _StagedDir(a.args_dir) if a.args_dir else None
-    ref_dir = _StagedDir(a.reference_dir) if a.reference_dir else None
-    staged.extend(d for d in (args_dir, ref_dir) if d)
     t0 = time.monotonic()
-    made = load_factory(a.factory, kwargs)
+    try:
+        made = load_factory(a.factory, kwargs)
+    except SystemExit:
+        raise
+    except Exception as e:
+        print(f"remat-export: error: {a.factory}() raised {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
     if not isinstance(made, (tuple, list)) or len(made) not in (2, 3):
-        raise UsageError(f"{a.factory}() must return (model, example_inputs[, loss_fn]) or "
-                         f"(fn, args[, donate_argnums]); got {type(made).__name__}")
+        print(f"remat-export: error: {a.factory}() must return (model, example_inputs[, loss_fn]) or "
+              f"(fn, args[, donate_argnums]); got {type(made).__name__}", file=sys.stderr)
+        return 1
     if a.framework == "torch":
         import remat.torch as rt
         model, inputs = made[0], made[1]
@@ -247,13 +205,14 @@ def _run(a, staged):
         try:
             exp = rt.export_step(model, inputs, loss_fn, a.output, func_name=a.func, model_inputs=a.model_inputs,
                                  int_ranges=ranges, normalize=not a.no_normalize, bn_stats_dtype=a.bn_stats_dtype,
-                                 sdpa_backend=a.sdpa_backend, form=a.form, write=False)
+                                 sdpa_backend=a.sdpa_backend, form=a.form)
         except rt.ExportError as e:
-            raise UsageError(str(e)) from None
-        if args_dir:
-            rt.write_arguments(model, inputs, exp.manifest, args_dir.tmp)
-        if ref_dir:
-            rt.write_reference(model, inputs, exp.manifest, ref_dir.tmp, loss_fn=loss_fn,
+            print(f"remat-export: error: {e}", file=sys.stderr)
+            return 1
+        if a.args_dir:
+            rt.write_arguments(model, inputs, exp.manifest, a.args_dir)
+        if a.reference_dir:
+            rt.write_reference(model, inputs, exp.manifest, a.reference_dir, loss_fn=loss_fn,
                                model_inputs=a.model_inputs)
         extra = f"{exp.form} form, {exp.split_empties} tensor.empty + {exp.split_fills} linalg.fill split"
         left = exp.unlowered
@@ -261,33 +220,22 @@ def _run(a, staged):
         import remat.jax as rj
         fn, args = made[0], made[1]
         donate = made[2] if len(made) == 3 else ()
+        params = tuple(int(x) for x in a.params_argnums.split(",") if x != "")
         try:
             exp = rj.export_step(fn, *args, path=a.output, donate_argnums=donate, params_argnums=params,
-                                 int_ranges=ranges, func_name=a.func, write=False)
+                                 int_ranges=ranges, func_name=a.func)
         except rj.ExportError as e:
-            raise UsageError(str(e)) from None
-        if args_dir:
-            rj.write_arguments(args, exp.manifest, args_dir.tmp)
-        if ref_dir:
+            print(f"remat-export: error: {e}", file=sys.stderr)
+            return 1
+        if a.args_dir:
+            rj.write_arguments(args, exp.manifest, a.args_dir)
+        if a.reference_dir:
+            os.makedirs(a.reference_dir, exist_ok=True)
             import numpy as np
             for r, arr in zip(exp.manifest["results"], rj.reference(fn, *args)):
-                np.save(os.path.join(ref_dir.tmp, r["file"]), arr)
+                np.save(os.path.join(a.reference_dir, r["file"]), arr)
         extra = f"{exp.repacked_i1_constants} i1 constants repacked"
         left = exp.leftovers
-    # Everything exported: now the files. The step and its manifest first;
-    # if the staged directories cannot be moved into place, they go again.
-    _write_step(exp, a.output)
-    try:
-        for d in (args_dir, ref_dir):
-            if d:
-                d.commit()
-    except BaseException:
-        for p in (exp.path, exp.manifest_path):
-            try:
-                os.unlink(p)
-            except OSError:
-                pass
-        raise
     if not a.quiet:
         m = exp.manifest
         nops = sum(v for k, v in exp.op_counts.items() if k not in ("linalg.yield", "func.func", "func.return"))
@@ -303,6 +251,34 @@ def _run(a, staged):
         if "rng" in m:
             print(f"remat-export: RNG state in mutable globals: {', '.join(m['rng']['globals'])}", file=sys.stderr)
     return 0
+
+
+def main(argv=None):
+    """_main with the exit codes of docs/models.md; a failure (an exception,
+    or an error exit) removes what the run wrote."""
+    undo = _Undo()
+    try:
+        rc = _main(argv, undo)
+    except SystemExit as e:
+        undo.undo()
+        if isinstance(e.code, str):
+            print(e.code, file=sys.stderr)
+            return 1
+        return 1 if e.code not in (None, 0) else 0
+    except OSError as e:
+        undo.undo()
+        print(f"remat-export: error: cannot write {e.filename or 'a file'}: {e.strerror or e}; nothing written",
+              file=sys.stderr)
+        return 1
+    except Exception as e:
+        undo.undo()
+        traceback.print_exc()
+        print(f"remat-export: internal error: {type(e).__name__}: {e} (a bug in remat-export; nothing written)",
+              file=sys.stderr)
+        return 2
+    if rc:
+        undo.undo()
+    return rc
 
 
 if __name__ == "__main__":
