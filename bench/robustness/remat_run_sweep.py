@@ -557,6 +557,7 @@ def main():
     ap.add_argument("--json", default=None)
     ap.add_argument("--md", default=None)
     ap.add_argument("--label", default="")
+    ap.add_argument("--note", default="", help="a paragraph for the markdown, under the counts")
     ap.add_argument("--before", default=None,
                     help="a JSON of an earlier sweep (e.g. of the main branch's build) to show beside this one")
     a = ap.parse_args()
@@ -588,7 +589,7 @@ def main():
         t[r["class"]] += 1
     summary = {"command": " ".join([os.path.relpath(sys.argv[0], SRC) if sys.argv[0].startswith(SRC) else sys.argv[0]]
                                    + sys.argv[1:]),
-               "label": a.label, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+               "label": a.label, "note": a.note, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                "seconds": round(time.monotonic() - t0, 1), "tools": tools, "cases": results}
     for tool, t in tools.items():
         print(f"{tool}: {t['inputs']} inputs: " + ", ".join(f"{k} {t[k]}" for k in CLASSES), file=sys.stderr)
@@ -613,6 +614,8 @@ def markdown(s):
              "| tool | inputs | " + " | ".join(CLASSES) + " |", "|---|---:|" + "---:|" * len(CLASSES)]
     for tool, t in s["tools"].items():
         lines.append(f"| {tool} | {t['inputs']} | " + " | ".join(str(t[k]) for k in CLASSES) + " |")
+    if s.get("note"):
+        lines += ["", s["note"]]
     b = s.get("before")
     if b:
         lines += ["", f"Before ({b['label']}), {b['date']}: `{b['command']}`", "",
