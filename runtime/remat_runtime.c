@@ -10,6 +10,7 @@
 #include "remat/Size.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,12 +102,20 @@ static int admit(size_t size) {
   return 1;
 }
 
+/// A failed allocation: the lowered code does not check for NULL, and would
+/// write through it (a SIGSEGV at address 0 blamed on the step's indices).
+static void *allocationFailed(size_t size) {
+  if (T.handler)
+    T.handler(size, T.liveBytes, 0, T.handlerData);
+  return NULL;
+}
+
 static void *track(void *ptr, size_t size) {
   if (!ptr)
-    return NULL;
+    return allocationFailed(size);
   if (!tableReserve()) {
     free(ptr);
-    return NULL;
+    return allocationFailed(size);
   }
   T.used += (size_t)tableInsertRaw(T.slots, T.capacity, ptr, size);
   T.live++;
@@ -131,6 +140,8 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   // C11 aligned_alloc wants a size that is a multiple of the alignment; the
   // tracker still records `size`, the amount the lowered code asked for.
   size_t rounded = size ? size : 1;
+  if (rounded > SIZE_MAX - alignment)
+    return allocationFailed(size); // rounding up would wrap to a small size
   rounded = (rounded + alignment - 1) / alignment * alignment;
   return track(aligned_alloc(alignment, rounded), size);
 }

@@ -40,7 +40,10 @@ void _mlir_memref_to_llvm_free(void *ptr);
 
 //===--- Allocation tracker ----------------------------------------------===//
 /// Called when an allocation of `requested` bytes would push live bytes past
-/// the cap. Not expected to return (longjmp out of the step).
+/// the cap, or with `cap` 0 when the allocation itself failed (the C
+/// library's allocator returned NULL: out of memory, or a size it cannot
+/// hold). Not expected to return (longjmp out of the step); if it returns,
+/// the allocation returns NULL.
 typedef void (*RematCapExceededHandler)(size_t requested, size_t live, size_t cap, void *userData);
 
 /// Resets the peak to the current live bytes and the allocation counters to

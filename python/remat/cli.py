@@ -18,7 +18,13 @@ Writes step.mlir (.mlir.xz: compressed) and step.manifest.json beside it
 eager, or JAX jit) for comparisons (remat/compare.py).
 
 Exit status: 0 written; 1 the model or an op cannot be exported (named, with
-the model's source line when torch gives it; nothing written) or bad usage.
+the model's source line when torch gives it), the factory failed (raised, or
+called sys.exit), a file cannot be written, or bad usage; 2 an unexpected error
+in the exporter itself (a bug: the traceback is printed). On any failure
+nothing is left half-written: the step and its manifest are written through
+temporary files renamed into place, and files this run wrote (the step, its
+manifest, --args-dir and --reference-dir files) are removed again when a later
+part fails.
 Run it through scripts/remat-export (the project's venv, PYTHONPATH=python).
 """
 import argparse
@@ -27,6 +33,7 @@ import json
 import os
 import sys
 import time
+import traceback
 
 
 def load_factory(spec, kwargs=None):
@@ -36,15 +43,107 @@ def load_factory(spec, kwargs=None):
     file, name = spec.rsplit(":", 1)
     if not os.path.exists(file):
         raise SystemExit(f"remat-export: error: {file}: no such file")
+    if not os.path.isfile(file):
+        raise SystemExit(f"remat-export: error: {file}: not a file")
     sys.path.insert(0, os.path.dirname(os.path.abspath(file)))
     mod_name = "_remat_user_" + os.path.splitext(os.path.basename(file))[0]
     s = importlib.util.spec_from_file_location(mod_name, file)
     mod = importlib.util.module_from_spec(s)
     sys.modules[mod_name] = mod
-    s.loader.exec_module(mod)
+    # The user's code calling sys.exit (even sys.exit(0)) is a failed export,
+    # not a success with nothing written: an error, exit 1.
+    try:
+        s.loader.exec_module(mod)
+    except SystemExit as e:
+        raise SystemExit(f"remat-export: error: loading {file} called sys.exit({e.code!r}); nothing written") from None
     if not hasattr(mod, name):
         raise SystemExit(f"remat-export: error: {file} has no {name}")
-    return getattr(mod, name)(**(kwargs or {}))
+    try:
+        return getattr(mod, name)(**(kwargs or {}))
+    except SystemExit as e:
+        raise SystemExit(f"remat-export: error: {spec}() called sys.exit({e.code!r}) instead of returning; nothing "
+                         f"written") from None
+
+
+class _Parser(argparse.ArgumentParser):
+    # argparse exits 2 on a usage error; remat's tools exit 1 for the user's
+    # errors and keep 2 for their own bugs.
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        raise SystemExit(f"remat-export: error: {message}")
+
+
+def _check_usage(a):
+    """What argparse cannot check, before anything runs: JSON factory
+    arguments, jax parameter positions, an -o that is a file to write."""
+    import remat.manifest as mf
+    if a.factory_args:
+        try:
+            kwargs = json.loads(a.factory_args)
+        except ValueError as e:
+            raise SystemExit(f"remat-export: error: --factory-args is not JSON: {e}") from None
+        if not isinstance(kwargs, dict):
+            raise SystemExit(f"remat-export: error: --factory-args must be a JSON object (keyword arguments), not "
+                             f"{type(kwargs).__name__}")
+    if not all(x.strip().isdigit() for x in a.params_argnums.split(",") if x != ""):
+        raise SystemExit(f"remat-export: error: --params-argnums wants comma-separated integers, got "
+                         f"{a.params_argnums!r}")
+    path = a.output
+    if not path or path.endswith(os.sep) or os.path.isdir(path):
+        raise SystemExit(f"remat-export: error: -o {path}: is a directory; give the step's file (e.g. "
+                         f"{os.path.join(path, 'step.mlir')})")
+    if os.path.isdir(mf.manifest_path(path)):
+        raise SystemExit(f"remat-export: error: -o {path}: its manifest {mf.manifest_path(path)} is a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise SystemExit(f"remat-export: error: -o {path}: {parent} is not a directory")
+    for flag, d in (("--args-dir", a.args_dir), ("--reference-dir", a.reference_dir)):
+        if d and os.path.exists(d) and not os.path.isdir(d):
+            raise SystemExit(f"remat-export: error: {flag} {d}: not a directory")
+
+
+class _Undo:
+    """The files a run may write (the step, its manifest, the files in
+    --args-dir and --reference-dir) as they were before it; undo() removes
+    those it created or replaced, so that a failure leaves no half-written
+    export. Files are replaced by renames (remat.mlir.write_text,
+    remat.manifest.write), so a new inode means this run wrote it."""
+
+    def __init__(self):
+        self.paths, self.dirs = {}, {}
+
+    @staticmethod
+    def _id(path):
+        try:
+            st = os.stat(path)
+            return (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            return None
+
+    def watch(self, a):
+        import remat.manifest as mf
+        for p in (a.output, mf.manifest_path(a.output)):
+            self.paths[p] = self._id(p)
+        for d in (a.args_dir, a.reference_dir):
+            if d:
+                self.dirs[d] = ({n: self._id(os.path.join(d, n)) for n in os.listdir(d)} if os.path.isdir(d)
+                                else None)
+
+    def undo(self):
+        for p, before in self.paths.items():
+            if self._id(p) != before and os.path.isfile(p):
+                os.unlink(p)
+        for d, before in self.dirs.items():
+            if not os.path.isdir(d):
+                continue
+            for n in os.listdir(d):
+                p = os.path.join(d, n)
+                if os.path.isfile(p) and (before is None or before.get(n) != self._id(p)):
+                    os.unlink(p)
+            if before is None and not os.listdir(d):
+                os.rmdir(d)
 
 
 def parse_int_ranges(items):
@@ -59,9 +158,9 @@ def parse_int_ranges(items):
     return out
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="remat-export", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+def _main(argv, undo):
+    ap = _Parser(prog="remat-export", description=__doc__,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("framework", choices=["torch", "jax"])
     ap.add_argument("factory", help="FILE.py:FACTORY")
     ap.add_argument("-o", "--output", default="step.mlir", help="the MLIR to write (.mlir or .mlir.xz)")
@@ -83,6 +182,8 @@ def main(argv=None):
     ap.add_argument("--params-argnums", default="0", help="jax: comma-separated argument positions holding parameters")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
+    _check_usage(a)
+    undo.watch(a)
     kwargs = json.loads(a.factory_args) if a.factory_args else None
     ranges = parse_int_ranges(a.int_range)
     t0 = time.monotonic()
@@ -150,6 +251,34 @@ def main(argv=None):
         if "rng" in m:
             print(f"remat-export: RNG state in mutable globals: {', '.join(m['rng']['globals'])}", file=sys.stderr)
     return 0
+
+
+def main(argv=None):
+    """_main with the exit codes of docs/models.md; a failure (an exception,
+    or an error exit) removes what the run wrote."""
+    undo = _Undo()
+    try:
+        rc = _main(argv, undo)
+    except SystemExit as e:
+        undo.undo()
+        if isinstance(e.code, str):
+            print(e.code, file=sys.stderr)
+            return 1
+        return 1 if e.code not in (None, 0) else 0
+    except OSError as e:
+        undo.undo()
+        print(f"remat-export: error: cannot write {e.filename or 'a file'}: {e.strerror or e}; nothing written",
+              file=sys.stderr)
+        return 1
+    except Exception as e:
+        undo.undo()
+        traceback.print_exc()
+        print(f"remat-export: internal error: {type(e).__name__}: {e} (a bug in remat-export; nothing written)",
+              file=sys.stderr)
+        return 2
+    if rc:
+        undo.undo()
+    return rc
 
 
 if __name__ == "__main__":

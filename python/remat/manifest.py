@@ -79,9 +79,9 @@ def validate(m):
 
 
 def write(path, m):
-    with open(path, "w") as f:
-        json.dump(validate(m), f, indent=1)
-        f.write("\n")
+    """Through a temporary file renamed into place (remat.mlir.write_atomic)."""
+    from remat.mlir import write_atomic
+    write_atomic(path, (json.dumps(validate(m), indent=1) + "\n").encode())
 
 
 def read(path):

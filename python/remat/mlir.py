@@ -72,13 +72,30 @@ def mutable_globals(text):
 
 def write_text(path, text):
     """Writes `text` to `path`; .xz paths compressed with fixed settings (the
-    same text gives the same bytes: no timestamps in the .xz format)."""
-    if path.endswith(".xz"):
-        with open(path, "wb") as f:
-            f.write(lzma.compress(text.encode(), preset=9 | lzma.PRESET_EXTREME))
-    else:
-        with open(path, "w") as f:
-            f.write(text)
+    same text gives the same bytes: no timestamps in the .xz format). Through
+    a temporary file renamed into place: a failure never leaves half a step."""
+    data = lzma.compress(text.encode(), preset=9 | lzma.PRESET_EXTREME) if path.endswith(".xz") else text.encode()
+    write_atomic(path, data)
+
+
+def write_atomic(path, data):
+    """`data` (bytes) into a temporary file beside `path`, renamed onto it."""
+    import tempfile
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def read_text(path):

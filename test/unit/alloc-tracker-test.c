@@ -113,6 +113,14 @@ int main(void) {
   rematAllocTrackerSetCap(0);
   void *big = _mlir_memref_to_llvm_alloc(5000);
   check(big != NULL, "cap 0 means no cap");
+  // A failed allocation (here a size that would wrap when rounded up to the
+  // alignment) calls the handler with cap 0: the lowered code never checks
+  // for NULL and would write through it.
+  rematAllocTrackerSetCapExceededHandler(onCap, NULL);
+  handlerCalls = 0;
+  check(!allocUnderCap(SIZE_MAX - 8) && handlerCalls == 1 && seenCap == 0 && seenRequested == SIZE_MAX - 8,
+        "failed allocation: handler called with cap 0");
+  rematAllocTrackerSetCapExceededHandler(NULL, NULL);
   rematAllocTrackerReleaseAll();
   check(rematAllocTrackerGetLiveBytes() == 0 && !rematAllocTrackerIsTracked(big), "release all");
 

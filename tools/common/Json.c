@@ -3,6 +3,15 @@
 // See Json.h. A recursive-descent parser over the whole text; the depth limit
 // bounds the recursion.
 //
+// Why not a Debian JSON library (libcjson-dev, libjson-c-dev): neither keeps
+// where a value stands in the text (cJSON reports only the byte where a parse
+// error stops; json-c's tokener an offset, likewise), and remat-run's
+// manifest errors point at the line and column of the offending value
+// ("step.manifest.json:12:17: arguments[3]: \"file\" ..."), well after
+// parsing. Keeping those messages would mean a second pass over the text to
+// find each value again. This reader is small, bounds its depth, refuses NUL
+// characters and repeated keys, and is fuzzed (fuzz/manifest-fuzz.c).
+//
 //===----------------------------------------------------------------------===//
 #include "Json.h"
 
@@ -180,6 +189,12 @@ static char *parseString(Parser *p) {
       advance(p);
       if (!readHex4(p, &cp))
         goto error;
+      // The tree holds NUL-terminated strings: an embedded NUL would cut a
+      // name or a file name short without a word, so it is refused.
+      if (cp == 0) {
+        fail(p, "NUL character (\\u0000) in a string");
+        goto error;
+      }
       if (cp >= 0xD800 && cp < 0xDC00) {
         uint32_t low = 0;
         if (!literal(p, "\\u") || !readHex4(p, &low) || low < 0xDC00 || low >= 0xE000) {
@@ -292,6 +307,43 @@ static RematJson *growItems(RematJson *node, size_t *cap, bool withKeys) {
   return item;
 }
 
+static char *const *sortKeys;
+
+static int compareKeys(const void *a, const void *b) {
+  size_t i = *(const size_t *)a, j = *(const size_t *)b;
+  int c = strcmp(sortKeys[i], sortKeys[j]);
+  return c ? c : (i > j) - (i < j);
+}
+
+/// A key given twice would be read as its last value and the first one
+/// silently ignored: refused, at the second one. Sorted (n log n), so that a
+/// large object cannot make the check quadratic.
+static bool checkDuplicateKeys(Parser *p, const RematJson *object) {
+  if (object->count < 2)
+    return true;
+  size_t *order = malloc(object->count * sizeof(size_t));
+  if (!order) {
+    fail(p, "out of memory");
+    return false;
+  }
+  for (size_t i = 0; i < object->count; ++i)
+    order[i] = i;
+  sortKeys = object->keys;
+  qsort(order, object->count, sizeof(size_t), compareKeys);
+  bool ok = true;
+  for (size_t i = 1; ok && i < object->count; ++i) {
+    if (strcmp(object->keys[order[i - 1]], object->keys[order[i]]) != 0)
+      continue;
+    const RematJson *second = &object->items[order[i]];
+    p->line = second->line;
+    p->column = second->column;
+    fail(p, "key \"%s\" is given twice in one object", object->keys[order[i]]);
+    ok = false;
+  }
+  free(order);
+  return ok;
+}
+
 static bool parseContainer(Parser *p, RematJson *out, int depth, bool object) {
   out->kind = object ? RematJsonObject : RematJsonArray;
   if (depth >= kMaxDepth) {
@@ -343,7 +395,7 @@ static bool parseContainer(Parser *p, RematJson *out, int depth, bool object) {
     }
     if (peek(p) == close) {
       advance(p);
-      return true;
+      return !object || checkDuplicateKeys(p, out);
     }
     fail(p, object ? "expected ',' or '}'" : "expected ',' or ']'");
     return false;

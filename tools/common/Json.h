@@ -5,7 +5,9 @@
 // (docs/runner.md, "Manifest"): objects, arrays, strings (escapes and
 // \uXXXX, surrogate pairs included, as UTF-8), numbers, true, false, null.
 // Every node keeps the line and column where it starts, so that the tools can
-// point at the offending value. Nesting deeper than 64 levels is refused.
+// point at the offending value. Nesting deeper than 64 levels is refused, and
+// so are a \u0000 in a string (the tree's strings are NUL-terminated) and a
+// key given twice in one object (its first value would be ignored).
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_TOOL_JSON_H
@@ -33,7 +35,7 @@ typedef struct RematJson {
   /// exponent) that fits in int64_t; then `integer` holds it exactly.
   bool isInteger;
   int64_t integer;
-  char *string; ///< RematJsonString: NUL-terminated UTF-8 (an embedded NUL ends it)
+  char *string; ///< RematJsonString: NUL-terminated UTF-8 (\u0000 is refused)
   /// RematJsonArray: `count` items; RematJsonObject: `count` keys and items.
   size_t count;
   struct RematJson *items;
@@ -46,7 +48,7 @@ RematJson *rematJsonParse(const char *text, size_t length, char *error, size_t e
 
 void rematJsonFree(RematJson *json);
 
-/// The member `key` of an object (the last one if repeated), NULL if absent
+/// The member `key` of an object (keys are unique), NULL if absent
 /// or if `object` is not an object.
 const RematJson *rematJsonGet(const RematJson *object, const char *key);
 

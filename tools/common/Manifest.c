@@ -4,18 +4,25 @@
 // the members remat-run uses are checked for their kind and range.
 //
 //===----------------------------------------------------------------------===//
+#define _POSIX_C_SOURCE 200809L
+
 #include "Manifest.h"
 
+#include "Files.h"
 #include "Json.h"
-#include "Tool.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *kFormat = "remat-manifest/1";
+
+// A manifest lists names, dtypes and shapes: megabytes for thousands of
+// arguments. Anything far larger is not one (and is not read whole).
+static const uint64_t kMaxManifestBytes = 64ull << 20;
 
 typedef struct Loader {
   const char *path;
@@ -62,6 +69,21 @@ static char *getString(Loader *l, const RematJson *obj, const char *key, const c
   return s;
 }
 
+bool rematManifestFileNameIsSafe(const char *name) {
+  if (!name[0] || name[0] == '/')
+    return false;
+  // Each '/'-separated part: not empty ("a//b", "a/"), not "." or "..".
+  for (const char *part = name;;) {
+    const char *end = strchr(part, '/');
+    size_t n = end ? (size_t)(end - part) : strlen(part);
+    if (n == 0 || (n == 1 && part[0] == '.') || (n == 2 && part[0] == '.' && part[1] == '.'))
+      return false;
+    if (!end)
+      return true;
+    part = end + 1;
+  }
+}
+
 static bool loadValue(Loader *l, const RematJson *obj, const char *list, size_t position, bool isArgument,
                       RematManifestValue *out) {
   char where[64];
@@ -88,8 +110,11 @@ static bool loadValue(Loader *l, const RematJson *obj, const char *list, size_t 
     out->role = dupString("");
   if (!out->name || !out->role)
     return failAt(l, obj, "out of memory");
-  if (out->file && (!out->file[0] || out->file[0] == '/'))
-    return failAt(l, rematJsonGet(obj, "file"), "%s: \"file\" must be a file name relative to the directory", where);
+  if (out->file && !rematManifestFileNameIsSafe(out->file))
+    return failAt(l, rematJsonGet(obj, "file"),
+                  "%s: \"file\" '%s' must name a file inside the directory (a relative path without '..', '.' or "
+                  "empty parts)",
+                  where, out->file);
   const RematJson *shape = rematJsonGet(obj, "shape");
   if (!shape)
     return failAt(l, obj, "%s has no \"shape\"", where);
@@ -120,6 +145,39 @@ static bool loadValue(Loader *l, const RematJson *obj, const char *list, size_t 
     out->hasIntRange = true;
   }
   return true;
+}
+
+static const RematManifestValue *sortValues;
+
+static int compareFiles(const void *a, const void *b) {
+  const RematManifestValue *x = &sortValues[*(const size_t *)a], *y = &sortValues[*(const size_t *)b];
+  int c = strcmp(x->file, y->file);
+  return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/// Two results naming one file would overwrite each other under --outputs:
+/// refused at the second one (in index order). File names are canonical
+/// (rematManifestFileNameIsSafe), so equal names are the only way to name one
+/// file twice. Sorted: a manifest with many results stays n log n.
+static bool checkDistinctFiles(Loader *l, const RematJson *list, const RematManifestValue *values, size_t count) {
+  size_t *order = malloc((count + 1) * sizeof(size_t)), n = 0;
+  if (!order)
+    return failAt(l, list, "out of memory");
+  for (size_t i = 0; i < count; ++i)
+    if (values[i].file)
+      order[n++] = i;
+  sortValues = values;
+  qsort(order, n, sizeof(size_t), compareFiles);
+  bool ok = true;
+  for (size_t i = 1; ok && i < n; ++i) {
+    const RematManifestValue *a = &values[order[i - 1]], *b = &values[order[i]];
+    if (strcmp(a->file, b->file) == 0) {
+      ok = failAt(l, NULL, "results %lld (line %d) and %lld (line %d) both name the file '%s'", (long long)a->index,
+                  a->line, (long long)b->index, b->line, a->file);
+    }
+  }
+  free(order);
+  return ok;
 }
 
 /// Loads the array `key` of `root` into values ordered by their "index",
@@ -154,7 +212,7 @@ static bool loadValues(Loader *l, const RematJson *root, const char *key, bool i
     }
     (*values)[tmp.index] = tmp;
   }
-  return true;
+  return isArgument || checkDistinctFiles(l, list, *values, *count);
 }
 
 static void freeValues(RematManifestValue *values, size_t count) {
@@ -219,17 +277,55 @@ static bool loadRoot(Loader *l, const RematJson *root, RematManifest *m) {
   return true;
 }
 
+/// The whole regular file `path` (NUL-terminated), or NULL with the reason:
+/// a directory or a FIFO named like the manifest is refused, not read.
+static char *readManifestFile(Loader *l, const char *path, size_t *length) {
+  uint64_t fileSize = 0;
+  char why[128];
+  FILE *f = rematOpenRegularFile(path, &fileSize, why, sizeof(why));
+  if (!f) {
+    failAt(l, NULL, "cannot read the manifest: %s", why);
+    return NULL;
+  }
+  if (fileSize > kMaxManifestBytes) {
+    failAt(l, NULL, "the manifest is %llu bytes, over the %d MiB a manifest may take", (unsigned long long)fileSize,
+           (int)(kMaxManifestBytes >> 20));
+    fclose(f);
+    return NULL;
+  }
+  size_t size = (size_t)fileSize;
+  char *text = malloc(size + 1);
+  size_t got = text ? fread(text, 1, size, f) : 0;
+  bool failed = !text || got != size || ferror(f);
+  fclose(f);
+  if (failed) {
+    failAt(l, NULL, text ? "cannot read the manifest: read error" : "out of memory");
+    free(text);
+    return NULL;
+  }
+  text[size] = '\0';
+  *length = size;
+  return text;
+}
+
 bool rematManifestLoad(const char *path, RematManifest *m, char *error, size_t errorSize) {
   memset(m, 0, sizeof(*m));
   Loader l = {path, error, errorSize};
   size_t length = 0;
-  errno = 0;
-  char *text = rematToolReadFile(path, &length);
+  char *text = readManifestFile(&l, path, &length);
   if (!text)
-    return failAt(&l, NULL, "cannot read the manifest: %s", strerror(errno ? errno : EIO));
+    return false;
+  bool ok = rematManifestParse(text, length, path, m, error, errorSize);
+  free(text);
+  return ok;
+}
+
+bool rematManifestParse(const char *text, size_t length, const char *path, RematManifest *m, char *error,
+                        size_t errorSize) {
+  memset(m, 0, sizeof(*m));
+  Loader l = {path, error, errorSize};
   char jsonError[256];
   RematJson *root = rematJsonParse(text, length, jsonError, sizeof(jsonError));
-  free(text);
   if (!root) {
     snprintf(error, errorSize, "%s:%s (not valid JSON)", path, jsonError);
     return false;

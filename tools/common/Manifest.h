@@ -20,7 +20,8 @@ typedef struct RematManifestValue {
   char *name;  ///< "" when absent
   char *role;  ///< "" when absent
   char *dtype; ///< numpy's name, e.g. "float32"
-  char *file;  ///< NULL when absent
+  char *file;  ///< NULL when absent; else a safe relative name (rematManifestFileNameIsSafe),
+               ///< and no two results name the same file
   intptr_t rank;
   int64_t *shape;
   bool hasIntRange; ///< arguments: valid values lo <= v < hi
@@ -42,7 +43,17 @@ typedef struct RematManifest {
 /// "PATH: message") in `error`; `manifest` is then empty.
 bool rematManifestLoad(const char *path, RematManifest *manifest, char *error, size_t errorSize);
 
+/// Parses `length` bytes of manifest text; `path` names it in messages. As
+/// rematManifestLoad (which reads the file and calls this).
+bool rematManifestParse(const char *text, size_t length, const char *path, RematManifest *manifest, char *error,
+                        size_t errorSize);
+
 void rematManifestFree(RematManifest *manifest);
+
+/// Whether a manifest's "file" stays inside the directory it is relative to:
+/// not empty, not absolute, and no part (between '/') empty, "." or "..".
+/// Symbolic links are the reader's and writer's check (remat-run).
+bool rematManifestFileNameIsSafe(const char *name);
 
 /// The manifest path beside a step: "DIR/NAME.manifest.json" for
 /// "DIR/NAME.mlir" or "DIR/NAME.mlir.xz" (else FILE.manifest.json). Caller

@@ -3,12 +3,19 @@
 // See Npy.h.
 //
 //===----------------------------------------------------------------------===//
+#define _POSIX_C_SOURCE 200809L
+
 #include "Npy.h"
 
+#include "Files.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const struct {
   const char *descr, *dtype;
@@ -183,72 +190,129 @@ static bool parseHeader(const char *s, size_t len, RematNpyArray *a, char *error
   return true;
 }
 
-bool rematNpyRead(const char *path, RematNpyArray *a, char *error, size_t errorSize) {
+/// The preamble: magic, version, header length. `avail` bytes of `pre` are
+/// there (at least 10; 12 for versions 2 and 3, else *preambleLength says how
+/// many are needed).
+static bool parsePreamble(const unsigned char *pre, size_t avail, size_t *preambleLength, size_t *headerLength,
+                          char *error, size_t errorSize) {
+  if (avail < 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
+    snprintf(error, errorSize,
+             avail < 10 && (avail < 6 || memcmp(pre, "\x93NUMPY", 6) == 0) ? "truncated .npy header"
+                                                                           : "not a .npy file (no \\x93NUMPY magic)");
+    return false;
+  }
+  unsigned major = pre[6], minor = pre[7];
+  if ((major != 1 && major != 2 && major != 3) || minor != 0) {
+    snprintf(error, errorSize, ".npy format version %u.%u is not supported (expected 1.0, 2.0 or 3.0)", major, minor);
+    return false;
+  }
+  *preambleLength = major == 1 ? 10 : 12;
+  if (avail < *preambleLength) {
+    snprintf(error, errorSize, "truncated .npy header");
+    return false;
+  }
+  *headerLength = major == 1 ? (size_t)pre[8] | (size_t)pre[9] << 8
+                             : (size_t)pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
+  if (*headerLength > kRematNpyMaxHeaderBytes) {
+    snprintf(error, errorSize, "the .npy header claims %zu bytes, over the %d a header may take", *headerLength,
+             kRematNpyMaxHeaderBytes);
+    return false;
+  }
+  return true;
+}
+
+/// The header dict (`len` bytes, not NUL-terminated) into `a`.
+static bool parseHeaderBytes(const char *bytes, size_t len, RematNpyArray *a, char *error, size_t errorSize) {
+  // A NUL byte is no part of a Python literal; numpy's own reader refuses it
+  // too. Cut at it, the header would read as something else.
+  if (memchr(bytes, '\0', len)) {
+    snprintf(error, errorSize, "NUL byte in the .npy header");
+    return false;
+  }
+  char *header = malloc(len + 1);
+  if (!header) {
+    snprintf(error, errorSize, "out of memory");
+    return false;
+  }
+  memcpy(header, bytes, len);
+  header[len] = '\0';
+  bool ok = parseHeader(header, len, a, error, errorSize);
+  free(header);
+  return ok;
+}
+
+bool rematNpyParseBuffer(const void *bytes, size_t size, RematNpyArray *a, size_t *dataOffset, char *error,
+                         size_t errorSize) {
   memset(a, 0, sizeof(*a));
-  FILE *f = fopen(path, "rb");
+  const unsigned char *b = bytes;
+  size_t preLen = 0, headerLen = 0;
+  if (!parsePreamble(b, size, &preLen, &headerLen, error, errorSize))
+    return false;
+  if (size - preLen < headerLen) {
+    snprintf(error, errorSize, "truncated .npy header");
+    return false;
+  }
+  if (!parseHeaderBytes((const char *)b + preLen, headerLen, a, error, errorSize))
+    return false;
+  *dataOffset = preLen + headerLen;
+  a->dataBytes = size - *dataOffset;
+  return true;
+}
+
+FILE *rematNpyOpen(const char *path, RematNpyArray *a, char *error, size_t errorSize) {
+  memset(a, 0, sizeof(*a));
+  uint64_t size = 0;
+  char why[128];
+  FILE *f = rematOpenRegularFile(path, &size, why, sizeof(why));
   if (!f) {
-    snprintf(error, errorSize, "cannot open it: %s", strerror(errno));
-    return false;
+    // A directory named like the file is the common surprise: say so.
+    snprintf(error, errorSize, strcmp(why, "it is a directory") == 0 ? "%s, not a .npy file" : "cannot open it: %s",
+             why);
+    return NULL;
   }
+  size_t fileSize = (size_t)size;
   unsigned char pre[12];
-  size_t got = fread(pre, 1, 10, f);
-  if (got < 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
-    snprintf(error, errorSize, "not a .npy file (no \\x93NUMPY magic)");
+  size_t got = fread(pre, 1, fileSize < 12 ? fileSize : 12, f);
+  size_t preLen = 0, headerLen = 0;
+  if (!parsePreamble(pre, got, &preLen, &headerLen, error, errorSize)) {
     fclose(f);
-    return false;
+    return NULL;
   }
-  unsigned major = pre[6];
-  size_t headerLen;
-  if (major == 1) {
-    headerLen = (size_t)pre[8] | (size_t)pre[9] << 8;
-  } else if (major == 2 || major == 3) {
-    if (fread(pre + 10, 1, 2, f) != 2) {
-      snprintf(error, errorSize, "truncated .npy header");
-      fclose(f);
-      return false;
-    }
-    headerLen = (size_t)pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
-  } else {
-    snprintf(error, errorSize, ".npy format version %u.%u is not supported (expected 1.0, 2.0 or 3.0)", major, pre[7]);
+  if (fileSize - preLen < headerLen) {
+    snprintf(error, errorSize, "truncated .npy header");
     fclose(f);
-    return false;
+    return NULL;
   }
   char *header = malloc(headerLen + 1);
-  if (!header || fread(header, 1, headerLen, f) != headerLen) {
-    snprintf(error, errorSize, header ? "truncated .npy header" : "out of memory");
-    free(header);
-    fclose(f);
-    return false;
-  }
-  header[headerLen] = '\0';
-  bool ok = parseHeader(header, headerLen, a, error, errorSize);
+  bool ok = header && fseek(f, (long)preLen, SEEK_SET) == 0 && fread(header, 1, headerLen, f) == headerLen;
+  if (!ok)
+    snprintf(error, errorSize, header ? "read error in the .npy header" : "out of memory");
+  ok = ok && parseHeaderBytes(header, headerLen, a, error, errorSize);
   free(header);
   if (!ok) {
     fclose(f);
+    return NULL;
+  }
+  // The data is what follows the header; its size is checked against the
+  // shape (rematNpyCheckLayout) before a byte of it is read.
+  a->dataBytes = fileSize - preLen - headerLen;
+  return f;
+}
+
+bool rematNpyReadData(FILE *f, void *data, size_t bytes, char *error, size_t errorSize) {
+  if (bytes && fread(data, 1, bytes, f) != bytes) {
+    snprintf(error, errorSize, ferror(f) ? "read error" : "the file ended early (did it change while read?)");
     return false;
   }
-  size_t cap = 1 << 16, n = 0;
-  unsigned char *data = malloc(cap);
-  while (data) {
-    n += fread(data + n, 1, cap - n, f);
-    if (n < cap)
-      break;
-    cap *= 2;
-    unsigned char *bigger = realloc(data, cap);
-    if (!bigger)
-      free(data);
-    data = bigger;
-  }
-  bool failed = ferror(f);
-  fclose(f);
-  if (!data || failed) {
-    snprintf(error, errorSize, data ? "read error" : "out of memory");
-    free(data);
-    return false;
-  }
-  a->data = data;
-  a->dataBytes = n;
   return true;
+}
+
+size_t rematNpyFindNonBool(const void *data, size_t count) {
+  const unsigned char *b = data;
+  for (size_t i = 0; i < count; ++i)
+    if (b[i] > 1)
+      return i;
+  return count;
 }
 
 bool rematNpyCheckLayout(const RematNpyArray *a, char *error, size_t errorSize) {
@@ -296,9 +360,14 @@ bool rematNpyWrite(const char *path, const char *descr, intptr_t rank, const int
   size_t headerLen = total - 10;
   unsigned char pre[10] = {
       0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(headerLen & 0xFF), (unsigned char)(headerLen >> 8)};
-  FILE *f = fopen(path, "wb");
+  // O_NOFOLLOW: a symbolic link planted where a result goes (say to a file
+  // outside the output directory) is refused, not written through.
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
   if (!f) {
-    snprintf(error, errorSize, "%s", strerror(errno));
+    snprintf(error, errorSize, "%s", errno == ELOOP ? "it is a symbolic link (not written through)" : strerror(errno));
+    if (fd >= 0)
+      close(fd);
     return false;
   }
   bool ok = fwrite(pre, 1, sizeof(pre), f) == sizeof(pre) && fwrite(dict, 1, (size_t)dictLen, f) == (size_t)dictLen;
@@ -308,7 +377,9 @@ bool rematNpyWrite(const char *path, const char *descr, intptr_t rank, const int
   ok = ok && (bytes == 0 || fwrite(data, 1, bytes, f) == bytes);
   int saved = errno;
   ok = (fclose(f) == 0) && ok;
-  if (!ok)
+  if (!ok) {
     snprintf(error, errorSize, "%s", strerror(saved ? saved : errno));
+    unlink(path); // not a half-written result
+  }
   return ok;
 }

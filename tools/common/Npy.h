@@ -14,8 +14,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-enum { kRematNpyMaxRank = 32 };
+enum {
+  kRematNpyMaxRank = 32,
+  /// numpy writes headers of a few hundred bytes (its reader refuses over
+  /// 10,000 by default); a larger claim is a broken or hostile file.
+  kRematNpyMaxHeaderBytes = 65536,
+};
 
 typedef struct RematNpyArray {
   char descr[32];  ///< as in the file, e.g. "<f4", "|b1"
@@ -24,22 +30,39 @@ typedef struct RematNpyArray {
   bool fortranOrder;
   intptr_t rank;
   int64_t shape[kRematNpyMaxRank];
-  void *data; ///< owned (free), the bytes after the header
+  void *data; ///< owned (free) when set; rematNpyOpen leaves it NULL
   size_t dataBytes;
 } RematNpyArray;
 
-/// Reads `path`. Returns false with the reason in `error` (the path is not
-/// repeated in it). Does not check the dtype or the byte count against the
-/// shape; rematNpyCheck does.
-bool rematNpyRead(const char *path, RematNpyArray *array, char *error, size_t errorSize);
+/// Opens `path` and reads its preamble and header into `array` (data NULL,
+/// dataBytes = the bytes after the header, from the file's size): nothing of
+/// the data is read, so a file far larger than the argument it is meant for
+/// is refused from its header. Returns the file positioned at the data, or
+/// NULL with the reason in `error` (the path is not repeated in it): not a
+/// regular file (a directory), no magic, an unknown version, a header over
+/// kRematNpyMaxHeaderBytes or with a NUL byte, a malformed header.
+FILE *rematNpyOpen(const char *path, RematNpyArray *array, char *error, size_t errorSize);
+
+/// Reads `bytes` bytes of data from a file rematNpyOpen returned.
+bool rematNpyReadData(FILE *f, void *data, size_t bytes, char *error, size_t errorSize);
+
+/// As rematNpyOpen on `size` bytes in memory; `*dataOffset` is where the data
+/// starts (array->dataBytes = size - *dataOffset, array->data NULL).
+bool rematNpyParseBuffer(const void *bytes, size_t size, RematNpyArray *array, size_t *dataOffset, char *error,
+                         size_t errorSize);
+
+/// The index of the first byte of `data` that is neither 0 nor 1 (a bool
+/// array holds only those), or `count` when there is none.
+size_t rematNpyFindNonBool(const void *data, size_t count);
 
 /// Whether `array` holds exactly its shape's elements of a little-endian (or
 /// one-byte) dtype in C order; false with the reason in `error`.
 bool rematNpyCheckLayout(const RematNpyArray *array, char *error, size_t errorSize);
 
 /// Writes `bytes` of data with `descr` and `shape` as a version 1.0 file
-/// (the header of a rank of at most kRematNpyMaxRank always fits). False with
-/// the reason (strerror) in `error`.
+/// (the header of a rank of at most kRematNpyMaxRank always fits). A symbolic
+/// link at `path` is refused (O_NOFOLLOW), not written through. False with
+/// the reason (strerror) in `error`, and a partly written file removed.
 bool rematNpyWrite(const char *path, const char *descr, intptr_t rank, const int64_t *shape, const void *data,
                    size_t bytes, char *error, size_t errorSize);
 

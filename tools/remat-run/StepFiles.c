@@ -3,8 +3,12 @@
 // See StepFiles.h.
 //
 //===----------------------------------------------------------------------===//
+// XSI: realpath.
+#define _XOPEN_SOURCE 700
+
 #include "StepFiles.h"
 
+#include "Files.h"
 #include "Npy.h"
 
 #include <errno.h>
@@ -12,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void rematRunErrorf(const char *fmt, ...) {
   va_list ap;
@@ -38,14 +44,78 @@ static char *valuePath(const char *dir, const RematManifestValue *mv, const char
   return path;
 }
 
-int rematRunReadRawArgument(const char *dir, size_t index, void *data, size_t bytes) {
+/// A bool argument's bytes must be 0 or 1: the step reads i1 as a byte, and
+/// 2 or 255 would reach it as neither true nor false.
+static int checkBoolBytes(const char *path, const char *what, const ValueInfo *v, const void *data) {
+  if (v->elem != RematElemI1)
+    return 1;
+  size_t bad = rematNpyFindNonBool(data, v->bytes);
+  if (bad == v->bytes)
+    return 1;
+  rematRunErrorf("input file '%s': element %zu of %s is the byte %u, not a bool (0 or 1)", path, bad, what,
+                 (unsigned)((const unsigned char *)data)[bad]);
+  return 0;
+}
+
+/// Whether `path` (DIR/NAME) stays inside `dir` once symbolic links are
+/// resolved: the file itself when reading, its directory when writing (the
+/// file may not exist yet; the write refuses a link at NAME itself). A
+/// manifest's "file" has no '..' parts (Manifest.c), but a link inside DIR
+/// could still lead out of it. Prints the error and returns 0 when it does
+/// not, or when the path cannot be resolved (for reading: the file is
+/// missing).
+static int insideDir(const char *dir, const char *path, int forWrite, const char *what) {
+  char *realDir = realpath(dir, NULL);
+  if (!realDir) {
+    rematRunErrorf("cannot use the %s directory '%s': %s", forWrite ? "output" : "input", dir, strerror(errno));
+    return 0;
+  }
+  char *target = NULL;
+  if (forWrite) {
+    char *parent = strdup(path);
+    char *slash = parent ? strrchr(parent, '/') : NULL;
+    if (slash)
+      *slash = '\0';
+    target = parent && slash ? realpath(parent, NULL) : NULL;
+    free(parent);
+  } else {
+    target = realpath(path, NULL);
+  }
+  int ok = 0;
+  if (!target) {
+    if (forWrite)
+      rematRunErrorf("cannot write output file '%s' for %s: its directory: %s", path, what, strerror(errno));
+    else
+      rematRunErrorf("cannot open input file '%s' for %s: %s", path, what, strerror(errno));
+  } else {
+    size_t n = strlen(realDir);
+    // realpath("/") is "/": everything is inside it.
+    ok = strcmp(realDir, "/") == 0 ||
+         (strncmp(target, realDir, n) == 0 && (target[n] == '/' || (forWrite && target[n] == '\0')));
+    if (!ok)
+      rematRunErrorf("%s file '%s' for %s leads outside the %s directory '%s' (to '%s', through a symbolic link): "
+                     "refused",
+                     forWrite ? "output" : "input", path, what, forWrite ? "output" : "input", dir, target);
+  }
+  free(realDir);
+  free(target);
+  return ok;
+}
+
+int rematRunReadRawArgument(const char *dir, size_t index, const ValueInfo *v, void *data) {
+  size_t bytes = v->bytes;
   char *path = valuePath(dir, NULL, "arg", index, "bin");
   if (!path)
     return 0;
-  FILE *f = fopen(path, "rb");
+  uint64_t size = 0;
+  char why[128];
+  FILE *f = rematOpenRegularFile(path, &size, why, sizeof(why));
   int ok = 0;
   if (!f) {
-    rematRunErrorf("cannot open input file '%s': %s", path, strerror(errno));
+    if (strcmp(why, "it is a directory") == 0 || strcmp(why, "not a regular file") == 0)
+      rematRunErrorf("input file '%s' for argument %zu: %s", path, index, why);
+    else
+      rematRunErrorf("cannot open input file '%s': %s", path, why);
   } else {
     size_t n = bytes ? fread(data, 1, bytes, f) : 0;
     int extra = fgetc(f) != EOF;
@@ -54,6 +124,9 @@ int rematRunReadRawArgument(const char *dir, size_t index, void *data, size_t by
     if (!ok)
       rematRunErrorf("input file '%s' does not hold exactly %zu bytes (the byte size of argument %zu)", path, bytes,
                      index);
+    char what[64];
+    snprintf(what, sizeof(what), "argument %zu", index);
+    ok = ok && checkBoolBytes(path, what, v, data);
   }
   free(path);
   return ok;
@@ -182,11 +255,16 @@ int rematRunReadNpyArgument(const char *dir, const RematManifestValue *mv, size_
   rematManifestDescribe(mv, "argument", what, sizeof(what));
   if (!mv)
     snprintf(what, sizeof(what), "argument %zu", index);
-  if (!rematNpyRead(path, &a, why, sizeof(why))) {
+  FILE *f = NULL;
+  if (!(f = rematNpyOpen(path, &a, why, sizeof(why)))) {
     rematRunErrorf("input file '%s' for %s of @%s: %s", path, what, entryName, why);
+  } else if (!insideDir(dir, path, 0, what)) {
+    // printed
   } else if (!rematNpyCheckLayout(&a, why, sizeof(why))) {
     rematRunErrorf("input file '%s' for %s of @%s: %s", path, what, entryName, why);
   } else {
+    // The header, checked against the argument before any data is read: a
+    // file of another size is refused without reading it.
     intptr_t rank = v->isMemref ? v->rank : 0;
     int same = strcmp(a.dtype, elemDtype(v->elem)) == 0 && a.rank == rank;
     for (intptr_t d = 0; same && d < rank; ++d)
@@ -196,12 +274,14 @@ int rematRunReadNpyArgument(const char *dir, const RematManifestValue *mv, size_
       describeNumpy(elemDtype(v->elem), rank, v->shape, want, sizeof(want));
       rematRunErrorf("input file '%s' holds %s, but %s of @%s is %s (%s)", path, got, what, entryName, v->typeText,
                      want);
+    } else if (!rematNpyReadData(f, data, v->bytes, why, sizeof(why))) {
+      rematRunErrorf("input file '%s' for %s of @%s: %s", path, what, entryName, why);
     } else {
-      memcpy(data, a.data, v->bytes);
-      ok = checkIntRange(path, mv, what, v, data);
+      ok = checkBoolBytes(path, what, v, data) && checkIntRange(path, mv, what, v, data);
     }
   }
-  rematNpyArrayFree(&a);
+  if (f)
+    fclose(f);
   free(path);
   return ok;
 }
@@ -220,12 +300,63 @@ int rematRunWriteNpyResult(const char *dir, const RematManifestValue *mv, size_t
   }
   for (intptr_t d = 0; d < rank; ++d)
     shape[d] = sizes[d];
-  char why[256];
+  char why[256], what[256];
+  rematManifestDescribe(mv, "result", what, sizeof(what));
+  if (!mv)
+    snprintf(what, sizeof(what), "result %zu", index);
+  if (!insideDir(dir, path, 1, what)) {
+    free(path);
+    return 0;
+  }
   int ok = rematNpyWrite(path, elemDescr(v->elem), rank, shape, data, bytes, why, sizeof(why));
   if (!ok)
     rematRunErrorf("cannot write output file '%s': %s", path, why);
   free(path);
   return ok;
+}
+
+int rematRunCheckResultFiles(const char *dir, const RematManifest *m, size_t numResults) {
+  char **paths = calloc(numResults + 1, sizeof(char *));
+  int ok = paths != NULL;
+  for (size_t i = 0; ok && i < numResults; ++i)
+    ok = (paths[i] = valuePath(dir, m ? &m->results[i] : NULL, "result", i, "npy")) != NULL;
+  // Manifest.c refuses two results with one "file"; a "file" can still be
+  // another result's default name (result<i>.npy). Results are few (one per
+  // gradient): pairs are cheap.
+  for (size_t i = 0; ok && i < numResults; ++i)
+    for (size_t j = i + 1; ok && j < numResults; ++j)
+      if (strcmp(paths[i], paths[j]) == 0) {
+        rematRunErrorf("results %zu and %zu would both be written to '%s' (--outputs): give them distinct \"file\" "
+                       "names in the manifest",
+                       i, j, paths[i]);
+        ok = 0;
+      }
+  // Each file inside `dir` once links are resolved, and not a link itself:
+  // checked before the step runs, so that a refusal leaves nothing written.
+  for (size_t i = 0; ok && i < numResults; ++i) {
+    char what[256];
+    rematManifestDescribe(m ? &m->results[i] : NULL, "result", what, sizeof(what));
+    if (!m)
+      snprintf(what, sizeof(what), "result %zu", i);
+    struct stat st;
+    ok = insideDir(dir, paths[i], 1, what);
+    if (ok && lstat(paths[i], &st) == 0 && S_ISLNK(st.st_mode)) {
+      rematRunErrorf("cannot write output file '%s' for %s: it is a symbolic link (not written through)", paths[i],
+                     what);
+      ok = 0;
+    }
+  }
+  for (size_t i = 0; paths && i < numResults; ++i)
+    free(paths[i]);
+  free(paths);
+  return ok;
+}
+
+void rematRunRemoveNpyResult(const char *dir, const RematManifestValue *mv, size_t index) {
+  char *path = valuePath(dir, mv, "result", index, "npy");
+  if (path)
+    unlink(path);
+  free(path);
 }
 
 void rematRunFillArgument(RematRng *rng, const ValueInfo *v, const RematManifestValue *mv, int hasRange, int64_t lo,

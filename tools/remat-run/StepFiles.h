@@ -30,20 +30,34 @@ typedef struct ValueInfo {
 /// Prints "remat-run: error: " and the message on stderr.
 void rematRunErrorf(const char *fmt, ...);
 
-/// Raw files: DIR/arg<i>.bin holding exactly `bytes` bytes; DIR/out<i>.bin.
-int rematRunReadRawArgument(const char *dir, size_t index, void *data, size_t bytes);
+/// Raw files: DIR/arg<i>.bin holding exactly v->bytes bytes (bool bytes 0 or
+/// 1); DIR/out<i>.bin.
+int rematRunReadRawArgument(const char *dir, size_t index, const ValueInfo *v, void *data);
 int rematRunWriteRawResult(const char *dir, size_t index, const void *data, size_t bytes);
 
 /// Reads argument `index` from its .npy file in `dir` (the manifest entry
 /// `mv`'s "file", else arg<i>.npy) into `data` (v->bytes bytes), checking
-/// dtype, shape and layout.
+/// that the file (symbolic links resolved) is inside `dir`, then its header
+/// (dtype, shape, layout, data size) before reading the data, then bool
+/// bytes (0 or 1) and the manifest's int_range.
 int rematRunReadNpyArgument(const char *dir, const RematManifestValue *mv, size_t index, const ValueInfo *v,
                             const char *entryName, void *data);
 
 /// Writes result `index` with the returned `sizes` (v->rank of them) as .npy
-/// in `dir` (the manifest's "file", else result<i>.npy).
+/// in `dir` (the manifest's "file", else result<i>.npy): inside `dir` once
+/// links are resolved, never through a link at the file itself.
 int rematRunWriteNpyResult(const char *dir, const RematManifestValue *mv, size_t index, const ValueInfo *v,
                            const int64_t *sizes, const void *data, size_t bytes);
+
+/// Whether the .npy result files under `dir` are distinct (the manifest's
+/// "file" names and the default result<i>.npy), inside `dir` once links are
+/// resolved and not links themselves; checked before the step runs, so that
+/// no result overwrites another and a refusal leaves nothing written.
+int rematRunCheckResultFiles(const char *dir, const RematManifest *m, size_t numResults);
+
+/// Removes result `index`'s .npy file (after a later result failed to be
+/// written: no partial set of results is left).
+void rematRunRemoveNpyResult(const char *dir, const RematManifestValue *mv, size_t index);
 
 /// Checks the manifest's function, counts, dtypes, shapes and integer
 /// ranges against the entry's signature (its rng globals are the caller's

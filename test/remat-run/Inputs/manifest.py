@@ -3,7 +3,7 @@
 STEP: small (small-step.mlir), ids (int-args.mlir) or dropout (dropout-state.mlir).
 Changes, to make manifests that do not match: function=NAME, drop-arg,
 arg-dtype=I:DTYPE, arg-shape=I:AxB, result-shape=I:AxB, int-range=I:LO:HI,
-rng=NAME, format=F, file=I:NAME.
+rng=NAME, format=F, file=I:NAME (argument I), rfile=I:NAME (result I).
 """
 import json
 import sys
@@ -53,9 +53,9 @@ def main():
             m["arguments"][int(i)]["int_range"] = [int(lo), int(hi)]
         elif key == "rng":
             m["rng"] = {"globals": [value]}
-        elif key == "file":
+        elif key in ("file", "rfile"):
             i, name = value.split(":")
-            m["arguments"][int(i)]["file"] = name
+            m["arguments" if key == "file" else "results"][int(i)]["file"] = name
         else:
             raise SystemExit("unknown change " + change)
     with open(out, "w") as f:
