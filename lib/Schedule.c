@@ -328,8 +328,8 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
   }
   for (intptr_t k = 0; k < g->numOps; ++k) {
     RematOpClass cls = g->ops[k].cls;
-    ctx->opForced[k] = !(cls == RematOpClassPure || cls == RematOpClassView) || !ctx->opUsedInInput[k] ||
-                       g->keepOriginals;
+    ctx->opForced[k] =
+        !(cls == RematOpClassPure || cls == RematOpClassView) || !ctx->opUsedInInput[k] || g->keepOriginals;
   }
   // Every version of a value is an instance of its defining op (or the
   // argument itself), so whether a destination is fresh depends on the

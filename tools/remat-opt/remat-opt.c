@@ -51,7 +51,7 @@ typedef struct Options {
   const char *plannerName;
   const char *planFile; // replay a schedule: lines "FUNC OP ANCHOR" (top-level op indices)
   const char *exportGraph;
-  const char *graph; // --graph: plan a graph JSON instead of MLIR (GraphMode.h)
+  const char *graph;    // --graph: plan a graph JSON instead of MLIR (GraphMode.h)
   bool fuseElementwise; // --fuse-elementwise
   bool quiet;           // --quiet: no summary line per planned function
   int64_t maxOps;       // --max-ops, 0: the library's default (REMAT_DEFAULT_MAX_OPS)
