@@ -109,9 +109,9 @@ static bool getCost(Reader *r, const RematJson *obj, const char *key, const char
     return failAt(r, v, "%s: \"%s\" must be a number, not %s", where, key, rematJsonKindGetName(v->kind));
   double c = v->isInteger ? (double)v->integer : v->number;
   if (!isfinite(c) || c > kMaxCost)
-    return failAt(r, v, "%s: cost %s=%g is too large (at most 2^53)", where, key, c);
+    return failAt(r, v, "%s: \"%s\" %g is too large for a cost (at most 2^53)", where, key, c);
   if (c < 0)
-    return failAt(r, v, "%s: cost %s=%g is negative", where, key, c);
+    return failAt(r, v, "%s: \"%s\" %g is a negative cost", where, key, c);
   *out = c;
   return true;
 }
@@ -246,6 +246,15 @@ typedef struct NodeLink {
   NodeKey *sorted;
 } NodeLink;
 
+/// "node ID (NAME)", or "node ID" when the node has no other name.
+static const char *nodeLabel(const NodeLink *nl, intptr_t v, char *buf, size_t size) {
+  if (strcmp(nl->ids[v], nl->names[v]) == 0)
+    snprintf(buf, size, "node %.80s", nl->ids[v]);
+  else
+    snprintf(buf, size, "node %.80s (%.80s)", nl->ids[v], nl->names[v]);
+  return buf;
+}
+
 static bool readNodes(Reader *r, const RematJson *nodes, const char *cpuKey, const char *ramKey, NodeLink *nl) {
   intptr_t n = (intptr_t)nodes->count;
   nl->n = n;
@@ -281,8 +290,8 @@ static bool readNodes(Reader *r, const RematJson *nodes, const char *cpuKey, con
     nl->names[i] = name && name->kind == RematJsonString ? ownString(r, name->string) : nl->ids[i];
     if (!nl->ids[i] || !nl->names[i])
       return outOfMemory(r);
-    char where[160];
-    snprintf(where, sizeof(where), "node %.60s (%.60s)", nl->ids[i], nl->names[i]);
+    char where[200];
+    nodeLabel(nl, i, where, sizeof(where));
     if (!getCost(r, node, cpuKey, where, &nl->cost[i]))
       return false;
     const RematJson *ram = rematJsonGet(node, ramKey);
@@ -291,11 +300,11 @@ static bool readNodes(Reader *r, const RematJson *nodes, const char *cpuKey, con
     if (ram->kind != RematJsonNumber)
       return failAt(r, ram, "%s: \"%s\" must be a number, not %s", where, ramKey, rematJsonKindGetName(ram->kind));
     if (ram->isInteger ? ram->integer < 0 : ram->number < 0)
-      return failAt(r, ram, "%s: size %s=%g is negative", where, ramKey, ram->number);
+      return failAt(r, ram, "%s: \"%s\" %g is a negative size", where, ramKey, ram->number);
     if (!ram->isInteger && ram->number == floor(ram->number) && ram->number <= (double)REMAT_MAX_VALUE_BYTES)
       nl->bytes[i] = (int64_t)ram->number; // 1e6 and 1000000.0 are whole numbers too
     else if (!ram->isInteger || ram->integer > REMAT_MAX_VALUE_BYTES)
-      return failAt(r, ram, "%s: size %s=%g is not a whole number of bytes up to 2^%d", where, ramKey, ram->number,
+      return failAt(r, ram, "%s: \"%s\" %g is not a whole number of bytes up to 2^%d", where, ramKey, ram->number,
                     REMAT_MAX_VALUE_BYTES_LOG2);
     else
       nl->bytes[i] = ram->integer;
@@ -341,9 +350,10 @@ static bool readLinks(Reader *r, const RematJson *links, const NodeLink *nl, Edg
       return failAt(r, bad, "link %ld: its %s is %s, no node's id", (long)j, from < 0 ? "source" : "target",
                     rematJsonKindGetName(bad->kind));
     }
+    char label[200];
     if (from == to)
-      return failAt(r, l, "link %ld goes from node %s (%s) to itself: the graph has a cycle", (long)j, nl->ids[from],
-                    nl->names[from]);
+      return failAt(r, l, "link %ld goes from %s to itself: the graph has a cycle", (long)j,
+                    nodeLabel(nl, from, label, sizeof(label)));
     edges[j] = (Edge){from, to, j};
   }
   qsort(edges, (size_t)m, sizeof(*edges), compareEdges);
@@ -378,10 +388,11 @@ static bool readOrder(Reader *r, const RematJson *graph, const NodeLink *nl, con
       pos[v] = i;
       order[i] = v;
     }
+    char a[200], b[200];
     for (intptr_t j = 0; j < m; ++j)
       if (pos[edges[j].from] > pos[edges[j].to])
-        return failAt(r, given, "\"order\" puts node %s (%s) before its input %s (%s): not a topological order",
-                      nl->ids[edges[j].to], nl->names[edges[j].to], nl->ids[edges[j].from], nl->names[edges[j].from]);
+        return failAt(r, given, "\"order\" puts %s before its input %s: not a topological order",
+                      nodeLabel(nl, edges[j].to, a, sizeof(a)), nodeLabel(nl, edges[j].from, b, sizeof(b)));
     return true;
   }
   bool listed = true;
@@ -422,8 +433,9 @@ static bool readOrder(Reader *r, const RematJson *graph, const NodeLink *nl, con
   free(succBegin);
   free(succ);
   free(fill);
+  char label[200];
   if (!ok)
-    return failAt(r, NULL, "the graph has a cycle through node %s (%s)", nl->ids[stuck], nl->names[stuck]);
+    return failAt(r, NULL, "the graph has a cycle through %s", nodeLabel(nl, stuck, label, sizeof(label)));
   for (intptr_t i = 0; i < n; ++i)
     pos[order[i]] = i;
   return true;
@@ -593,8 +605,8 @@ static bool readExportFunction(Reader *r, const RematJson *fn, intptr_t index) {
     for (size_t i = 0; i < results->count; ++i) {
       const RematJson *v = &results->items[i];
       if (v->kind != RematJsonNumber || !v->isInteger || v->integer != nextValue)
-        return failAt(r, v, "%s: result %zu must be value %ld (results are numbered in op order)", opWhere, i,
-                      (long)nextValue);
+        return failAt(r, v, "%s: result %zu should be value %ld (the arguments, then the results in op order)", opWhere,
+                      i, (long)nextValue);
       ++nextValue;
     }
     info->numResults = (intptr_t)results->count;
@@ -715,8 +727,10 @@ bool rematGraphFileRead(const char *text, size_t length, const char *path, Remat
   Reader r = {path, error, errorSize, file};
   char parseError[256];
   RematJson *root = rematJsonParse(text, length, parseError, sizeof(parseError));
-  if (!root)
-    return failAt(&r, NULL, "%s", parseError);
+  if (!root) { // "LINE:COL: message" after the file name
+    snprintf(error, errorSize, "%s:%s", path, parseError);
+    return false;
+  }
   bool ok;
   if (root->kind != RematJsonObject)
     ok = failAt(&r, root, "a graph file must hold an object, not %s", rematJsonKindGetName(root->kind));
