@@ -30,6 +30,18 @@ static void writeJSONString(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/// "node ID (NAME)" (node-link) or "op K (NAME)" (export); no parentheses
+/// when the name is the id.
+static const char *label(const RematGraphFile *file, intptr_t g, intptr_t op, char *buf, size_t size) {
+  const char *id = file->opIds[g][op], *name = file->graphs[g].ops[op].name;
+  const char *kind = file->form == RematGraphFormNodeLink ? "node" : "op";
+  if (strcmp(id, name) == 0)
+    snprintf(buf, size, "%s %s", kind, id);
+  else
+    snprintf(buf, size, "%s %s (%s)", kind, id, name);
+  return buf;
+}
+
 static double share(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
 static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const RematGraphPlanResult *r,
@@ -39,8 +51,9 @@ static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
   fprintf(f, "graph %s (%s, %ld ops): %s\n", opts->path, rematGraphFormGetName(file->form), (long)t->numOps, t->name);
   fprintf(f, "  peak %lld bytes (the given order), lower bound %lld bytes", (long long)r->peakBytesBefore,
           (long long)r->lowerBoundBytes);
+  char buf[512];
   if (r->lowerBoundOp >= 0)
-    fprintf(f, " (op %s, %s)", ids[r->lowerBoundOp], t->ops[r->lowerBoundOp].name);
+    fprintf(f, ", forced by %s", label(file, i, r->lowerBoundOp, buf, sizeof(buf)));
   fprintf(f, "\n  baseline cost %.17g\n", r->baselineCost);
   if (!opts->hasBudget)
     return;
@@ -129,6 +142,14 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
     RematGraphPlanStatus status =
         rematPlanGraphTables(&file.graphs[i], budget, percent, opts->hasBudget ? opts->planner : RematPlannerNone,
                              &results[i], error, sizeof(error));
+    if (status == RematGraphPlanUnderBound && results[i].lowerBoundOp >= 0) {
+      // Named as the file names the node (the library knows positions only).
+      intptr_t op = results[i].lowerBoundOp;
+      char buf[512];
+      snprintf(error, sizeof(error), "budget %lld bytes is under the lower bound %lld bytes, forced by %s",
+               (long long)results[i].budgetBytes, (long long)results[i].lowerBoundBytes,
+               label(&file, i, op, buf, sizeof(buf)));
+    }
     if (status != RematGraphPlanOk) {
       const char *prefix = file.numGraphs > 1 ? file.graphs[i].name : NULL;
       fprintf(stderr, "remat-opt: %s%s%s: %s%s\n", status == RematGraphPlanInternal ? "internal error: " : "",
