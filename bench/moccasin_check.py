@@ -260,7 +260,8 @@ def main():
             rows.append(row)
             print(json.dumps(row), flush=True)
     machine = "%s, %d cores, %s" % (platform.node(), os.cpu_count(), platform.processor() or platform.machine())
-    cmd = "bench/.venv/bin/python bench/moccasin_check.py --budgets %s --time-limit %g" % (a.budgets, a.time_limit)
+    cmd = "bench/.venv/bin/python bench/moccasin_check.py%s --budgets %s --time-limit %g" % (
+        "".join(" --graphs " + os.path.relpath(g) for g in a.graphs or []), a.budgets, a.time_limit)
     with open(a.out + ".json", "w") as f:
         json.dump({"command": cmd, "machine": machine, "date": time.strftime("%Y-%m-%d"), "time_limit": a.time_limit,
                    "rows": rows}, f, indent=1)
