@@ -445,8 +445,9 @@ static bool readNodeLink(Reader *r, const RematJson *root) {
   const RematJson *nodes = getArray(r, root, "nodes", "the node-link graph");
   if (!nodes)
     return false;
-  const RematJson *links = rematJsonGet(root, "links") ? getArray(r, root, "links", "the node-link graph")
-                                                       : getArray(r, root, "edges", "the node-link graph");
+  // networkx writes "links" (its default) or "edges" (edges="edges").
+  const RematJson *links = getArray(
+      r, root, rematJsonGet(root, "edges") && !rematJsonGet(root, "links") ? "edges" : "links", "the node-link graph");
   if (!links)
     return false;
   const RematJson *directed = rematJsonGet(root, "directed");
