@@ -6,7 +6,9 @@ same cost and memory model as bench/milp.py (whose graph loading it imports).
     optimum.py --graph G.json --budget BYTES|N%|XxLB --time-limit S [--json]
                [--plan-out P.txt] [--model exact|checkmate] [--copies C] [--workers 2]
 
-G.json comes from `remat-opt --estimate --export-graph=G.json FILE`. The plan file
+G.json comes from `remat-opt --estimate --export-graph=G.json FILE`, or is a
+Checkmate/MOCCASIN node-link graph (bench/nodelink.py: one node per op, the
+objective in the graph's cost units). The plan file
 (lines `FUNC OP ANCHOR`, milp.py's format) replays with `remat-opt --plan-file=P.txt
 FILE`. With --json, one JSON object on stdout: status, objective, bound (seconds, the
 report's recompute_time_s units), plan_file, and the model's details.
@@ -87,6 +89,14 @@ def load_function(path, func):
             g = json.load(f)
     except (OSError, ValueError) as e:
         raise BadInput("cannot read graph JSON %s: %s" % (path, e))
+    if isinstance(g, dict) and "nodes" in g and "functions" not in g:
+        # Checkmate/MOCCASIN node-link JSON: one op per node (bench/nodelink.py);
+        # costs and the objective are then in the graph's units, not seconds.
+        import nodelink
+        try:
+            return nodelink.to_export(nodelink.load(path))
+        except (nodelink.BadGraph, KeyError, TypeError, ValueError) as e:
+            raise BadInput("%s: bad node-link graph: %s" % (path, e))
     if not isinstance(g, dict) or not isinstance(g.get("functions"), list):
         raise BadInput("%s is not a remat-opt --export-graph file (no \"functions\" list)" % path)
     if g.get("version", GRAPH_VERSION) != GRAPH_VERSION:

@@ -645,6 +645,21 @@ oom:
   return false;
 }
 
+/// g->returnOperands from the terminator (left NULL without a func.return).
+/// False when out of memory.
+static bool recordReturnOperands(RematGraphImpl *g) {
+  if (g->numOps == 0 || !rematNameIs(g->ops[g->numOps - 1].name, "func.return"))
+    return true;
+  MlirOperation ret = g->ops[g->numOps - 1].op;
+  intptr_t n = mlirOperationGetNumOperands(ret);
+  g->returnOperands = malloc((size_t)(n ? n : 1) * sizeof(*g->returnOperands));
+  if (!g->returnOperands)
+    return false;
+  for (intptr_t i = 0; i < n; ++i)
+    g->returnOperands[i] = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(ret, i).ptr);
+  return true;
+}
+
 /// The donated results the return can hand back in their argument's buffer
 /// as they are (GraphInternal.h: donorOfResult). False when out of memory.
 static bool findDonations(RematGraphImpl *g) {
@@ -782,7 +797,7 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
   if (!g->ops || !g->values || !lastSeenBy)
     goto fail;
   for (intptr_t a = 0; a < g->numArgs; ++a) {
-    g->values[a] = (RematValueInfo){mlirBlockGetArgument(body, a), 0, -1, -1, -1};
+    g->values[a] = (RematValueInfo){mlirBlockGetArgument(body, a), 0, -1, -1, -1, -1};
     rematPtrMapPut(&g->valueIds, g->values[a].value.ptr, a);
   }
   intptr_t k = 0, v = g->numArgs;
@@ -791,12 +806,14 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     RematOpInfo *info = &g->ops[k];
     info->op = op;
     info->cls = classifyOp(op);
+    info->name = rematOpName(op);
+    info->hasRegions = mlirOperationGetNumRegions(op) > 0;
     if (!rematPtrMapPut(&g->opIds, op.ptr, k))
       goto fail;
     info->firstResult = v;
     info->numResults = mlirOperationGetNumResults(op);
     for (intptr_t r = 0; r < info->numResults; ++r, ++v) {
-      g->values[v] = (RematValueInfo){mlirOperationGetResult(op, r), 0, k, -1, -1};
+      g->values[v] = (RematValueInfo){mlirOperationGetResult(op, r), 0, k, -1, -1, -1};
       if (!rematPtrMapPut(&g->valueIds, g->values[v].value.ptr, v))
         goto fail;
     }
@@ -830,6 +847,20 @@ RematGraph rematGraphCreate(MlirOperation func, const RematGraphOptions *options
     if (collector.oom)
       goto fail;
   }
+
+  // Destinations and the return's operands, as value ids (GraphInternal.h).
+  for (k = 0; k < numOps; ++k) {
+    RematOpInfo *info = &g->ops[k];
+    intptr_t numOperands = mlirOperationGetNumOperands(info->op);
+    for (intptr_t r = 0; r < info->numResults; ++r) {
+      intptr_t operand = rematAliasingOperand(info->op, r);
+      if (operand >= 0 && operand < numOperands)
+        g->values[info->firstResult + r].destination =
+            rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(info->op, operand).ptr);
+    }
+  }
+  if (!recordReturnOperands(g))
+    goto fail;
 
   // Bytes moved: the shaped operands the op reads and the results it writes.
   // A destination whose old contents the op never reads (a fill's, an
@@ -960,6 +991,8 @@ void rematGraphDestroy(RematGraph graph) {
   free(g->buffers);
   free(g->uses);
   free(g->donorOfResult);
+  free(g->returnOperands);
+  free(g->ownedText);
   free(g);
 }
 

@@ -20,6 +20,12 @@ typedef struct RematValueInfo {
   // The operand value whose buffer this result reuses (MLIR decided "in
   // place", or a view), or -1 when the result gets a fresh buffer.
   intptr_t aliasSource;
+  // The operand value the defining op writes this result into (its
+  // destination, rematAliasingOperand), in place or not; -1 for results
+  // that allocate and for arguments. Recorded with the graph so that the
+  // simulation and the lower bound read no IR (GraphTables.c builds graphs
+  // without it).
+  intptr_t destination;
 } RematValueInfo;
 
 typedef struct RematBufferInfo {
@@ -40,6 +46,11 @@ typedef struct RematOpInfo {
   intptr_t numResults;
   intptr_t usesBegin; // into RematGraphImpl.uses: distinct values read, nested uses included
   intptr_t usesEnd;
+  // The op's name (owned by the MLIR context, or by the graph for graphs
+  // read from JSON) and whether it has regions: what the planners ask of
+  // an op besides the tables, recorded so that they never read the IR.
+  MlirStringRef name;
+  bool hasRegions;
 } RematOpInfo;
 
 typedef struct RematGraphImpl {
@@ -71,6 +82,18 @@ typedef struct RematGraphImpl {
   // buffer is not copied at the return.
   intptr_t *donorOfResult;
   intptr_t numReturnOperands;
+  // The return's operands as value ids, in order, duplicates kept
+  // (numReturnOperands entries; -1 for an operand that is no value of the
+  // table); NULL without a func.return.
+  intptr_t *returnOperands;
+  // Graphs read from JSON (GraphTables.c): no function, no MLIR handles;
+  // names owned by `ownedText` (freed with the graph). `keepOriginals`:
+  // every op runs at its own position whatever is recomputed (Checkmate's
+  // and MOCCASIN's model: the first computation of a node is fixed), so the
+  // simulation never erases an original whose uses all moved to clones.
+  bool fromTables;
+  bool keepOriginals;
+  char *ownedText;
   RematPtrMap valueIds;
   RematPtrMap opIds; // top-level ops only
   // The lower bound, computed once (lib/Memory.c: it costs max flows, and

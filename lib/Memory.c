@@ -139,11 +139,7 @@ static bool isPinned(RematOpClass cls) {
 /// function argument, which One-Shot Bufferize treats as writable. Either
 /// way, its bytes are not part of a lower bound.
 static intptr_t destinationValue(const RematGraphImpl *g, intptr_t k, intptr_t r) {
-  MlirOperation op = g->ops[k].op;
-  intptr_t operand = rematAliasingOperand(op, r);
-  if (operand < 0 || operand >= mlirOperationGetNumOperands(op))
-    return -1;
-  return rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op, operand).ptr);
+  return g->values[g->ops[k].firstResult + r].destination;
 }
 
 /// Groups items 0..numItems-1 by their key (in [0, numKeys), or -1 to leave

@@ -914,8 +914,8 @@ static int compareClassKey(const Planner *P, intptr_t a, intptr_t b) {
     return x->bytes > y->bytes ? -1 : 1;
   if (x->numItems != y->numItems)
     return x->numItems > y->numItems ? -1 : 1;
-  MlirStringRef nameX = mlirIdentifierStr(mlirOperationGetName(P->g->ops[P->g->values[x->value].defOp].op));
-  MlirStringRef nameY = mlirIdentifierStr(mlirOperationGetName(P->g->ops[P->g->values[y->value].defOp].op));
+  MlirStringRef nameX = P->g->ops[P->g->values[x->value].defOp].name;
+  MlirStringRef nameY = P->g->ops[P->g->values[y->value].defOp].name;
   size_t common = nameX.length < nameY.length ? nameX.length : nameY.length;
   int byName = memcmp(nameX.data, nameY.data, common);
   if (byName != 0 || nameX.length != nameY.length)

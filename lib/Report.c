@@ -535,7 +535,7 @@ void rematGraphPrintPlanningJSON(RematGraph graph, const RematCostProfile *profi
     emitJSONString(w, name);
     emit(w, ", \"loc\": ");
     emitJSONString(w, loc);
-    emit(w, ", \"cost_s\": %.9g, \"flops\": %.17g, \"recomputable\": %s, \"view\": %s, \"results\": [",
+    emit(w, ", \"cost_s\": %.17g, \"flops\": %.17g, \"recomputable\": %s, \"view\": %s, \"results\": [",
          rematCostGetOpTime(profile, graph, k), op->flops,
          op->cls == RematOpClassPure || op->cls == RematOpClassView ? "true" : "false",
          op->cls == RematOpClassView ? "true" : "false");
@@ -549,8 +549,11 @@ void rematGraphPrintPlanningJSON(RematGraph graph, const RematCostProfile *profi
   emit(w, "],\n \"values\": [");
   for (intptr_t v = 0; v < g->numValues; ++v) {
     const RematValueInfo *val = &g->values[v];
-    emit(w, "%s{\"id\": %ld, \"def\": %ld, \"bytes\": %" PRId64 ", \"buffer\": %ld, \"alias_source\": %ld}",
-         v ? ",\n  " : "\n  ", (long)v, (long)val->defOp, val->bytes, (long)val->buffer, (long)val->aliasSource);
+    emit(w,
+         "%s{\"id\": %ld, \"def\": %ld, \"bytes\": %" PRId64
+         ", \"buffer\": %ld, \"alias_source\": %ld, \"destination\": %ld}",
+         v ? ",\n  " : "\n  ", (long)v, (long)val->defOp, val->bytes, (long)val->buffer, (long)val->aliasSource,
+         (long)val->destination);
   }
   emit(w, "],\n \"buffers\": [");
   for (intptr_t b = 0; b < g->numBuffers; ++b) {
@@ -561,5 +564,13 @@ void rematGraphPrintPlanningJSON(RematGraph graph, const RematCostProfile *profi
          b ? ",\n  " : "\n  ", (long)b, buf->bytes, buf->external ? "true" : "false", buf->result ? "true" : "false",
          (long)buf->allocOp, (long)buf->lastUseOp, (long)buf->rootValue);
   }
+  // What the simulator needs of the return besides the tables (remat-opt
+  // --graph plans this file as the function would be planned).
+  emit(w, "],\n \"return_copy_alignment\": %" PRId64 ", \"return_operands\": [", g->returnCopyAlignment);
+  for (intptr_t i = 0; g->returnOperands && i < g->numReturnOperands; ++i)
+    emit(w, "%s%ld", i ? ", " : "", (long)g->returnOperands[i]);
+  emit(w, "], \"return_donors\": [");
+  for (intptr_t i = 0; g->returnOperands && i < g->numReturnOperands; ++i)
+    emit(w, "%s%ld", i ? ", " : "", (long)(g->donorOfResult ? g->donorOfResult[i] : -1));
   emit(w, "]}");
 }

@@ -303,15 +303,11 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
     ctx->destination[v] = ctx->destRead[v] = ctx->srcRead[v] = -1;
   for (intptr_t k = 0; k < g->numOps; ++k) {
     const RematOpInfo *op = &g->ops[k];
-    ctx->opAllocates[k] =
-        op->usesBegin == op->usesEnd && op->numResults == 1 && g->values[op->firstResult].buffer >= 0 &&
-        !g->buffers[g->values[op->firstResult].buffer].external && mlirOperationGetNumRegions(op->op) == 0;
-    for (intptr_t r = 0; r < op->numResults; ++r) {
-      intptr_t operand = rematAliasingOperand(op->op, r);
-      if (operand >= 0 && operand < mlirOperationGetNumOperands(op->op))
-        ctx->destination[op->firstResult + r] =
-            rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op->op, operand).ptr);
-    }
+    ctx->opAllocates[k] = op->usesBegin == op->usesEnd && op->numResults == 1 &&
+                          g->values[op->firstResult].buffer >= 0 &&
+                          !g->buffers[g->values[op->firstResult].buffer].external && !op->hasRegions;
+    for (intptr_t r = 0; r < op->numResults; ++r)
+      ctx->destination[op->firstResult + r] = g->values[op->firstResult + r].destination;
     // Every read of one value by one instance sees the same version, so the
     // simulation finds a result's destination and in-place source among the
     // instance's reads by position instead of searching them.
@@ -332,7 +328,8 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
   }
   for (intptr_t k = 0; k < g->numOps; ++k) {
     RematOpClass cls = g->ops[k].cls;
-    ctx->opForced[k] = !(cls == RematOpClassPure || cls == RematOpClassView) || !ctx->opUsedInInput[k];
+    ctx->opForced[k] =
+        !(cls == RematOpClassPure || cls == RematOpClassView) || !ctx->opUsedInInput[k] || g->keepOriginals;
   }
   // Every version of a value is an instance of its defining op (or the
   // argument itself), so whether a destination is fresh depends on the
@@ -344,15 +341,14 @@ bool rematSimContextInit(RematSimContext *ctx, const RematGraphImpl *g, const Re
   }
   if (g->numOps > 0 && g->ops[g->numOps - 1].cls == RematOpClassTerminator) {
     ctx->returnOp = g->numOps - 1;
-    MlirOperation ret = g->ops[ctx->returnOp].op;
-    intptr_t e = mlirOperationGetNumOperands(ret);
+    intptr_t e = g->returnOperands ? g->numReturnOperands : 0;
     ctx->returnOperands = malloc((size_t)(e ? e : 1) * sizeof(*ctx->returnOperands));
     if (!ctx->returnOperands) {
       rematSimContextFree(ctx);
       return false;
     }
     for (intptr_t i = 0; i < e; ++i)
-      ctx->returnOperands[i] = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(ret, i).ptr);
+      ctx->returnOperands[i] = g->returnOperands[i];
     ctx->numReturnOperands = e;
   }
   return true;

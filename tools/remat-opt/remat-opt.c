@@ -28,6 +28,7 @@
 #include "remat/Report.h"
 #include "remat/Variants.h"
 
+#include "GraphMode.h"
 #include "Tool.h"
 
 typedef enum ReportFormat { ReportNone, ReportText, ReportJSON } ReportFormat;
@@ -50,6 +51,7 @@ typedef struct Options {
   const char *plannerName;
   const char *planFile; // replay a schedule: lines "FUNC OP ANCHOR" (top-level op indices)
   const char *exportGraph;
+  const char *graph;    // --graph: plan a graph JSON instead of MLIR (GraphMode.h)
   bool fuseElementwise; // --fuse-elementwise
   bool quiet;           // --quiet: no summary line per planned function
   int64_t maxOps;       // --max-ops, 0: the library's default (REMAT_DEFAULT_MAX_OPS)
@@ -90,6 +92,9 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "                        aware, near-optimal; used when a budget is given)\n"
                             "  --plan-file=FILE      replay a schedule: one 'FUNC OP ANCHOR' line per\n"
                             "                        recomputation (op indices as in the JSON graph)\n"
+                            "  --graph=FILE          plan a graph JSON (--export-graph's, or networkx\n"
+                            "                        node-link as Checkmate/MOCCASIN write it) instead\n"
+                            "                        of MLIR: --budget, --planner, --report only\n"
                             "  --export-graph=FILE   write the planning graph of each function as JSON\n"
                             "  --fuse-elementwise    with --budget under the peak: also plan the step\n"
                             "                        with each single-use elementwise op folded into\n"
@@ -193,6 +198,10 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       opts->planFile = a + strlen("--plan-file=");
       if (!*opts->planFile)
         return usageError("--plan-file needs a file name%s", "");
+    } else if (startsWith(a, "--graph=")) {
+      opts->graph = a + strlen("--graph=");
+      if (!*opts->graph)
+        return usageError("--graph needs a file name%s", "");
     } else if (startsWith(a, "--export-graph=")) {
       opts->exportGraph = a + strlen("--export-graph=");
       if (!*opts->exportGraph)
@@ -595,6 +604,21 @@ int main(int argc, char **argv) {
     setenv("CUDA_HOME", REMAT_CUDA_HOME, 0);
   if (rc >= 0)
     return rc;
+  if (opts.graph) {
+    if (opts.input || opts.output || opts.planFile || opts.exportGraph || opts.numBudgets || opts.lower ||
+        opts.fuseElementwise || opts.splitInputFile || opts.estimate)
+      return usageError("--graph plans a graph JSON: it takes --budget, --planner, --report and --report-file "
+                        "only%s",
+                        "");
+    RematGraphModeOptions graphOpts = {.path = opts.graph,
+                                       .hasBudget = opts.hasBudget,
+                                       .budgetBytes = opts.budgetBytes,
+                                       .budgetPercent = opts.hasBudget ? opts.budgetPercent : -1,
+                                       .planner = opts.planner,
+                                       .json = opts.report == ReportJSON,
+                                       .reportFile = opts.reportFile};
+    return rematGraphModeRun(&graphOpts);
+  }
   if (opts.report == ReportNone && (opts.estimate || opts.reportFile))
     opts.report = ReportText;
 

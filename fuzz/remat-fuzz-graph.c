@@ -1,0 +1,148 @@
+//===- remat-fuzz-graph.c - libFuzzer target: graph JSON (remat-opt --graph) ===//
+//
+// Each input is a graph file as remat-opt --graph reads it (GraphJson.h: the
+// --export-graph form or networkx node-link). The reader must refuse bad input
+// with a message and never crash (ASan, UBSan), and every graph it accepts is
+// planned by sqrt, greedy and default at its lower bound, halfway to its peak
+// and at its peak (remat/GraphTables.h), checking what a plan promises:
+//
+// - no internal error (a graph the reader accepts is consistent, or the
+//   library refuses it as a bad graph with a message);
+// - a budget under the lower bound is refused as such, one at or over it
+//   never is; a met budget means a peak at or under it;
+// - the recompute cost is finite and >= 0, zero without decisions; each
+//   decision recomputes an op before a later one, costs what the op costs;
+// - node-link graphs keep every original (no op erased).
+//
+// A violation prints the input's message and the row, then traps. Seed
+// corpus: fuzz/corpus-graph. Build and run: docs/fuzzing.md.
+//
+//===----------------------------------------------------------------------===//
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "GraphJson.h"
+#include "remat/GraphTables.h"
+
+/// Plans graphs up to this many ops (larger ones are only read): a few
+/// thousand runs a minute on two cores.
+enum { kMaxPlannedOps = 400 };
+
+static long numRead, numRefused, numPlans, numMet, numUnderBound;
+
+static void violation(const char *what, const RematGraphTables *t, const char *planner, int64_t budget,
+                      const char *detail) {
+  fprintf(stderr, "remat-fuzz-graph: VIOLATION: %s (graph %s, %ld ops, planner %s, budget %lld): %s\n", what,
+          t->name ? t->name : "?", (long)t->numOps, planner, (long long)budget, detail);
+  abort();
+}
+
+static void checkPlan(const RematGraphTables *t, RematPlannerKind kind, int64_t budget,
+                      const RematGraphPlanResult *measured) {
+  RematGraphPlanResult r;
+  char error[1024];
+  const char *name = rematPlannerKindGetName(kind);
+  RematGraphPlanStatus s = rematPlanGraphTables(t, budget, -1, kind, &r, error, sizeof(error));
+  ++numPlans;
+  if (s == RematGraphPlanInternal)
+    violation("internal error", t, name, budget, error);
+  if (s == RematGraphPlanBadGraph)
+    violation("a graph measured as consistent refused when planned", t, name, budget, error);
+  bool under = budget < measured->lowerBoundBytes;
+  if (under != (s == RematGraphPlanUnderBound))
+    violation(under ? "a budget under the lower bound was planned" : "a budget at or over the bound was refused", t,
+              name, budget, s == RematGraphPlanUnderBound ? error : "planned");
+  if (s == RematGraphPlanOk) {
+    char detail[256];
+    snprintf(detail, sizeof(detail), "peak %lld -> %lld, cost %g, %ld decisions", (long long)r.peakBytesBefore,
+             (long long)r.peakBytesAfter, r.recomputeCost, (long)r.numDecisions);
+    if (r.budgetMet && r.peakBytesAfter > budget)
+      violation("budget reported met above it", t, name, budget, detail);
+    if (r.peakBytesBefore != measured->peakBytesBefore)
+      violation("the peak of the given order changed between calls", t, name, budget, detail);
+    if (!(r.recomputeCost >= 0) || !isfinite(r.recomputeCost) || (r.numDecisions == 0 && r.recomputeCost != 0))
+      violation("bad recompute cost", t, name, budget, detail);
+    if (t->keepOriginals && r.numErasedOps != 0)
+      violation("an original erased in a node-link graph", t, name, budget, detail);
+    double sum = 0;
+    for (intptr_t d = 0; d < r.numDecisions; ++d) {
+      const RematGraphDecision *x = &r.decisions[d];
+      if (x->op < 0 || x->anchor <= x->op || x->anchor >= t->numOps || x->cost != t->ops[x->op].cost)
+        violation("a decision out of range", t, name, budget, detail);
+      sum += x->cost;
+    }
+    // Erased originals (moves) make the cost less than the clones' sum.
+    if (sum + 1e-9 * (1 + sum) < r.recomputeCost)
+      violation("the recompute cost exceeds its decisions' costs", t, name, budget, detail);
+    numMet += r.budgetMet;
+  } else {
+    ++numUnderBound;
+  }
+  rematGraphPlanResultFree(&r);
+}
+
+static void checkGraph(const RematGraphTables *t) {
+  RematGraphPlanResult measured;
+  char error[1024];
+  RematGraphPlanStatus s = rematPlanGraphTables(t, INT64_MAX, -1, RematPlannerNone, &measured, error, sizeof(error));
+  if (s == RematGraphPlanInternal)
+    violation("internal error while measuring", t, "none", INT64_MAX, error);
+  if (s == RematGraphPlanUnderBound)
+    violation("no budget, yet under the bound", t, "none", INT64_MAX, error);
+  if (s == RematGraphPlanBadGraph || t->numOps > kMaxPlannedOps) {
+    numRefused += s == RematGraphPlanBadGraph;
+    rematGraphPlanResultFree(&measured);
+    return;
+  }
+  if (measured.lowerBoundBytes > measured.peakBytesBefore)
+    violation("lower bound over the peak", t, "none", INT64_MAX, "");
+  int64_t lb = measured.lowerBoundBytes, peak = measured.peakBytesBefore;
+  const int64_t budgets[] = {lb > 0 ? lb - 1 : -1, lb, lb + (peak - lb) / 2, peak};
+  const RematPlannerKind kinds[] = {RematPlannerSqrt, RematPlannerGreedy, RematPlannerDefault};
+  for (size_t b = 0; b < sizeof(budgets) / sizeof(budgets[0]); ++b)
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); ++k)
+      if (budgets[b] >= 0)
+        checkPlan(t, kinds[k], budgets[b], &measured);
+  rematGraphPlanResultFree(&measured);
+}
+
+static void printStats(void) {
+  if (getenv("REMAT_FUZZ_STATS"))
+    fprintf(stderr,
+            "remat-fuzz-graph: %ld graph files read, %ld graphs refused as inconsistent, %ld plans (%ld met, %ld "
+            "under the bound)\n",
+            numRead, numRefused, numPlans, numMet, numUnderBound);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  atexit(printStats);
+  return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  RematGraphFile file;
+  char error[1024];
+  if (rematGraphFileRead((const char *)data, size, "fuzz.json", &file, error, sizeof(error))) {
+    ++numRead;
+    for (intptr_t i = 0; i < file.numGraphs; ++i)
+      checkGraph(&file.graphs[i]);
+  } else if (!error[0] || !strstr(error, "fuzz.json")) {
+    fprintf(stderr, "remat-fuzz-graph: VIOLATION: a refusal without a message naming the file: '%s'\n", error);
+    abort();
+  }
+  rematGraphFileFree(&file);
+  return 0;
+}
+
+/// fuzz/replay-main.c's hook for *.mlir files: this target reads none.
+int rematFuzzCheckMLIR(const char *text) {
+  (void)text;
+  fprintf(stderr, "remat-fuzz-graph: *.mlir files are the planner target's (remat-fuzz-replay)\n");
+  return 1;
+}

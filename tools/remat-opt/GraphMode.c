@@ -1,0 +1,199 @@
+//===- GraphMode.c - remat-opt --graph: planning a graph JSON -------------===//
+//
+// See GraphMode.h. The graph is read by GraphJson.h, planned by the library
+// (remat/GraphTables.h) and reported here, in text or JSON; costs are in the
+// graph's own units (seconds for remat's export, Checkmate's cost_cpu for the
+// node-link form).
+//
+//===----------------------------------------------------------------------===//
+#include "GraphMode.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "GraphJson.h"
+#include "Tool.h"
+#include "remat/GraphTables.h"
+
+static void writeJSONString(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p);
+    else
+      fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+/// "node ID (NAME)" (node-link) or "op K (NAME)" (export); no parentheses
+/// when the name is the id.
+static const char *label(const RematGraphFile *file, intptr_t g, intptr_t op, char *buf, size_t size) {
+  const char *id = file->opIds[g][op], *name = file->graphs[g].ops[op].name;
+  const char *kind = file->form == RematGraphFormNodeLink ? "node" : "op";
+  if (strcmp(id, name) == 0)
+    snprintf(buf, size, "%s %s", kind, id);
+  else
+    snprintf(buf, size, "%s %s (%s)", kind, id, name);
+  return buf;
+}
+
+static double share(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
+static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const RematGraphPlanResult *r,
+                      const RematGraphModeOptions *opts) {
+  const RematGraphTables *t = &file->graphs[i];
+  char *const *ids = file->opIds[i];
+  fprintf(f, "graph %s (%s, %ld ops): %s\n", opts->path, rematGraphFormGetName(file->form), (long)t->numOps, t->name);
+  fprintf(f, "  peak %lld bytes (the given order), lower bound %lld bytes", (long long)r->peakBytesBefore,
+          (long long)r->lowerBoundBytes);
+  char buf[512];
+  if (r->lowerBoundOp >= 0)
+    fprintf(f, ", forced by %s", label(file, i, r->lowerBoundOp, buf, sizeof(buf)));
+  fprintf(f, "\n  baseline cost %.17g\n", r->baselineCost);
+  if (!opts->hasBudget)
+    return;
+  fprintf(f, "  budget %lld bytes: planner %s, peak %lld bytes (%.1f%% of the peak), budget %s\n",
+          (long long)r->budgetBytes, rematPlannerKindGetName(opts->planner), (long long)r->peakBytesAfter,
+          share((double)r->peakBytesAfter, (double)r->peakBytesBefore), r->budgetMet ? "met" : "NOT met");
+  fprintf(f, "  recompute cost %.17g (%.2f%% of the baseline), %ld decision%s\n", r->recomputeCost,
+          share(r->recomputeCost, r->baselineCost), (long)r->numDecisions, r->numDecisions == 1 ? "" : "s");
+  for (intptr_t d = 0; d < r->numDecisions; ++d) {
+    const RematGraphDecision *x = &r->decisions[d];
+    fprintf(f, "  recompute %s (%s) before %s (%s): %lld bytes, cost %.17g\n", ids[x->op], t->ops[x->op].name,
+            ids[x->anchor], t->ops[x->anchor].name, (long long)x->bytes, x->cost);
+  }
+}
+
+static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const RematGraphPlanResult *r,
+                      const RematGraphModeOptions *opts) {
+  const RematGraphTables *t = &file->graphs[i];
+  char *const *ids = file->opIds[i];
+  fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+  writeJSONString(f, t->name);
+  fprintf(f, ", \"num_ops\": %ld, \"num_edges\": %ld, \"peak_bytes_before\": %lld, \"lower_bound_bytes\": %lld",
+          (long)t->numOps, (long)t->numReads, (long long)r->peakBytesBefore, (long long)r->lowerBoundBytes);
+  fputs(", \"lower_bound_node\": ", f);
+  if (r->lowerBoundOp >= 0)
+    writeJSONString(f, ids[r->lowerBoundOp]);
+  else
+    fputs("null", f);
+  fprintf(f, ", \"baseline_cost\": %.17g", r->baselineCost);
+  if (!opts->hasBudget) {
+    fputs("}", f);
+    return;
+  }
+  fprintf(f,
+          ", \"planner\": \"%s\", \"budget_bytes\": %lld, \"peak_bytes_after\": %lld, \"budget_met\": %s, "
+          "\"recompute_cost\": %.17g, \"plan_time_s\": %.6f, \"search_effort\": ",
+          rematPlannerKindGetName(opts->planner), (long long)r->budgetBytes, (long long)r->peakBytesAfter,
+          r->budgetMet ? "true" : "false", r->recomputeCost, r->planSeconds);
+  if (r->searchEffort)
+    writeJSONString(f, r->searchEffort);
+  else
+    fputs("null", f);
+  fprintf(f, ", \"erased_ops\": %ld, \"decisions\": [", (long)r->numErasedOps);
+  for (intptr_t d = 0; d < r->numDecisions; ++d) {
+    const RematGraphDecision *x = &r->decisions[d];
+    fprintf(f, "%s{\"op\": %ld, \"anchor\": %ld, \"node\": ", d ? ",\n    " : "\n    ", (long)x->op, (long)x->anchor);
+    writeJSONString(f, ids[x->op]);
+    fputs(", \"name\": ", f);
+    writeJSONString(f, t->ops[x->op].name);
+    fputs(", \"before_node\": ", f);
+    writeJSONString(f, ids[x->anchor]);
+    fputs(", \"before_name\": ", f);
+    writeJSONString(f, t->ops[x->anchor].name);
+    fprintf(f, ", \"bytes\": %lld, \"cost\": %.17g}", (long long)x->bytes, x->cost);
+  }
+  fputs("]}", f);
+}
+
+int rematGraphModeRun(const RematGraphModeOptions *opts) {
+  size_t len = 0;
+  char *text = rematToolReadFile(opts->path, &len);
+  if (!text) {
+    fprintf(stderr, "remat-opt: cannot read '%s': %s\n", opts->path, strerror(errno ? errno : EIO));
+    return RematExitUser;
+  }
+  RematGraphFile file;
+  char error[1024];
+  bool read = rematGraphFileRead(text, len, opts->path, &file, error, sizeof(error));
+  free(text);
+  if (!read) {
+    fprintf(stderr, "remat-opt: %s\n", error);
+    rematGraphFileFree(&file);
+    return RematExitUser;
+  }
+  RematGraphPlanResult *results = calloc((size_t)file.numGraphs, sizeof(*results));
+  if (!results) {
+    rematGraphFileFree(&file);
+    fprintf(stderr, "remat-opt: out of memory\n");
+    return RematExitInternal;
+  }
+  int rc = RematExitOk;
+  for (intptr_t i = 0; i < file.numGraphs && rc == RematExitOk; ++i) {
+    // Measuring only: a budget no graph is under, no planner.
+    int64_t budget = opts->hasBudget ? opts->budgetBytes : INT64_MAX;
+    double percent = opts->hasBudget ? opts->budgetPercent : -1;
+    RematGraphPlanStatus status =
+        rematPlanGraphTables(&file.graphs[i], budget, percent, opts->hasBudget ? opts->planner : RematPlannerNone,
+                             &results[i], error, sizeof(error));
+    if (status == RematGraphPlanUnderBound && results[i].lowerBoundOp >= 0) {
+      // Named as the file names the node (the library knows positions only).
+      intptr_t op = results[i].lowerBoundOp;
+      char buf[512];
+      snprintf(error, sizeof(error), "budget %lld bytes is under the lower bound %lld bytes, forced by %s",
+               (long long)results[i].budgetBytes, (long long)results[i].lowerBoundBytes,
+               label(&file, i, op, buf, sizeof(buf)));
+    }
+    if (status != RematGraphPlanOk) {
+      const char *prefix = file.numGraphs > 1 ? file.graphs[i].name : NULL;
+      fprintf(stderr, "remat-opt: %s%s%s: %s%s\n", status == RematGraphPlanInternal ? "internal error: " : "",
+              opts->path, prefix ? ", function " : "", prefix ? prefix : "", error);
+      rc = status == RematGraphPlanInternal ? RematExitInternal : RematExitUser;
+    }
+  }
+  if (rc == RematExitOk) {
+    FILE *out = opts->reportFile ? fopen(opts->reportFile, "w") : stdout;
+    if (!out) {
+      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts->reportFile, strerror(errno));
+      rc = RematExitUser;
+    } else {
+      if (opts->json) {
+        fputs("{\"graph\": ", out);
+        writeJSONString(out, opts->path);
+        fprintf(out, ", \"form\": \"%s\", \"cost_unit\": \"%s\", \"functions\": [", rematGraphFormGetName(file.form),
+                file.form == RematGraphFormExport ? "seconds" : "graph");
+      }
+      for (intptr_t i = 0; i < file.numGraphs; ++i)
+        (opts->json ? writeJSON : writeText)(out, &file, i, &results[i], opts);
+      if (opts->json)
+        fputs("]}\n", out);
+      bool failed = ferror(out) != 0;
+      failed |= out == stdout ? fflush(out) != 0 : fclose(out) != 0;
+      if (failed) {
+        fprintf(stderr, "remat-opt: cannot write the report to '%s'\n",
+                opts->reportFile ? opts->reportFile : "<stdout>");
+        rc = RematExitUser;
+      }
+    }
+    for (intptr_t i = 0; rc == RematExitOk && opts->hasBudget && i < file.numGraphs; ++i)
+      if (!results[i].budgetMet) {
+        fprintf(stderr,
+                "remat-opt: error: planner %s could not fit %s (%s) under %lld bytes (peak %lld bytes after %ld "
+                "recomputations)\n",
+                rematPlannerKindGetName(opts->planner), opts->path, file.graphs[i].name,
+                (long long)results[i].budgetBytes, (long long)results[i].peakBytesAfter, (long)results[i].numDecisions);
+        rc = RematExitUser;
+      }
+  }
+  for (intptr_t i = 0; i < file.numGraphs; ++i)
+    rematGraphPlanResultFree(&results[i]);
+  free(results);
+  rematGraphFileFree(&file);
+  return rc;
+}
