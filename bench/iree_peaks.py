@@ -141,7 +141,8 @@ def render(out, meta, results):
             iree_share = r["iree_peak"] / base["iree_peak"] if base.get("iree_peak") else None
             want = budget / base["remat_before"] if budget else None
             lines.append(
-                f"| {res['step']} | {r['budget']} | {r['remat_after']:,} | {pct(r['remat_after'], base['remat_before'])} "
+                f"| {res['step']} | {r['budget']} | {r['remat_after']:,} "
+                f"| {pct(r['remat_after'], base['remat_before'])} "
                 f"| {r['iree_peak']:,} | {pct(r['iree_peak'], base['iree_peak'])} | "
                 f"{(f'{iree_share / want:.2f}x' if want else '-')} | "
                 f"{(str(r['outputs_equal_unplanned']) + '/' + str(r['outputs'])) if 'outputs' in r else '-'} | "
