@@ -16,9 +16,11 @@ the i1 operands of linalg.matmul / batch_matmul cast_unsigned (IREE folds a
 bool -> float conversion into the matmul and means true = 1; MLIR's default
 cast_signed reads true as -1: remat.mlir.unsigned_i1_casts); every other op that is not upstream
 MLIR is listed on stderr (remat-opt would report them as unsupported_ops, or
-fail to parse them in custom form). `to-util` renames them back: IREE's
-compile-from=input refuses a public func.func ("failed to legalize unresolved
-target materialization ... !stream.resource") but takes util.func.
+fail to parse them in custom form). `to-util` renames them back (IREE's
+compile-from=input refuses a public func.func: "failed to legalize unresolved
+target materialization ... !stream.resource", but takes util.func) and unpacks
+the dense i1 hex constants again (MLIR 22 prints them bit-packed, IREE's MLIR
+reads a byte per element: "elements hex data size is invalid").
 
 Needs only Python (no IREE, no MLIR): a textual rename, checked by counting.
 """
@@ -29,8 +31,9 @@ import sys
 # dependency beyond the standard library), shared with remat.jax.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                 "python"))
-from remat.mlir import leftovers, pack_i1_hex, to_util, unsigned_i1_casts  # noqa: E402,F401
+from remat.mlir import leftovers, pack_i1_hex, unpack_i1_hex, unsigned_i1_casts  # noqa: E402,F401
 from remat.mlir import to_func as _to_func  # noqa: E402
+from remat.mlir import to_util as _to_util  # noqa: E402
 
 
 def to_func(text):
@@ -41,6 +44,13 @@ def to_func(text):
         return text, n, r
     except ValueError as e:
         raise SystemExit(f"iree_bridge: {e}")
+
+
+def to_util(text):
+    """(text, functions, returns): renamed to util.func, dense i1 constants a byte per element."""
+    text, n, r = _to_util(text)
+    text, _ = unpack_i1_hex(text)
+    return text, n, r
 
 
 def main(argv):
@@ -56,6 +66,10 @@ def main(argv):
         for op, c in sorted(left.items()):
             print(f"iree_bridge: leftover op {op} x{c} (not upstream MLIR: remat-opt will not recompute it)",
                   file=sys.stderr)
+    else:
+        _, unpacked = unpack_i1_hex(text)
+        if unpacked:
+            print(f"iree_bridge: {unpacked} dense i1 constants unpacked for IREE", file=sys.stderr)
     open(argv[3], "w").write(out)
     print(f"iree_bridge: {argv[1]}: {n} functions, {r} returns renamed", file=sys.stderr)
 

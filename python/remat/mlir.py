@@ -214,6 +214,30 @@ def pack_i1_hex(text):
     return text, count[0]
 
 
+def unpack_i1_hex(text):
+    """The inverse of pack_i1_hex, for IREE: MLIR 22 prints a dense i1 constant in hex
+    bit-packed (ceil(n / 8) bytes), IREE's newer MLIR reads one byte per element and
+    rejects the packed form ("elements hex data size is invalid for provided type").
+    Unpacks such constants (the byte-per-element form has n bytes, so the two are told
+    apart by length for n > 1); returns (text, number unpacked)."""
+    count = [0]
+
+    def repl(m):
+        data, dims = m.group(1), m.group(2)
+        n = 1
+        for d in dims.split("x"):
+            n *= int(d)
+        raw = bytes.fromhex(data)
+        if n <= 1 or len(raw) != (n + 7) // 8:
+            return m.group(0)
+        unpacked = bytes((raw[i // 8] >> (i % 8)) & 1 for i in range(n))
+        count[0] += 1
+        return f'dense<"0x{unpacked.hex().upper()}"> : tensor<{dims}xi1>'
+
+    text = re.sub(r'dense<"0x([0-9A-Fa-f]+)">\s*:\s*tensor<([0-9]+(?:x[0-9]+)*)xi1>', repl, text)
+    return text, count[0]
+
+
 # Named linalg ops whose `cast` attribute MLIR 22 honours. The other named ops
 # (matvec, vecmat, dot, batch_matvec, batch_reduce_matmul, convolutions) accept
 # a `cast` attribute and ignore it: their operands are always cast_signed.
@@ -336,7 +360,8 @@ def to_func(text):
 
 
 def to_util(text):
-    """func.func / return -> util.func public / util.return (for iree-compile --compile-from=input)."""
+    """func.func / return -> util.func public / util.return (for iree-compile --compile-from=input).
+    The i1 constants are left to unpack_i1_hex."""
     text, n = re.subn(r'^(\s*)func\.func (?:public )?@', r'\1util.func public @', text, flags=re.M)
     text, r = re.subn(r'^(\s*)(?:func\.)?return\b', r'\1util.return', text, flags=re.M)
     return text, n, r
