@@ -42,11 +42,16 @@
 /// routed through the generic `_mlir_memref_to_llvm_{alloc,aligned_alloc,free}`
 /// hooks of runtime/ (so that remat-run can measure it). convert-math-to-libm
 /// runs after convert-math-to-llvm: it only picks up what has no LLVM
-/// intrinsic (math.erf -> erff/erf calls resolved from libm).
+/// intrinsic (math.erf -> erff/erf calls resolved from libm). Complex
+/// arithmetic becomes arith/math on the parts (convert-complex-to-standard),
+/// complex values LLVM structs (convert-complex-to-llvm), as the GPU's
+/// gpu-lower-to-nvvm-pipeline does for kernels.
 #define REMAT_PIPELINE_HOST_TO_LLVM                                                                                    \
+  "func.func(convert-complex-to-standard),"                                                                            \
   "convert-scf-to-cf,"                                                                                                 \
   "expand-strided-metadata,"                                                                                           \
   "lower-affine,"                                                                                                      \
+  "convert-complex-to-llvm,"                                                                                           \
   "finalize-memref-to-llvm{use-generic-functions=1 use-aligned-alloc=1},"                                              \
   "convert-arith-to-llvm,"                                                                                             \
   "convert-math-to-llvm,"                                                                                              \
