@@ -5,7 +5,11 @@
 //===----------------------------------------------------------------------===//
 #include "Regions.h"
 
+#include "BufferizeHints.h"
+#include "Dealloc.h"
+#include "GraphInternal.h"
 #include "IRBuild.h"
+#include "Pipeline.h"
 #include "Scatter.h"
 
 #include "mlir-c/BuiltinTypes.h"
@@ -83,24 +87,74 @@ static bool isModelled(MlirOperation op) {
   return w.ok;
 }
 
+static MlirLogicalResult swallow(MlirDiagnostic diag, void *userData) {
+  (void)diag;
+  (void)userData;
+  return mlirLogicalResultSuccess();
+}
+
+/// Whether the lowering's bufferization of the module holding `func` (a
+/// clone: the same steps as rematLowerModule up to One-Shot Bufferize) leaves
+/// code whose deallocations remat places itself (lib/Dealloc.h): no buffer
+/// allocated inside a region, every scf.for result its init yielded back.
+/// Then a loop is one program point that allocates nothing but what its
+/// results need (an init written out of place is copied before the loop),
+/// as the model counts it.
+static bool loopsAllocateNothing(MlirOperation func) {
+  MlirOperation module = mlirOperationGetParentOperation(func);
+  if (mlirOperationIsNull(module) || !rematIsOp(module, "builtin.module"))
+    return false;
+  MlirContext ctx = mlirOperationGetContext(func);
+  MlirOperation clone = mlirOperationClone(module);
+  MlirModule m = mlirModuleFromOperation(clone);
+  MlirDiagnosticHandlerID quiet = mlirContextAttachDiagnosticHandler(ctx, swallow, NULL, NULL);
+  bool ok = rematRunPipelineQuietly(clone, "builtin.module(" REMAT_PIPELINE_ELEMENTWISE_TO_LINALG ")");
+  if (ok) {
+    rematHintBeforeScatters(m);
+    ok = mlirLogicalResultIsSuccess(rematExpandScatters(m, RematScatterFormLoops));
+  }
+  if (ok) {
+    rematHandInPlaceDecisions(m);
+    ok = rematRunPipelineQuietly(clone, "builtin.module(" REMAT_PIPELINE_BUFFERIZE ")") &&
+         rematDeallocationsPlaceable(m);
+  }
+  mlirContextDetachDiagnosticHandler(ctx, quiet);
+  mlirOperationDestroy(clone);
+  return ok;
+}
+
 MlirLogicalResult rematCheckModelledRegions(MlirOperation func) {
   MlirBlock body = rematFuncBody(func);
   if (mlirBlockIsNull(body))
     return mlirLogicalResultSuccess();
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+  // The first op the model does not follow, and the first scf.for that it
+  // follows only if the lowering allocates nothing inside it.
+  MlirOperation refused = {NULL}, loop = {NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op) && mlirOperationIsNull(refused);
        op = mlirOperationGetNextInBlock(op)) {
     if (isModelled(op))
       continue;
-    MlirStringRef name = rematOpName(op);
-    char msg[512];
-    snprintf(msg, sizeof(msg),
-             "remat: unsupported construct: %.*s with tensors in its regions; remat models the memory of linalg "
-             "ops, scatters and the --budgets dispatcher, not of other ops with regions (their temporaries, and "
-             "the copies of what they yield), so it gives no estimate or plan for this step "
-             "(docs/memory-model.md, \"Ops with regions\")",
-             (int)(name.length < 64 ? name.length : 64), name.data);
-    mlirEmitError(mlirOperationGetLocation(op), msg);
-    return mlirLogicalResultFailure();
+    if (rematIsOp(op, "scf.for")) {
+      if (mlirOperationIsNull(loop))
+        loop = op;
+      continue;
+    }
+    refused = op;
   }
-  return mlirLogicalResultSuccess();
+  if (mlirOperationIsNull(refused) && !mlirOperationIsNull(loop) && !loopsAllocateNothing(func))
+    refused = loop;
+  if (mlirOperationIsNull(refused))
+    return mlirLogicalResultSuccess();
+  MlirStringRef name = rematOpName(refused);
+  bool isLoop = mlirOperationEqual(refused, loop);
+  char msg[512];
+  snprintf(msg, sizeof(msg),
+           "remat: unsupported construct: %.*s with tensors in its regions%s; remat models the memory of linalg "
+           "ops, scatters, the --budgets dispatcher and scf.for loops that allocate nothing, not of other ops "
+           "with regions (their temporaries, and the copies of what they yield), so it gives no estimate or plan "
+           "for this step (docs/memory-model.md, \"Ops with regions\")",
+           (int)(name.length < 64 ? name.length : 64), name.data,
+           isLoop ? " that allocates inside its body (or yields another buffer than its init) once bufferized" : "");
+  mlirEmitError(mlirOperationGetLocation(refused), msg);
+  return mlirLogicalResultFailure();
 }
