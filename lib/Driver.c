@@ -139,14 +139,18 @@ static MlirLogicalResult runFunction(MlirOperation func, intptr_t index, const R
                                                     options->planner, profileOf(options), &out->plan);
     rematPhaseTimesAdd(&out->phases, &out->plan.phases);
     out->budgetBytes = out->plan.resolvedBudgetBytes;
-    if (mlirLogicalResultIsFailure(planned))
+    if (mlirLogicalResultIsFailure(planned)) {
+      *internalError = out->plan.internalError;
       return planned;
+    }
   } else if (options->schedule) {
     out->planned = true;
     MlirLogicalResult replayed = replaySchedule(func, index, options, &out->plan);
     rematPhaseTimesAdd(&out->phases, &out->plan.phases);
-    if (mlirLogicalResultIsFailure(replayed))
+    if (mlirLogicalResultIsFailure(replayed)) {
+      *internalError = out->plan.internalError;
       return mlirLogicalResultFailure();
+    }
   }
   return options->analyse ? analyseOutput(func, options, out, internalError) : mlirLogicalResultSuccess();
 }
