@@ -26,9 +26,14 @@
 /// (bufferization.clone) every returned buffer the function does not own
 /// (function arguments, memref.get_global constants);
 /// convert-bufferization-to-memref lowers those clones into memref.alloc +
-/// memref.copy.
+/// memref.copy. allow-return-allocs-from-loops: a loop may yield a buffer it
+/// allocates (JAX's scan and while_loop, lowered by IREE's input phase, do);
+/// without it One-Shot refuses them ("Yield operand #0 is not equivalent to
+/// the corresponding iter bbArg"). remat's estimate refuses such loops
+/// (lib/Regions.h); remat-run measures them.
 #define REMAT_PIPELINE_BUFFERIZE                                                                                       \
-  "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
+  "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "            \
+  "allow-return-allocs-from-loops}"
 #define REMAT_PIPELINE_DEALLOCATE "buffer-deallocation-pipeline"
 #define REMAT_PIPELINE_BUFFERIZE_AND_DEALLOCATE REMAT_PIPELINE_BUFFERIZE "," REMAT_PIPELINE_DEALLOCATE
 #define REMAT_PIPELINE_FREE_AFTER_LAST_USE                                                                             \
