@@ -93,22 +93,23 @@ static MlirLogicalResult swallow(MlirDiagnostic diag, void *userData) {
   return mlirLogicalResultSuccess();
 }
 
-/// Whether the lowering's bufferization of the module holding `func` (a
-/// clone: the same steps as rematLowerModule up to One-Shot Bufferize) leaves
-/// code whose deallocations remat places itself (lib/Dealloc.h): no buffer
-/// allocated inside a region, every scf.for result its init yielded back.
-/// Then a loop is one program point that allocates nothing but what its
-/// results need (an init written out of place is copied before the loop),
-/// as the model counts it.
+/// Whether the lowering's bufferization of `func` (a clone, alone in a new
+/// module: the plugin's passes run on functions in parallel, so the module
+/// around `func` is not ours to read; the same steps as rematLowerModule up
+/// to One-Shot Bufferize) leaves code whose deallocations remat places itself
+/// (lib/Dealloc.h): no buffer allocated inside a region, every scf.for result
+/// its init yielded back. Then a loop is one program point that allocates
+/// nothing but what its results need (an init written out of place is copied
+/// before the loop), as the model counts it. A function that refers to other
+/// symbols (calls, globals) does not bufferize alone: false.
 static bool loopsAllocateNothing(MlirOperation func) {
-  MlirOperation module = mlirOperationGetParentOperation(func);
-  if (mlirOperationIsNull(module) || !rematIsOp(module, "builtin.module"))
-    return false;
   MlirContext ctx = mlirOperationGetContext(func);
-  MlirOperation clone = mlirOperationClone(module);
-  MlirModule m = mlirModuleFromOperation(clone);
+  MlirModule m = mlirModuleCreateEmpty(mlirOperationGetLocation(func));
+  mlirBlockAppendOwnedOperation(mlirModuleGetBody(m), mlirOperationClone(func));
+  MlirOperation clone = mlirModuleGetOperation(m);
   MlirDiagnosticHandlerID quiet = mlirContextAttachDiagnosticHandler(ctx, swallow, NULL, NULL);
-  bool ok = rematRunPipelineQuietly(clone, "builtin.module(" REMAT_PIPELINE_ELEMENTWISE_TO_LINALG ")");
+  bool ok = mlirOperationVerify(clone) &&
+            rematRunPipelineQuietly(clone, "builtin.module(" REMAT_PIPELINE_ELEMENTWISE_TO_LINALG ")");
   if (ok) {
     rematHintBeforeScatters(m);
     ok = mlirLogicalResultIsSuccess(rematExpandScatters(m, RematScatterFormLoops));
@@ -119,7 +120,7 @@ static bool loopsAllocateNothing(MlirOperation func) {
          rematDeallocationsPlaceable(m);
   }
   mlirContextDetachDiagnosticHandler(ctx, quiet);
-  mlirOperationDestroy(clone);
+  mlirModuleDestroy(m);
   return ok;
 }
 
