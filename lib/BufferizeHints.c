@@ -8,6 +8,7 @@
 
 #include "GraphInternal.h"
 #include "IRBuild.h"
+#include "PtrMap.h"
 #include "Scatter.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -204,6 +205,151 @@ static intptr_t shareOneBuffer(MlirOperation empty) {
   return numUses;
 }
 
+enum {
+  /// In-place writes into one buffer after which a chain is cut (below).
+  kChainCut = 32,
+};
+
+/// Whether `op` writes a destination that One-Shot may decide in place and
+/// that the chain cut below handles: structured linalg ops,
+/// tensor.insert_slice and tensor.insert.
+static bool isChainWriter(MlirOperation op) {
+  return rematOpNameStartsWith(op, "linalg.") || rematIsOp(op, "tensor.insert_slice") || rematIsOp(op, "tensor.insert");
+}
+
+/// `x`, the destination of `op`, read through `bufferization.to_tensor
+/// (bufferization.to_buffer x) restrict writable` by `op`: the same buffer,
+/// but a new alias set for One-Shot's analysis. False (nothing changed) when
+/// `x` is used inside `op`'s regions, or its type is not a static tensor.
+static bool cutBefore(MlirOperation op, MlirValue x) {
+  MlirType tensorType = mlirValueGetType(x);
+  if (!isStaticTensor(tensorType) || mlirShapedTypeGetRank(tensorType) > 16)
+    return false;
+  for (MlirOpOperand u = mlirValueGetFirstUse(x); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (mlirOperationEqual(user, op))
+      continue;
+    for (MlirOperation p = mlirOperationGetParentOperation(user); !mlirOperationIsNull(p);
+         p = mlirOperationGetParentOperation(p))
+      if (mlirOperationEqual(p, op))
+        return false;
+  }
+  MlirContext ctx = mlirOperationGetContext(op);
+  MlirLocation loc = mlirOperationGetLocation(op);
+  intptr_t rank = mlirShapedTypeGetRank(tensorType);
+  int64_t shape[16];
+  for (intptr_t i = 0; i < rank; ++i)
+    shape[i] = mlirShapedTypeGetDimSize(tensorType, i);
+  MlirType memrefType =
+      mlirMemRefTypeContiguousGet(mlirShapedTypeGetElementType(tensorType), rank, shape, mlirAttributeGetNull());
+  MlirOperation toBuffer = rematInsertBefore(op, rematCreateOp(loc, (RematOpSpec){.name = "bufferization.to_buffer",
+                                                                                  .numOperands = 1,
+                                                                                  .operands = &x,
+                                                                                  .numResults = 1,
+                                                                                  .results = &memrefType}));
+  MlirValue buffer = mlirOperationGetResult(toBuffer, 0);
+  MlirNamedAttribute attrs[2] = {rematNamedAttr(ctx, "restrict", mlirUnitAttrGet(ctx)),
+                                 rematNamedAttr(ctx, "writable", mlirUnitAttrGet(ctx))};
+  MlirOperation toTensor = rematInsertBefore(op, rematCreateOp(loc, (RematOpSpec){.name = "bufferization.to_tensor",
+                                                                                  .numOperands = 1,
+                                                                                  .operands = &buffer,
+                                                                                  .numResults = 1,
+                                                                                  .results = &tensorType,
+                                                                                  .numAttrs = 2,
+                                                                                  .attrs = attrs}));
+  MlirValue cut = mlirOperationGetResult(toTensor, 0);
+  for (intptr_t i = 0, e = mlirOperationGetNumOperands(op); i < e; ++i)
+    if (mlirValueEqual(mlirOperationGetOperand(op, i), x))
+      mlirOperationSetOperand(op, i, cut);
+  return true;
+}
+
+/// Cuts long chains of in-place writes into one buffer (an accumulator
+/// summed into hundreds of times). One-Shot's analysis compares every read
+/// with every write of an alias set for each op it decides: a chain of n
+/// in-place writes costs it ~n^3 (1,000 values summed into one accumulator:
+/// minutes). Every kChainCut writes, where no value of the buffer's alias
+/// set defined before the write is used after it (the chain passes the
+/// buffer on, and nothing older than the write's destination is read
+/// later), the destination is read through a to_buffer/to_tensor pair
+/// (cutBefore): One-Shot then analyses pieces of kChainCut writes. It makes
+/// the same decisions (the reads it no longer sees are all before the
+/// write, which is in place either way) and the same buffers: the pair
+/// bufferizes to the destination's own buffer. Returns the cuts made.
+static intptr_t cutLongChains(const RematGraphImpl *g) {
+  intptr_t *lastUse = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(intptr_t));
+  intptr_t *maxLast = malloc((size_t)(g->numBuffers ? g->numBuffers : 1) * sizeof(intptr_t));
+  intptr_t *count = calloc((size_t)(g->numBuffers ? g->numBuffers : 1), sizeof(intptr_t));
+  intptr_t cuts = 0;
+  if (!lastUse || !maxLast || !count)
+    goto done;
+  for (intptr_t v = 0; v < g->numValues; ++v)
+    lastUse[v] = -1;
+  for (intptr_t b = 0; b < g->numBuffers; ++b)
+    maxLast[b] = -1;
+  for (intptr_t k = 0; k < g->numOps; ++k)
+    for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u)
+      lastUse[g->uses[u]] = k;
+  for (intptr_t a = 0; a < g->numArgs; ++a) {
+    intptr_t b = g->values[a].buffer;
+    if (b >= 0 && lastUse[a] > maxLast[b])
+      maxLast[b] = lastUse[a];
+  }
+  for (intptr_t k = 0; k < g->numOps; ++k) {
+    const RematOpInfo *info = &g->ops[k];
+    if (isChainWriter(info->op) && info->numResults == 1) {
+      intptr_t y = info->firstResult, d = rematAliasingOperand(info->op, 0);
+      intptr_t x = d >= 0 && d < mlirOperationGetNumOperands(info->op)
+                       ? rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(info->op, d).ptr)
+                       : -1;
+      intptr_t b = x >= 0 ? g->values[x].buffer : -1;
+      if (b >= 0 && g->values[y].aliasSource == x && ++count[b] >= kChainCut && maxLast[b] <= k &&
+          cutBefore(info->op, g->values[x].value)) {
+        count[b] = 0;
+        ++cuts;
+      }
+    }
+    for (intptr_t r = 0; r < info->numResults; ++r) {
+      intptr_t y = info->firstResult + r, b = g->values[y].buffer;
+      if (b >= 0 && lastUse[y] > maxLast[b])
+        maxLast[b] = lastUse[y];
+    }
+  }
+done:
+  free(lastUse);
+  free(maxLast);
+  free(count);
+  return cuts;
+}
+
+/// Whether a function of the module has a chain of at least kChainCut
+/// writers each writing into the previous one's result (before any
+/// analysis: what makes cutLongChains worth a graph).
+static bool hasLongChain(MlirModule module) {
+  for (MlirOperation f = mlirBlockGetFirstOperation(mlirModuleGetBody(module)); !mlirOperationIsNull(f);
+       f = mlirOperationGetNextInBlock(f)) {
+    if (!rematIsFuncWithBody(f))
+      continue;
+    RematPtrMap length = {0};
+    bool found = false;
+    for (MlirOperation op = mlirBlockGetFirstOperation(rematFuncBody(f)); !found && !mlirOperationIsNull(op);
+         op = mlirOperationGetNextInBlock(op)) {
+      if (!isChainWriter(op) || mlirOperationGetNumResults(op) != 1)
+        continue;
+      intptr_t d = rematAliasingOperand(op, 0);
+      if (d < 0 || d >= mlirOperationGetNumOperands(op))
+        continue;
+      intptr_t prev = rematPtrMapGet(&length, mlirOperationGetOperand(op, d).ptr);
+      intptr_t len = (prev > 0 ? prev : 0) + 1;
+      found = len >= kChainCut || !rematPtrMapPut(&length, mlirOperationGetResult(op, 0).ptr, len);
+    }
+    rematPtrMapFree(&length);
+    if (found)
+      return true;
+  }
+  return false;
+}
+
 /// Rewrites one function from its graph's decisions; returns the number of
 /// destinations rewritten. Sets `*touched` when it changed the function.
 static intptr_t rewriteFunc(MlirOperation func, bool *touched) {
@@ -258,6 +404,11 @@ static intptr_t rewriteFunc(MlirOperation func, bool *touched) {
     }
     if (any)
       mlirOperationSetAttributeByName(op, rematStr(kExpectAttr), mlirStringAttrGet(ctx, rematStr(expect)));
+  }
+  intptr_t cuts = cutLongChains(g);
+  if (cuts > 0) {
+    rewritten += cuts;
+    *touched = true;
   }
   rematGraphDestroy(graph);
 
@@ -337,7 +488,7 @@ intptr_t rematHandInPlaceDecisions(MlirModule module) {
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   bool shared = false;
   mlirOperationWalk(moduleOp, findShared, &shared, MlirWalkPreOrder);
-  if (!shared)
+  if (!shared && !hasLongChain(module))
     return 0;
   MlirContext ctx = mlirOperationGetContext(moduleOp);
   // Ops are created by name below: their dialects must be loaded first.

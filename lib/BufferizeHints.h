@@ -19,7 +19,12 @@
 //    live one after the other in one buffer) becomes that buffer,
 //    memref.alloc {alignment = 64} where the tensor.empty stood (as One-Shot
 //    allocates it), each of those ops writing into its own
-//    `bufferization.to_tensor %buffer restrict writable`.
+//    `bufferization.to_tensor %buffer restrict writable`;
+//  - a long chain of in-place writes into one buffer (an accumulator summed
+//    into hundreds of times: One-Shot's analysis of it is ~n^3) is cut every
+//    32 writes, where nothing older in the buffer's alias set is used after
+//    the write: its destination is read through to_buffer + to_tensor
+//    restrict writable, the same buffer once bufferized.
 //
 // A module with scatters (lib/Scatter.h) is rewritten before they are
 // expanded into loops (rematHintBeforeScatters, Pipeline.h: the lowerings

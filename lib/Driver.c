@@ -18,6 +18,7 @@
 #include "Clock.h"
 #include "GraphInternal.h"
 #include "IRBuild.h"
+#include "Regions.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Diagnostics.h"
 #include "remat/Lower.h"
@@ -117,6 +118,12 @@ static MlirLogicalResult analyseOutput(MlirOperation func, const RematDriverOpti
 /// rematDriverRunFunction but for its total time.
 static MlirLogicalResult runFunction(MlirOperation func, intptr_t index, const RematDriverOptions *options,
                                      RematDriverFunction *out, bool *internalError) {
+  // Every estimate and plan rests on the memory model: a step with ops whose
+  // memory it does not follow is refused first (Regions.h). A lowering alone
+  // (remat-run) needs no model.
+  if ((options->analyse || options->hasBudget || options->schedule || options->exportGraph) &&
+      mlirLogicalResultIsFailure(rematCheckModelledRegions(func)))
+    return mlirLogicalResultFailure();
   if (options->exportGraph) {
     double start = rematNowSeconds();
     RematGraph graph = rematGraphCreate(func, &options->graph);
@@ -132,14 +139,18 @@ static MlirLogicalResult runFunction(MlirOperation func, intptr_t index, const R
                                                     options->planner, profileOf(options), &out->plan);
     rematPhaseTimesAdd(&out->phases, &out->plan.phases);
     out->budgetBytes = out->plan.resolvedBudgetBytes;
-    if (mlirLogicalResultIsFailure(planned))
+    if (mlirLogicalResultIsFailure(planned)) {
+      *internalError = out->plan.internalError;
       return planned;
+    }
   } else if (options->schedule) {
     out->planned = true;
     MlirLogicalResult replayed = replaySchedule(func, index, options, &out->plan);
     rematPhaseTimesAdd(&out->phases, &out->plan.phases);
-    if (mlirLogicalResultIsFailure(replayed))
+    if (mlirLogicalResultIsFailure(replayed)) {
+      *internalError = out->plan.internalError;
       return mlirLogicalResultFailure();
+    }
   }
   return options->analyse ? analyseOutput(func, options, out, internalError) : mlirLogicalResultSuccess();
 }
@@ -240,6 +251,9 @@ static MlirLogicalResult buildVariants(MlirModule module, const RematDriverOptio
     if (!isPublic(funcs[i]))
       continue; // private helpers are not steps
     double start = rematNowSeconds();
+    status = rematCheckModelledRegions(funcs[i]);
+    if (mlirLogicalResultIsFailure(status))
+      break;
     status =
         rematBuildVariants(funcs[i], &graphOptions, options->variantBudgetBytes, options->variantBudgetPercent, perStep,
                            options->planner, profileOf(options), result->variants + result->numVariantSteps * perStep);

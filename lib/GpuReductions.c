@@ -281,7 +281,10 @@ static void planSplit(MlirOperation op, ReductionPlan *p) {
     return;
   bool plain[kMaxDims];
   findPlainReductionDims(info, plain);
-  while (p->parallelSize * split < kMaxThreadsPerBlock) {
+  // Each split dim adds a dim to stage 1 (and to its inputs and partial
+  // output): past kMaxDims the split is not made, and the reduction is only
+  // reordered (one thread per output, as without the split).
+  while (p->parallelSize * split < kMaxThreadsPerBlock && n + p->numSplit < kMaxDims) {
     intptr_t best = -1;
     int64_t bestF = 1;
     for (intptr_t d = 0; d < n; ++d) {
@@ -491,17 +494,14 @@ static void splitReduction(MlirOperation op, const ReductionPlan *p, const MlirV
   MlirContext ctx = mlirOperationGetContext(op);
   const GenericInfo *info = &p->info;
   intptr_t n = info->numDims;
-  if (n + p->numSplit > kMaxDims)
-    return;
   SplitDims s;
   computeSplitDims(ctx, p, &s);
   MlirAttribute maps1[kMaxOperands];
   MlirValue inputs1[kMaxOperands];
   expandSplitInputs(op, p, &s, operands, inputs1, maps1);
   MlirValue init = operands[info->numInputs];
+  // Never null: planSplit keeps stage 1 (and so the partial output) within kMaxDims.
   MlirValue partialInit = createPartialInit(op, p, &s, init);
-  if (mlirValueIsNull(partialInit))
-    return;
   maps1[info->numInputs] = remapMap(ctx, info->maps[info->numInputs], n, s.n1, s.subst, p->numSplit, s.tList);
   MlirAttribute iters1[kMaxDims];
   for (intptr_t i = 0; i < s.n1; ++i)
@@ -533,7 +533,9 @@ static void rewriteReduction(MlirOperation op) {
     operands[i] = mlirOperationGetOperand(op, i);
   MlirRegion body = mlirRegionCreate();
   mlirRegionTakeBody(body, mlirOperationGetRegion(op, 0));
-  if (p.numSplit == 0)
+  // planSplit keeps stage 1 within kMaxDims: once the body has moved out of
+  // `op`, the rewrite cannot give up (`op` would be left an empty generic).
+  if (p.numSplit == 0 || p.info.numDims + p.numSplit > kMaxDims)
     reorderReduction(op, &p, operands, body);
   else
     splitReduction(op, &p, operands, body);

@@ -493,6 +493,20 @@ static bool addBuffer(RematGraphImpl *g, intptr_t *cap, RematBufferInfo info) {
   return true;
 }
 
+/// Whether argument `a` of `func` is marked `bufferization.writable = false`:
+/// One-Shot Bufferize then never writes into its buffer (every write of it,
+/// or of a view of it, goes to a copy), and neither may a plan.
+static bool argumentIsReadOnly(MlirOperation func, intptr_t a) {
+  MlirAttribute all = mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("arg_attrs"));
+  if (mlirAttributeIsNull(all) || !mlirAttributeIsAArray(all) || a >= mlirArrayAttrGetNumElements(all))
+    return false;
+  MlirAttribute dict = mlirArrayAttrGetElement(all, a);
+  if (!mlirAttributeIsADictionary(dict))
+    return false;
+  MlirAttribute w = mlirDictionaryAttrGetElementByName(dict, mlirStringRefCreateFromCString("bufferization.writable"));
+  return !mlirAttributeIsNull(w) && mlirAttributeIsABool(w) && !mlirBoolAttrGetValue(w);
+}
+
 /// Groups values into buffers and computes allocation and last-use points.
 /// In-place decisions come from `ownInPlace` (lib/InPlace.c) when given,
 /// else from MLIR's annotations on `cloneBody`.
@@ -584,7 +598,8 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, const int8_t *
                            .lastUseOp = g->values[v].defOp,
                            .rootValue = v,
                            .external = external,
-                           .result = false};
+                           .result = false,
+                           .readOnly = global[v] || (v < g->numArgs && argumentIsReadOnly(g->func, v))};
       if (!addBuffer(g, &cap, b))
         goto oom;
       bufferOfRoot[v] = g->numBuffers - 1;

@@ -35,6 +35,7 @@ typedef struct RematBufferInfo {
   intptr_t rootValue; // -1 for synthetic buffers (copies at the return)
   bool external;      // argument or global: not counted in peak_bytes
   bool result;        // holds a returned value
+  bool readOnly;      // a global, or an argument marked bufferization.writable = false: never written
 } RematBufferInfo;
 
 typedef struct RematOpInfo {

@@ -13,10 +13,14 @@
 //===----------------------------------------------------------------------===//
 #include "remat/Lower.h"
 
+#include "IRBuild.h"
 #include "Pipeline.h"
 #include "Scatter.h"
 
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Diagnostics.h"
+
+#include <stdio.h>
 
 static const char kCpuPipelineHead[] = "builtin.module(" REMAT_PIPELINE_ELEMENTWISE_TO_LINALG ")";
 static const char kCpuLoops[] = "builtin.module(convert-linalg-to-loops)";
@@ -46,4 +50,45 @@ MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
       mlirLogicalResultIsFailure(rematRunPipeline(module, kCpuLoops)))
     return mlirLogicalResultFailure();
   return rematLowerHostToLLVM(module);
+}
+
+typedef struct CalleeCheck {
+  MlirOperation module;
+  MlirSymbolTable table;
+  bool (*provided)(MlirStringRef name, void *userData);
+  void *userData;
+  bool ok;
+} CalleeCheck;
+
+static MlirWalkResult checkCallee(MlirOperation op, void *userData) {
+  CalleeCheck *c = userData;
+  if (!rematIsOp(op, "func.call"))
+    return MlirWalkResultAdvance;
+  MlirAttribute callee = mlirOperationGetAttributeByName(op, rematStr("callee"));
+  if (mlirAttributeIsNull(callee) || !mlirAttributeIsAFlatSymbolRef(callee))
+    return MlirWalkResultAdvance;
+  MlirStringRef name = mlirFlatSymbolRefAttrGetValue(callee);
+  MlirOperation target = mlirSymbolTableLookup(c->table, name);
+  if ((!mlirOperationIsNull(target) && rematIsFuncWithBody(target)) || (c->provided && c->provided(name, c->userData)))
+    return MlirWalkResultAdvance;
+  char msg[512];
+  snprintf(msg, sizeof(msg),
+           "remat: the step calls @%.*s, which the module %s: remat-run runs a self-contained step; define the "
+           "function in the module (or inline it)",
+           (int)(name.length < 200 ? name.length : 200), name.data,
+           mlirOperationIsNull(target) ? "does not define" : "only declares (an external function)");
+  mlirEmitError(mlirOperationGetLocation(op), msg);
+  c->ok = false;
+  return MlirWalkResultInterrupt;
+}
+
+MlirLogicalResult rematCheckCalleesDefined(MlirModule module, bool (*provided)(MlirStringRef name, void *userData),
+                                           void *userData) {
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  CalleeCheck c = {moduleOp, mlirSymbolTableCreate(moduleOp), provided, userData, true};
+  if (mlirSymbolTableIsNull(c.table))
+    return mlirLogicalResultSuccess();
+  mlirOperationWalk(moduleOp, checkCallee, &c, MlirWalkPreOrder);
+  mlirSymbolTableDestroy(c.table);
+  return c.ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }

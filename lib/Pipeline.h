@@ -26,9 +26,14 @@
 /// (bufferization.clone) every returned buffer the function does not own
 /// (function arguments, memref.get_global constants);
 /// convert-bufferization-to-memref lowers those clones into memref.alloc +
-/// memref.copy.
+/// memref.copy. allow-return-allocs-from-loops: a loop may yield a buffer it
+/// allocates (JAX's scan and while_loop, lowered by IREE's input phase, do);
+/// without it One-Shot refuses them ("Yield operand #0 is not equivalent to
+/// the corresponding iter bbArg"). remat's estimate refuses such loops
+/// (lib/Regions.h); remat-run measures them.
 #define REMAT_PIPELINE_BUFFERIZE                                                                                       \
-  "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
+  "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map "            \
+  "allow-return-allocs-from-loops}"
 #define REMAT_PIPELINE_DEALLOCATE "buffer-deallocation-pipeline"
 #define REMAT_PIPELINE_BUFFERIZE_AND_DEALLOCATE REMAT_PIPELINE_BUFFERIZE "," REMAT_PIPELINE_DEALLOCATE
 #define REMAT_PIPELINE_FREE_AFTER_LAST_USE                                                                             \
@@ -42,11 +47,16 @@
 /// routed through the generic `_mlir_memref_to_llvm_{alloc,aligned_alloc,free}`
 /// hooks of runtime/ (so that remat-run can measure it). convert-math-to-libm
 /// runs after convert-math-to-llvm: it only picks up what has no LLVM
-/// intrinsic (math.erf -> erff/erf calls resolved from libm).
+/// intrinsic (math.erf -> erff/erf calls resolved from libm). Complex
+/// arithmetic becomes arith/math on the parts (convert-complex-to-standard),
+/// complex values LLVM structs (convert-complex-to-llvm), as the GPU's
+/// gpu-lower-to-nvvm-pipeline does for kernels.
 #define REMAT_PIPELINE_HOST_TO_LLVM                                                                                    \
+  "func.func(convert-complex-to-standard),"                                                                            \
   "convert-scf-to-cf,"                                                                                                 \
   "expand-strided-metadata,"                                                                                           \
   "lower-affine,"                                                                                                      \
+  "convert-complex-to-llvm,"                                                                                           \
   "finalize-memref-to-llvm{use-generic-functions=1 use-aligned-alloc=1},"                                              \
   "convert-arith-to-llvm,"                                                                                             \
   "convert-math-to-llvm,"                                                                                              \

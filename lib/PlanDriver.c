@@ -212,7 +212,7 @@ static MlirLogicalResult splitEmptiesBeforePlanning(MlirOperation func, const Re
 /// The unchanged function's timeline into `sim`, checked against the memory
 /// tracker's peak (of the input, or of what fusion or the split of shared
 /// empties made of it): the planners start from it.
-static bool simulateUnchanged(const Planner *P, RematGraph graph, MlirOperation func, const RematPlanResult *result,
+static bool simulateUnchanged(const Planner *P, RematGraph graph, MlirOperation func, RematPlanResult *result,
                               RematSimulation *sim) {
   int64_t baselinePeak = result->peakBytesFused >= 0 ? result->peakBytesFused : result->peakBytesBefore;
   if (result->numSplitEmpties > 0) {
@@ -229,6 +229,7 @@ static bool simulateUnchanged(const Planner *P, RematGraph graph, MlirOperation 
            "timeline %lld (%s); please report this input",
            (long long)sim->peakBytes, (long long)baselinePeak, rematSimStatusGetMessage(sim->status));
   mlirEmitError(mlirOperationGetLocation(func), msg);
+  result->internalError = true;
   return false;
 }
 

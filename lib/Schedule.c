@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "Schedule.h"
 
+#include "IRBuild.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -678,7 +680,7 @@ static intptr_t freedDestination(const RematSimContext *ctx, const RematSimulati
   const RematBufferInfo *cls = &g->buffers[g->values[dest].buffer];
   // Only where later reads were the reason for the copy in the input.
   if (cls->lastUseOp <= sim->instOp[k] || (cls->external && cls->rootValue >= g->numArgs) ||
-      (cls->external && cls->allocOp >= 0))
+      (cls->external && cls->allocOp >= 0) || cls->readOnly)
     return -1;
   if (ctx->destRead[x] < 0)
     return -1;
@@ -689,6 +691,31 @@ static intptr_t freedDestination(const RematSimContext *ctx, const RematSimulati
   if (sim->buffers[b].external && (sim->versions[destVer].inst >= 0 || cls->rootValue < 0))
     return -1; // a global's buffer (tensor constants are read-only)
   return destVer;
+}
+
+/// Whether read `r` of instance `k` is the destination of an in-place
+/// tensor.insert_slice whose source already lives in that buffer, written
+/// there since the destination's version was read (One-Shot Bufferize's
+/// matching-subset rule: `%s = extract_slice %d`, an op writing into `%s` in
+/// place, `insert_slice` of its result back into `%d`). The insert then
+/// copies a slice onto itself: the destination's contents are what the
+/// write left, not a stale read (upstream's dominance_violation_bug_1).
+static bool writesBackMatchingSlice(const RematSimContext *ctx, const RematSimulation *sim, intptr_t k, intptr_t r) {
+  const RematGraphImpl *g = ctx->g;
+  const RematOpInfo *op = &g->ops[sim->instOp[k]];
+  if (!rematIsOp(op->op, "tensor.insert_slice") || op->numResults != 1 || mlirOperationGetNumOperands(op->op) < 2)
+    return false;
+  const RematSimVersion *dest = &sim->versions[sim->readVersion[r]];
+  intptr_t destValue = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op->op, 1).ptr);
+  intptr_t srcValue = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op->op, 0).ptr);
+  if (destValue < 0 || srcValue < 0 || dest->value != destValue || g->values[op->firstResult].aliasSource < 0)
+    return false;
+  for (intptr_t q = sim->instReadsBegin[k]; q < sim->instReadsBegin[k + 1]; ++q) {
+    const RematSimVersion *src = &sim->versions[sim->readVersion[q]];
+    if (src->value == srcValue && src->buffer == dest->buffer && src->epoch == sim->buffers[src->buffer].epoch)
+      return true;
+  }
+  return false;
 }
 
 /// Assigns buffers, checks that no read sees an overwritten buffer, and
@@ -749,7 +776,7 @@ static bool assignSimBuffers(const RematSimContext *ctx, int64_t limit, RematSim
       if (v->buffer < 0)
         continue;
       RematSimBuffer *b = &sim->buffers[v->buffer];
-      if (b->epoch != v->epoch) {
+      if (b->epoch != v->epoch && !writesBackMatchingSlice(ctx, sim, k, r)) {
         sim->status = RematSimClobberedRead;
         sim->badInstance = k;
         ok = false;

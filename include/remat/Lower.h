@@ -49,6 +49,15 @@ MlirLogicalResult rematPrepareForGPU(MlirModule module);
 /// through runtime/'s hooks (remat-run --target=gpu-kernels-on-cpu).
 MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module);
 
+/// Success if every func.call in `module` calls a function the module
+/// defines or one `provided` resolves (a symbol the runner supplies: its
+/// hooks, the C library, MLIR's runner utilities; `provided` may be NULL);
+/// otherwise an error at the first other call, naming the callee. A step run
+/// in-process (remat-run) must be self-contained: the JIT has nothing to
+/// resolve such a call with.
+MlirLogicalResult rematCheckCalleesDefined(MlirModule module, bool (*provided)(MlirStringRef name, void *userData),
+                                           void *userData);
+
 /// The first step of the CPU lowering on its own: every torch-mlir
 /// `tm_tensor.scatter` (generic form) in the body of `func` becomes scf.for
 /// loops on tensors that One-Shot Bufferize writes in place

@@ -84,6 +84,9 @@ typedef struct RematDecision {
 typedef struct RematPlanResult {
   int64_t resolvedBudgetBytes; ///< the budget in bytes after resolving N%
   bool budgetMet;
+  /// The failure (if any) is remat's own bug, not the input's: the tools
+  /// exit 2 for it.
+  bool internalError;
   int64_t peakBytesBefore;
   int64_t peakBytesAfter;   ///< of the rewritten function, from a fresh graph
   int64_t peakBytesPlanned; ///< what the planner's simulation predicted

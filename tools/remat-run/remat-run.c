@@ -36,6 +36,7 @@
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -52,6 +53,40 @@
 #ifndef REMAT_C_RUNNER_UTILS
 #define REMAT_C_RUNNER_UTILS ""
 #endif
+
+/// The symbols the JIT resolves besides the module's own functions
+/// (rematCheckCalleesDefined): the runtime hooks (named below, where they are
+/// handed to the JIT), and whatever this process or MLIR's C runner
+/// utilities (printMemref*, ...) define.
+static bool jitProvides(MlirStringRef name, void *userData) {
+  (void)userData;
+  static const char *const kHooks[] = {"_mlir_memref_to_llvm_alloc",
+                                       "_mlir_memref_to_llvm_aligned_alloc",
+                                       "_mlir_memref_to_llvm_free",
+                                       "remat_variant_fits",
+                                       "remat_no_variant_fits",
+                                       "puts",
+                                       "abort"};
+  char buf[256];
+  if (name.length >= sizeof(buf))
+    return false;
+  memcpy(buf, name.data, name.length);
+  buf[name.length] = '\0';
+  for (size_t i = 0; i < sizeof(kHooks) / sizeof(kHooks[0]); ++i)
+    if (strcmp(buf, kHooks[i]) == 0)
+      return true;
+  void *self = dlopen(NULL, RTLD_LAZY);
+  bool inProcess = self && dlsym(self, buf);
+  if (self)
+    dlclose(self);
+  if (inProcess)
+    return true;
+  void *utils = REMAT_C_RUNNER_UTILS[0] ? dlopen(REMAT_C_RUNNER_UTILS, RTLD_LAZY | RTLD_LOCAL) : NULL;
+  bool found = utils && dlsym(utils, buf);
+  if (utils)
+    dlclose(utils);
+  return found;
+}
 
 static const char *kUsage = "usage: remat-run [--target=cpu|gpu|gpu-kernels-on-cpu] [--steps=N] [--seed=S]\n"
                             "                 [--entry=NAME] [--mem-cap=SIZE] [--json] [--manifest=FILE]\n"
@@ -1107,6 +1142,10 @@ static int run(const Options *opts) {
 
   // Lower (through the driver, as remat-opt does: normalized, not planned)
   // and JIT.
+  if (mlirLogicalResultIsFailure(rematCheckCalleesDefined(prog.module, jitProvides, NULL))) {
+    rc = RematExitUser;
+    goto done;
+  }
   RematDriverOptions driverOptions = {.lowering = opts->gpu == 2 ? RematLoweringGPUKernelsOnCPU : RematLoweringCPU};
   RematDriverResult driven;
   MlirLogicalResult status = rematDriverRunModule(prog.module, &driverOptions, &driven);
