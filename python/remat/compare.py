@@ -115,8 +115,16 @@ def main(argv=None):
     if not remat_run or not remat_opt:
         sys.exit("remat.compare: remat-run / remat-opt not found (build them: scripts/setup.sh; or --remat-run)")
     made = load_factory(a.factory, json.loads(a.factory_args) if a.factory_args else None)
-    model, inputs = made[0], made[1]
-    loss_fn = made[2] if len(made) > 2 else None  # jax: donate_argnums
+    kwargs = None
+    if a.framework == "torch":
+        try:
+            model, inputs, kwargs, loss_fn = rt.unpack_factory(made, f"{a.factory}()")
+        except rt.ExportError as e:
+            print(f"FAIL {e}")
+            return 1
+    else:
+        model, inputs = made[0], made[1]
+        loss_fn = made[2] if len(made) > 2 else None  # jax: donate_argnums
     os.makedirs(a.workdir, exist_ok=True)
     step = os.path.join(a.workdir, "step.mlir")
     failures = []
@@ -137,7 +145,8 @@ def main(argv=None):
         man = exp.manifest
         print(f"ok   exported in {exp.export_time_s:.1f} s ({exp.form} form)")
     else:
-        exp = rt.export_step(model, inputs, loss_fn, step, func_name="step", bn_stats_dtype=a.bn_stats_dtype)
+        exp = rt.export_step(model, inputs, loss_fn, step, func_name="step", bn_stats_dtype=a.bn_stats_dtype,
+                             example_kwargs=kwargs)
         man = exp.manifest
         print(f"ok   exported in {exp.export_time_s:.1f} s ({exp.form} form)")
     in_dir, ref_dir = os.path.join(a.workdir, "in"), os.path.join(a.workdir, "ref")
@@ -149,8 +158,8 @@ def main(argv=None):
         for r, arr in zip(man["results"], ref):
             np.save(os.path.join(ref_dir, r["file"]), arr)
     else:
-        rt.write_arguments(model, inputs, man, in_dir)
-        ref = rt.write_reference(model, inputs, man, ref_dir, loss_fn=loss_fn)
+        rt.write_arguments(model, inputs, man, in_dir, example_kwargs=kwargs)
+        ref = rt.write_reference(model, inputs, man, ref_dir, loss_fn=loss_fn, example_kwargs=kwargs)
     npy = has_npy_flags(remat_run)
     got, run, secs = run_step(remat_run, step, man, in_dir, os.path.join(a.workdir, "out"), npy)
     print(f"ok   remat-run ({'npy' if npy else 'raw .bin'} i/o): {secs:.1f} s, peak {run['peak_bytes']} bytes")
