@@ -297,7 +297,11 @@ def _ne_constants(node, seen=None):
         seen.add(user)
         op, args = _opname(user), list(user.args)
         if op == "ne" and len(args) > 1 and args[0] is node and isinstance(args[1], int):
-            found.add(args[1])
+            # where(ne(t, c), t, 0): the target masked (not embedding backward's
+            # padding_idx test, whose where selects gradients, not t)
+            if any(_opname(w) == "where" and len(w.args) > 1 and w.args[0] is user and w.args[1] is node
+                   for w in user.users if w.op == "call_function"):
+                found.add(args[1])
         elif op in _TRANSPARENT and op != "where":
             v = user.meta.get("val")
             if isinstance(v, torch.Tensor) and not (v.dtype.is_floating_point or v.dtype == torch.bool):
@@ -685,21 +689,19 @@ def _build_manifest(tr, names, int_ranges, func_name, mlir_name, rng, state):
     return m, {arguments[k]["name"]: v[2] for k, v in inferred.items()}
 
 
-def _check_int_range_names(int_ranges, manifest):
-    """An int_ranges key that names no argument (by name or position) is an error."""
+def _check_int_range_names(int_ranges, model, input_names_):
+    """An int_ranges key that names no input (by name or position), parameter
+    or buffer is an error (checked before tracing: it fails fast)."""
     if not int_ranges:
         return
-    args = manifest["arguments"]
-    inputs = [a for a in args if a["role"] == "input"]
-    names = {a["name"] for a in args}
+    names = set(input_names_) | set(_named(model))
     for k in int_ranges:
         if k in names:
             continue
-        if (isinstance(k, int) or (isinstance(k, str) and k.isdigit())) and int(k) < len(inputs):
+        if (isinstance(k, int) or (isinstance(k, str) and k.isdigit())) and int(k) < len(input_names_):
             continue
-        ints = [a["name"] for a in args if a["dtype"].startswith(("int", "uint"))]
-        raise ExportError(f"int_ranges names {k!r}, which is no argument of the step (integer arguments: "
-                          f"{', '.join(ints) or 'none'})")
+        raise ExportError(f"int_ranges names {k!r}, which is no input, parameter or buffer of the step (inputs: "
+                          f"{', '.join(input_names_) or 'none'})")
 
 
 def export_step(model, example_inputs, loss_fn=None, path="step.mlir", *, func_name="step", model_inputs=None,
@@ -729,6 +731,9 @@ def export_step(model, example_inputs, loss_fn=None, path="step.mlir", *, func_n
     Raises ExportError naming the op (and model source line) that cannot be exported;
     nothing is written then."""
     t0 = time.monotonic()
+    _check_int_range_names(int_ranges, model,
+                           input_names(model, loss_fn, _split_inputs(example_inputs, loss_fn, model_inputs,
+                                                                     example_kwargs)))
     tr = trace(model, example_inputs, loss_fn, model_inputs, bn_stats_dtype, sdpa_backend, decompositions,
                example_kwargs, tracer)
     names = input_names(model, loss_fn, tr.inputs)
@@ -746,7 +751,6 @@ def export_step(model, example_inputs, loss_fn=None, path="step.mlir", *, func_n
     mlir_name = os.path.basename(path) if path else f"{func_name}.mlir"
     m, inferred_from = _build_manifest(tr, names, int_ranges, func_name, mlir_name,
                                        mlir_util.mutable_globals(custom), _named(model))
-    _check_int_range_names(int_ranges, m)
     try:
         mlir_util.check_signature(custom, func_name, m)
     except ValueError as e:

@@ -14,12 +14,12 @@ def loss_fn(out, noise):
 
 def ci():
     torch.manual_seed(0)
-    model = UNet2DModel(sample_size=8, in_channels=3, out_channels=3, layers_per_block=1,
+    model = UNet2DModel(sample_size=16, in_channels=3, out_channels=3, layers_per_block=1,
                         block_out_channels=(16, 32), down_block_types=("DownBlock2D", "AttnDownBlock2D"),
                         up_block_types=("AttnUpBlock2D", "UpBlock2D"), norm_num_groups=8,
                         attention_head_dim=8).train()
     g = torch.Generator().manual_seed(0)
-    sample = torch.randn((2, 3, 8, 8), generator=g)
-    noise = torch.randn((2, 3, 8, 8), generator=g)
+    sample = torch.randn((2, 3, 16, 16), generator=g)
+    noise = torch.randn((2, 3, 16, 16), generator=g)
     timestep = torch.tensor([10, 500])
     return model, (sample, timestep, noise), loss_fn

@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-VOCAB, DIM, SEQ, BATCH, LAYERS, HEADS = 64, 32, 16, 2, 2, 4
+VOCAB, DIM, SEQ, BATCH, LAYERS, HEADS = 64, 32, 32, 8, 2, 4
 
 
 class Block(nn.Module):

@@ -11,6 +11,6 @@ def ci():
     model = timm.create_model("vit_tiny_patch16_224", pretrained=False, img_size=32, patch_size=8, embed_dim=32,
                               depth=2, num_heads=2, mlp_ratio=2.0, num_classes=10).train()
     g = torch.Generator().manual_seed(0)
-    images = torch.randn((2, 3, 32, 32), generator=g)
-    labels = torch.randint(0, 10, (2,), generator=g)
+    images = torch.randn((8, 3, 32, 32), generator=g)
+    labels = torch.randint(0, 10, (8,), generator=g)
     return model, (images, labels), F.cross_entropy

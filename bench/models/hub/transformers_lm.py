@@ -12,7 +12,7 @@ training examples do."""
 import torch
 import transformers
 
-VOCAB, BATCH, SEQ = 128, 2, 16
+VOCAB, BATCH, SEQ = 128, 8, 32
 SMALL = dict(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
              max_position_embeddings=64)
 
