@@ -584,7 +584,11 @@ def trace(model, example_inputs, loss_fn=None, model_inputs=None, bn_stats_dtype
     except ValueError:
         raise
     except Exception as e:  # torch raises many types; all are the model's features
-        raise _trace_error(e) from None
+        err = _trace_error(e)
+        if tracer == "export":
+            err = ExportError(f"{err}\n  (traced by torch.export; tracer='aot' / remat-export --tracer aot traces "
+                              f"with aot_export_module alone)")
+        raise err from None
     return Traced(gm, sig, step, inp, names, dropped)
 
 
