@@ -4,10 +4,15 @@ linalg-on-tensors func.func, through torch-mlir, with its manifest.
     import remat.torch
     exp = remat.torch.export_step(model, (tokens, targets), path="step.mlir")
     exp = remat.torch.export_step(model, (images, labels), loss_fn=F.cross_entropy, path="step.mlir")
+    exp = remat.torch.export_step(model, {"input_ids": ids, "labels": ids}, path="step.mlir")   # keywords
 
-The step is torch._functorch.aot_autograd.aot_export_module(trace_joint=True)
-of the model (and loss) with torch-mlir's decomposition table, imported with
-torch_mlir.fx.stateless_fx_import(output_type="linalg-on-tensors"):
+The step (model and loss) is traced by torch.export.export(strict=False), so that
+libraries take their traced paths (transformers' masks), then
+torch._functorch.aot_autograd.aot_export_module(trace_joint=True) of the exported
+program's module, with one argument per distinct parameter (tied ones once),
+with torch-mlir's decomposition table, imported with
+torch_mlir.fx.stateless_fx_import(output_type="linalg-on-tensors") (tracer="aot":
+aot_export_module of the model alone):
 
     @step(parameters (named_parameters() order)..., buffers (named_buffers() order)..., inputs...)
         -> (updated buffers..., loss, one gradient per parameter)
