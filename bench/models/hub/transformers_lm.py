@@ -54,3 +54,11 @@ def bert_mlm(attn="sdpa"):
                                   num_attention_heads=4, max_position_embeddings=64, hidden_dropout_prob=0.0,
                                   attention_probs_dropout_prob=0.0)
     return _model(transformers.AutoModelForMaskedLM, cfg, attn), _batch(1, mlm=True)
+
+
+def t5(attn="eager"):
+    """A seq2seq model: T5ForConditionalGeneration (encoder, decoder, cross
+    attention), labels shifted into decoder inputs by the model itself."""
+    cfg = transformers.T5Config(vocab_size=VOCAB, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
+                                dropout_rate=0.0, decoder_start_token_id=0, pad_token_id=0)
+    return _model(transformers.AutoModelForSeq2SeqLM, cfg, attn), _batch()
