@@ -160,14 +160,32 @@ static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const Rema
   return mlirLogicalResultSuccess();
 }
 
+static int64_t smallestMetBudget(MlirOperation input, const RematGraphOptions *options, int64_t reached,
+                                 const RematCostProfile *profile);
+
 MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                       double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                       RematPlanResult *result) {
   double start = nowSeconds();
+  // Kept to find a budget that works when this one is not met (the function
+  // is rewritten by then).
+  MlirOperation input = kind != RematPlannerNone ? mlirOperationClone(func) : (MlirOperation){NULL};
   MlirLogicalResult status =
       options->fuseElementwise
           ? planWithAndWithoutFusion(func, options, budgetBytes, budgetPercent, kind, profile, result)
           : planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result, NULL);
+  if (!mlirOperationIsNull(input)) {
+    if (mlirLogicalResultIsSuccess(status) && !result->budgetMet && result->peakBytesAfter > 0) {
+      // Planned in place (a detached clone has no module around it); the
+      // rewritten body goes back afterwards.
+      MlirOperation rewritten = mlirOperationClone(func);
+      mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(input, 0));
+      result->smallestBudgetBytes = smallestMetBudget(func, options, result->peakBytesAfter, profile);
+      mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(rewritten, 0));
+      mlirOperationDestroy(rewritten);
+    }
+    mlirOperationDestroy(input);
+  }
   // Naming is the report's work, done here only because the values may be
   // erased by the rewrite (phases.naming: of both plans with fusion).
   result->passSeconds = nowSeconds() - start - result->phases.naming;
@@ -266,6 +284,26 @@ static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *option
   mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(saved, 0));
   mlirOperationDestroy(saved);
   return peak;
+}
+
+/// For a budget the planner could not meet on `input` (reaching `reached`):
+/// a budget it meets, the peak it reaches asked for `reached` (tried twice:
+/// a plan asked for a higher budget can land lower); 0 if neither is met.
+static int64_t smallestMetBudget(MlirOperation input, const RematGraphOptions *options, int64_t reached,
+                                 const RematCostProfile *profile) {
+  RematGraphOptions quiet = *options;
+  quiet.fuseElementwise = false;
+  quiet.skipDecisionNames = true;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    bool met = false;
+    int64_t peak = plannedPeakAt(input, &quiet, reached, profile, &met);
+    if (met)
+      return reached;
+    if (peak <= reached)
+      return 0;
+    reached = peak;
+  }
+  return 0;
 }
 
 /// For the refusal of a budget under the lower bound `bound`: the smallest

@@ -14,6 +14,8 @@
 # A venv is complete when it holds .requirements.txt (written last). Without
 # it, `pip install -r` runs again (it installs only what is missing: an interrupted
 # install is completed, an existing venv whose packages all import is not touched).
+# pip runs as `python -m pip`: in a venv copied to a new hash's directory (to add a
+# pin without downloading torch again) bin/pip still names the old venv's python.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 req=$root/python/requirements.txt
@@ -29,15 +31,15 @@ venv=$cache/venv-$hash
 probe="import torch, torch_mlir, numpy, jax, iree.compiler"
 if [ ! -f "$venv/.requirements.txt" ] && [ -x "$venv/bin/python" ] &&
    "$venv/bin/python" -c "$probe" >/dev/null 2>&1 &&
-   "$venv/bin/pip" install -q --dry-run --no-index -r "$req" >/dev/null 2>&1; then
+   "$venv/bin/python" -m pip install -q --dry-run --no-index -r "$req" >/dev/null 2>&1; then
   cp "$req" "$venv/.requirements.txt"   # installed by other means (an earlier run without the marker)
 fi
 if [ ! -f "$venv/.requirements.txt" ]; then
   mkdir -p "$cache"
   echo "== creating $venv (python3 -m venv; pip install -r python/requirements.txt: several GB)" >&2
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --upgrade pip >&2
-  "$venv/bin/pip" install -q -r "$req" >&2
+  "$venv/bin/python" -m pip install -q --upgrade pip >&2
+  "$venv/bin/python" -m pip install -q -r "$req" >&2
   cp "$req" "$venv/.requirements.txt"
 fi
 if [ "$want" = python ]; then echo "$venv/bin/python"; else echo "$venv"; fi

@@ -101,6 +101,10 @@ typedef struct RematPlanResult {
   /// ("reduced+classes", "reduced+variant+classes": docs/planner.md); NULL
   /// without a search.
   const char *searchEffort;
+  /// Budget not met ("could not fit"): a budget the default planner meets on
+  /// the input (the peak it reached, checked by planning once more with it
+  /// as the budget), as the lower-bound refusal names one; 0 when none is known.
+  int64_t smallestBudgetBytes;
   double rewriteSeconds; ///< IR rewrite + rebuilding the graph
   double passSeconds;    ///< the whole call (analysis, search, rewrite) but naming
   double namingSeconds;  ///< naming the decisions' values for the report

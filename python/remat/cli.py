@@ -4,10 +4,14 @@
   remat-export jax   FILE.py:FACTORY -o step.mlir [options]
 
 torch: FACTORY() returns (model, example_inputs) or (model, example_inputs,
-  loss_fn). Without loss_fn, model(*example_inputs) returns the loss (or
-  (loss, ...), {"loss": ...}, an object with .loss); with it, the step's loss is
-  loss_fn(model(*example_inputs[:-1]), example_inputs[-1]) (--model-inputs N: the
-  first N inputs go to the model).
+  loss_fn); keyword inputs (model(**batch), as Hugging Face models are called):
+  (model, kwargs_dict) or (model, args, kwargs_dict[, loss_fn]). Without loss_fn,
+  model(*args, **kwargs) returns the loss (or (loss, ...), {"loss": ...}, an
+  object with .loss: a transformers model given labels); with it, the step's loss
+  is loss_fn(model(*args[:-1], **kwargs), args[-1]) (--model-inputs N: the first
+  N positional inputs go to the model). The step is traced through torch.export
+  (--tracer export, default: libraries take their traced paths) or
+  aot_export_module alone (--tracer aot).
 jax: FACTORY() returns (fn, args) or (fn, args, donate_argnums): the step is
   jax.jit(fn)(*args); args[0] holds the parameters (--params-argnums).
 
@@ -178,6 +182,8 @@ def _main(argv, undo):
                     help="torch: dtype of variance statistics (BatchNorm, GroupNorm, var); default torch-mlir's float64")
     ap.add_argument("--sdpa-backend", choices=["math", "default"], default="math",
                     help="torch: SDPA backend while tracing (default math: its backward lowers)")
+    ap.add_argument("--tracer", choices=["export", "aot"], default="export",
+                    help="torch: torch.export then aot_export_module (default), or aot_export_module alone")
     ap.add_argument("--form", choices=["auto", "custom", "generic"], default="auto")
     ap.add_argument("--params-argnums", default="0", help="jax: comma-separated argument positions holding parameters")
     ap.add_argument("--quiet", action="store_true")
@@ -194,26 +200,25 @@ def _main(argv, undo):
     except Exception as e:
         print(f"remat-export: error: {a.factory}() raised {type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    if not isinstance(made, (tuple, list)) or len(made) not in (2, 3):
-        print(f"remat-export: error: {a.factory}() must return (model, example_inputs[, loss_fn]) or "
-              f"(fn, args[, donate_argnums]); got {type(made).__name__}", file=sys.stderr)
+    if a.framework == "jax" and (not isinstance(made, (tuple, list)) or len(made) not in (2, 3)):
+        print(f"remat-export: error: {a.factory}() must return (fn, args[, donate_argnums]); got "
+              f"{type(made).__name__}", file=sys.stderr)
         return 1
     if a.framework == "torch":
         import remat.torch as rt
-        model, inputs = made[0], made[1]
-        loss_fn = made[2] if len(made) == 3 else None
         try:
+            model, inputs, kwargs, loss_fn = rt.unpack_factory(made, f"{a.factory}()")
             exp = rt.export_step(model, inputs, loss_fn, a.output, func_name=a.func, model_inputs=a.model_inputs,
                                  int_ranges=ranges, normalize=not a.no_normalize, bn_stats_dtype=a.bn_stats_dtype,
-                                 sdpa_backend=a.sdpa_backend, form=a.form)
+                                 sdpa_backend=a.sdpa_backend, form=a.form, example_kwargs=kwargs, tracer=a.tracer)
         except rt.ExportError as e:
             print(f"remat-export: error: {e}", file=sys.stderr)
             return 1
         if a.args_dir:
-            rt.write_arguments(model, inputs, exp.manifest, a.args_dir)
+            rt.write_arguments(model, inputs, exp.manifest, a.args_dir, example_kwargs=kwargs)
         if a.reference_dir:
             rt.write_reference(model, inputs, exp.manifest, a.reference_dir, loss_fn=loss_fn,
-                               model_inputs=a.model_inputs)
+                               model_inputs=a.model_inputs, example_kwargs=kwargs)
         extra = f"{exp.form} form, {exp.split_empties} tensor.empty + {exp.split_fills} linalg.fill split"
         left = exp.unlowered
     else:
@@ -242,11 +247,19 @@ def _main(argv, undo):
         print(f"remat-export: wrote {exp.path} and {exp.manifest_path}: @{m['function']}, {len(m['arguments'])} "
               f"arguments, {len(m['results'])} results, {nops} ops ({extra}), {time.monotonic() - t0:.1f} s",
               file=sys.stderr)
-        ints = [f"{x['name']} in [{x['int_range'][0]}, {x['int_range'][1]})" for x in m["arguments"] if "int_range" in x]
+        ints = [f"{x['name']} in [{x['int_range'][0]}, {x['int_range'][1]})"
+                + (f" or {x['ignore_index']}" if "ignore_index" in x else "") for x in m["arguments"] if "int_range" in x]
         if ints:
             print(f"remat-export: integer inputs: {', '.join(ints)}", file=sys.stderr)
         if left:
             print("remat-export: ops outside upstream MLIR: " + ", ".join(f"{k} x{v}" for k, v in sorted(left.items())),
+                  file=sys.stderr)
+        for d in m.get("dropped_parameters", []):
+            print(f"remat-export: note: parameter {d['name']} is never read by forward: not an argument, no gradient",
+                  file=sys.stderr)
+        tied = [f"{x['name']} (= {', '.join(x['aliases'])})" for x in m["arguments"] if x.get("aliases")]
+        if tied:
+            print(f"remat-export: tied parameters, one argument and one gradient each: {', '.join(tied)}",
                   file=sys.stderr)
         if "rng" in m:
             print(f"remat-export: RNG state in mutable globals: {', '.join(m['rng']['globals'])}", file=sys.stderr)

@@ -131,6 +131,39 @@ def update_error(got, want, arg, floor=0.0):
     return (float(np.max(excess)) / scale if scale > 0 else float(np.max(excess))), float(np.max(d))
 
 
+UPDATE_SHARE = 0.01
+
+
+def optimizer_update_check(updates, man, all_updates, rtol):
+    """Updated parameters (a step with its optimizer inside) beyond rtol: Adam-like
+    optimizers turn a gradient at rounding-noise level (exactly 0 in exact
+    arithmetic: the key bias of attention, softmax is invariant to it) into a
+    learning-rate-sized step of either sign, so one rounding difference in the
+    gradient moves the parameter by up to two steps. Passes when the elements
+    beyond rtol are at most UPDATE_SHARE of all updated parameters' elements and
+    each is within two optimizer steps (2 x the largest |new - old| of the
+    reference over the updated parameters). updates and all_updates hold
+    (result, got, want, old argument). Returns (ok, message)."""
+    total = sum(np.size(w) for _, _, w, _ in all_updates)
+    step = max((float(np.max(np.abs(np.asarray(w, np.float64) - np.asarray(old, np.float64))))
+                for _, _, w, old in all_updates if np.size(w)), default=0.0)
+    beyond, worst_steps, names = 0, 0.0, []
+    for r, g, w, old in updates:
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape or not np.all(np.isfinite(g)):
+            return False, f"{r['name']} ({r['role']}): shape {list(g.shape)} or non-finite values"
+        diff = np.abs(g.astype(np.float64) - w.astype(np.float64) - 0.0)
+        excess = np.maximum(diff - 2 * np.abs(np.spacing(w)).astype(np.float64), 0.0)
+        upd = np.abs(w.astype(np.float64) - np.asarray(old, np.float64))
+        beyond += int(np.count_nonzero(excess > rtol * max(float(np.max(upd)) if upd.size else 0.0, 0.0)))
+        worst_steps = max(worst_steps, float(np.max(diff)) / step if step > 0 else float("inf"))
+        names.append(r["name"])
+    ok = beyond <= UPDATE_SHARE * total and worst_steps <= 2.0
+    return ok, (f"updated parameters: {beyond} of {total} elements beyond {rtol:g} (allowed {UPDATE_SHARE:.0%}: "
+                f"optimizer steps from noise-level gradients), the largest {worst_steps:.3g} optimizer steps "
+                f"(allowed 2; a step: {step:.3g}), in {len(names)} tensors ({names[0]}{', ...' if len(names) > 1 else ''})")
+
+
 def has_npy_flags(remat_run):
     p = subprocess.run([remat_run, "--help"], capture_output=True, text=True)
     return "--inputs=DIR" in (p.stdout + p.stderr)
@@ -231,20 +264,31 @@ class Checker:
             return
         floor = FLOOR * max((float(np.max(np.abs(np.asarray(w, np.float64) - a))) for _, _, w, a in ups if a.size),
                             default=0.0)
-        worst, worst_name, ok = 0.0, None, True
+        worst, worst_name, ok, beyond = 0.0, None, True, []
         for r, g, w, a in ups:
             e, d = update_error(g, w, a, floor)
             bound = self.tol.get(r["dtype"], 0.0)
             if e > worst or worst_name is None:
                 worst, worst_name = e, r["name"]
             if not e <= bound:
+                beyond.append((r, g, w, a, e, d, bound))
+        if beyond:
+            # Adam-like optimizers turn a gradient at rounding-noise level into a
+            # learning-rate-sized step of either sign: judged together (few
+            # elements, within two optimizer steps), else each one fails.
+            updates = [(r, g, w, a) for r, g, w, a, *_ in beyond]
+            in_bound, msg = optimizer_update_check(updates, man, ups, max(b[6] for b in beyond))
+            self.check(in_bound, f"{label}: {msg}")
+            if not in_bound:
                 ok = False
-                self.check(False, f"{label}: update of {r['of']}: error {e:.3g} > {bound:g} (max abs difference {d:.3g})")
+                for r, g, w, a, e, d, bound in beyond:
+                    self.check(False, f"{label}: update of {r['of']}: error {e:.3g} > {bound:g} "
+                                      f"(max abs difference {d:.3g})")
         self.check(ok, f"{label}: {len(ups)} parameter updates (result - argument) vs {self.against}: "
                        f"worst error {worst:.3g} ({worst_name})")
 
 
-def _reference(a, model, inputs, extra, man, in_dir, ref_dir):
+def _reference(a, model, inputs, extra, man, in_dir, ref_dir, example_kwargs=None):
     """Writes the arguments and the framework's results; returns (args, ref) as numpy arrays."""
     if a.framework == "jax":
         import remat.jax as rj
@@ -252,8 +296,8 @@ def _reference(a, model, inputs, extra, man, in_dir, ref_dir):
         ref = rj.reference(model, *inputs)
     else:
         import remat.torch as rt
-        rt.write_arguments(model, inputs, man, in_dir)
-        ref = rt.reference(model, inputs, man, loss_fn=extra)
+        rt.write_arguments(model, inputs, man, in_dir, example_kwargs=example_kwargs)
+        ref = rt.reference(model, inputs, man, loss_fn=extra, example_kwargs=example_kwargs)
     if len(ref) != len(man["results"]):
         raise CompareError(f"the framework's step gives {len(ref)} results, the manifest {len(man['results'])}")
     for r, w in zip(man["results"], ref):
@@ -319,8 +363,16 @@ def run(a):
     made = load_factory(a.factory, kwargs)
     if not isinstance(made, (tuple, list)) or len(made) < 2:
         raise CompareError(f"{a.factory} must return (model, example_inputs[, loss_fn or donate_argnums])")
-    model, inputs = made[0], made[1]
-    extra = made[2] if len(made) > 2 else None  # torch: loss_fn; jax: donate_argnums
+    example_kwargs = None
+    if a.framework == "torch":  # (model, args | kwargs[, kwargs][, loss_fn]), as remat-export takes it
+        import remat.torch as rt
+        try:
+            model, inputs, example_kwargs, extra = rt.unpack_factory(made, f"{a.factory}()")
+        except rt.ExportError as e:
+            raise CompareError(str(e))
+    else:
+        model, inputs = made[0], made[1]
+        extra = made[2] if len(made) > 2 else None  # jax: donate_argnums
     os.makedirs(a.workdir, exist_ok=True)
     c = Checker(a.framework, tol)
     steps = []  # (path, manifest, label prefix)
@@ -346,7 +398,8 @@ def run(a):
             exp = rj.export_step(model, *inputs, path=step, donate_argnums=extra or ())
         else:
             import remat.torch as rt
-            exp = rt.export_step(model, inputs, extra, step, func_name="step", bn_stats_dtype=a.bn_stats_dtype)
+            exp = rt.export_step(model, inputs, extra, step, func_name="step", bn_stats_dtype=a.bn_stats_dtype,
+                                 example_kwargs=example_kwargs)
         steps.append((step, exp.manifest, "", "step.mlir"))
         print(f"ok   exported in {exp.export_time_s:.1f} s ({exp.form} form)")
     man0 = steps[0][1]
@@ -363,7 +416,7 @@ def run(a):
             raise CompareError(f"{name}: its arguments are not those of {steps[0][3]}")
     in_dir, ref_dir = os.path.join(a.workdir, "in"), os.path.join(a.workdir, "ref")
     t0 = time.monotonic()
-    args, ref = _reference(a, model, inputs, extra, man0, in_dir, ref_dir)
+    args, ref = _reference(a, model, inputs, extra, man0, in_dir, ref_dir, example_kwargs)
     print(f"ok   {c.against} step: {time.monotonic() - t0:.1f} s", flush=True)
     for x, arr in zip(man0["arguments"], args):
         lo_hi = x.get("int_range")

@@ -188,7 +188,21 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
                                          _dtype(leaf), leaf.shape, int_range=rng, donated=ai in donate))
             flat_index += 1
     out_shape = jax.eval_shape(fn, *args)
-    results = _result_entries(out_shape, args, arg_struct, arguments, params_argnums, donate)
+    try:
+        jaxpr = jax.make_jaxpr(fn)(*args).jaxpr
+    except Exception:
+        jaxpr = None
+    results = _result_entries(out_shape, args, arg_struct, arguments, params_argnums, donate, jaxpr)
+    for e in arguments:  # integer state without a range (a step count): the range of its values
+        if "int_range" not in e and e["role"] == "buffer" and e["dtype"].startswith(("int", "uint")):
+            leaf = np.asarray(argument_arrays(args)[e["index"]])
+            if leaf.size:
+                e["int_range"] = [int(leaf.min()), int(leaf.max()) + 1]
+    for key in (int_ranges or {}):
+        if not any(key == e["name"] or str(key) == str(e["index"]) for e in arguments):
+            ints = [e["name"] for e in arguments if e["dtype"].startswith(("int", "uint"))]
+            raise ExportError(f"int_ranges names {key!r}, which is no argument of the step (integer arguments: "
+                              f"{', '.join(ints) or 'none'})")
     mlir_name = os.path.basename(path) if path else f"{func_name}.mlir"
     m = mf.make("jax", func_name, mlir_name, arguments, results, rng_globals=mlir_util.mutable_globals(text))
     try:
@@ -211,7 +225,40 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
     return exp
 
 
-def _result_entries(out_shape, args, arg_struct, arguments, params_argnums, donate):
+_CASTS = ("convert_element_type", "copy", "copy_p", "reduce_precision")
+_CALLS = ("pjit", "jit", "closed_call", "core_call", "remat", "checkpoint", "custom_jvp_call", "custom_vjp_call")
+
+
+def _is_update_of(jaxpr, v, target, update=True, depth=0):
+    """Whether jaxpr's variable v is target, or (update) target + or - something,
+    through dtype casts and nested jit calls: what optax.apply_updates and
+    `p - lr * g` compute. A gradient is not (its last op is a backward op)."""
+    defs = {o: e for e in jaxpr.eqns for o in e.outvars}
+    while depth < 64:
+        if v is target:
+            return True
+        e = defs.get(v) if not hasattr(v, "val") else None
+        if e is None:
+            return False
+        name = e.primitive.name
+        if name in _CASTS:
+            v = e.invars[0]
+            continue
+        if name in _CALLS:
+            sub = e.params.get("jaxpr") or e.params.get("call_jaxpr") or e.params.get("fun_jaxpr")
+            inner = getattr(sub, "jaxpr", sub)
+            if inner is None or not hasattr(inner, "outvars"):
+                return False
+            k = e.outvars.index(v)
+            return any(_is_update_of(inner, inner.outvars[k], inner.invars[i], update, depth + 1)
+                       for i, x in enumerate(e.invars) if x is target)
+        if update and name in ("add", "sub", "add_any"):
+            return any(_is_update_of(jaxpr, x, target, False, depth + 1) for x in e.invars if not hasattr(x, "val"))
+        return False
+    return False
+
+
+def _result_entries(out_shape, args, arg_struct, arguments, params_argnums, donate, jaxpr=None):
     import jax
     flat = _leaves(out_shape)
     results = []
@@ -243,9 +290,22 @@ def _result_entries(out_shape, args, arg_struct, arguments, params_argnums, dona
         dt, shape = str(np.dtype(leaf.dtype)), tuple(leaf.shape)
         if ti in mirror:
             ai, start = mirror[ti]
-            of = arguments[start + k]["name"]
+            arg = arguments[start + k]
+            of = arg["name"]
+            # Without donation a subtree with an argument's structure is its gradient
+            # or its new value: a parameter's new value is the parameter plus or minus
+            # an update in the step's jaxpr; an argument outside params_argnums
+            # (an optimizer's state) returned with its structure is its new value.
             if ai in donate:
+                updated = True
+            elif ai not in params_argnums:
+                updated = True
+            else:
+                updated = jaxpr is not None and _is_update_of(jaxpr, jaxpr.outvars[i], jaxpr.invars[start + k])
+            if updated:
                 role = "updated_parameter" if ai in params_argnums else "updated_buffer"
+                if role == "updated_buffer" and arg["role"] == "input":
+                    arg["role"] = "buffer"  # state carried from step to step, as a module's buffer
                 results.append(mf.result(i, of + " (updated)", role, dt, shape, of=of))
             else:
                 results.append(mf.result(i, of + ".grad", "gradient", dt, shape, of=of))

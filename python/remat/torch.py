@@ -4,10 +4,15 @@ linalg-on-tensors func.func, through torch-mlir, with its manifest.
     import remat.torch
     exp = remat.torch.export_step(model, (tokens, targets), path="step.mlir")
     exp = remat.torch.export_step(model, (images, labels), loss_fn=F.cross_entropy, path="step.mlir")
+    exp = remat.torch.export_step(model, {"input_ids": ids, "labels": ids}, path="step.mlir")   # keywords
 
-The step is torch._functorch.aot_autograd.aot_export_module(trace_joint=True)
-of the model (and loss) with torch-mlir's decomposition table, imported with
-torch_mlir.fx.stateless_fx_import(output_type="linalg-on-tensors"):
+The step (model and loss) is traced by torch.export.export(strict=False), so that
+libraries take their traced paths (transformers' masks), then
+torch._functorch.aot_autograd.aot_export_module(trace_joint=True) of the exported
+program's module, with one argument per distinct parameter (tied ones once),
+with torch-mlir's decomposition table, imported with
+torch_mlir.fx.stateless_fx_import(output_type="linalg-on-tensors") (tracer="aot":
+aot_export_module of the model alone):
 
     @step(parameters (named_parameters() order)..., buffers (named_buffers() order)..., inputs...)
         -> (updated buffers..., loss, one gradient per parameter)
@@ -81,42 +86,88 @@ def _loss_of(out):
 
 
 class _Step(nn.Module):
-    """forward(*inputs) -> (loss,): model(*inputs[:n]) then loss_fn(output, *inputs[n:])."""
+    """forward(*flat) -> (loss,): flat is the positional inputs then the tensor
+    keyword inputs (kw_names); model(*positional[:n], **keywords, **consts), then
+    loss_fn(output, *positional[n:]) when there is a loss_fn."""
 
-    def __init__(self, model, loss_fn, n):
+    def __init__(self, model, loss_fn, n, kw_names=(), consts=None):
         super().__init__()
         self.model = model
         self.loss_fn = loss_fn
         self.n = n
+        self.kw_names = tuple(kw_names)
+        self.consts = dict(consts or {})
 
-    def forward(self, *inputs):
+    def forward(self, *flat):
+        na = len(flat) - len(self.kw_names)
+        pos, kw = flat[:na], dict(zip(self.kw_names, flat[na:]))
+        kw.update(self.consts)
         if self.loss_fn is None:
-            loss = _loss_of(self.model(*inputs))
+            loss = _loss_of(self.model(*pos, **kw))
         else:
-            loss = self.loss_fn(self.model(*inputs[: self.n]), *inputs[self.n:])
+            loss = self.loss_fn(self.model(*pos[: self.n], **kw), *pos[self.n:])
         if loss.dim() != 0:
             raise ExportError(f"the loss has shape {list(loss.shape)}; it must be a scalar (reduce it, e.g. .mean())")
         return (loss,)
 
 
-def _split_inputs(example_inputs, loss_fn, model_inputs):
+@dataclass
+class _Inputs:
+    """The example inputs: positional tensors, then keyword tensors (model(**batch));
+    keyword values that are not tensors (use_cache=False) are passed as given."""
+    args: tuple
+    kw_names: tuple
+    kw_values: tuple
+    consts: dict
+    n: int  # positional inputs that go to the model (the rest go to loss_fn)
+
+    @property
+    def flat(self):
+        return tuple(self.args) + tuple(self.kw_values)
+
+
+def _split_inputs(example_inputs, loss_fn, model_inputs, example_kwargs=None):
+    """_Inputs from example_inputs (a tensor, a tuple/list of tensors, or a dict of
+    keyword inputs) and example_kwargs (a dict)."""
+    kwargs = {}
+    if isinstance(example_inputs, dict):
+        kwargs, example_inputs = dict(example_inputs), ()
+    if example_kwargs:
+        if not isinstance(example_kwargs, dict):
+            raise ExportError(f"keyword inputs must be a dict, not {type(example_kwargs).__name__}")
+        kwargs.update(example_kwargs)
     inputs = tuple(example_inputs) if isinstance(example_inputs, (tuple, list)) else (example_inputs,)
     for i, t in enumerate(inputs):
         if not isinstance(t, torch.Tensor):
-            raise ExportError(f"example input {i} is a {type(t).__name__}; every example input must be a tensor")
+            raise ExportError(f"example input {i} is a {type(t).__name__}; every positional example input must be a "
+                              f"tensor (pass other values as keyword inputs)")
+    names, values, consts = [], [], {}
+    for k, v in kwargs.items():
+        if not isinstance(k, str):
+            raise ExportError(f"keyword input {k!r}: keys must be strings")
+        if isinstance(v, torch.Tensor):
+            names.append(k)
+            values.append(v)
+        elif v is None or isinstance(v, (bool, int, float, str)):
+            consts[k] = v
+        else:
+            raise ExportError(f"keyword input {k!r} is a {type(v).__name__}; keyword inputs must be tensors or "
+                              f"constants (None, bool, int, float, str)")
     if loss_fn is None:
         n = len(inputs)
     else:
         n = len(inputs) - 1 if model_inputs is None else model_inputs
         if not 0 <= n <= len(inputs):
-            raise ExportError(f"model_inputs={n} but there are {len(inputs)} example inputs")
-    return inputs, n
+            raise ExportError(f"model_inputs={n} but there are {len(inputs)} positional example inputs")
+    return _Inputs(inputs, tuple(names), tuple(values), consts, n)
 
 
-def input_names(model, loss_fn, inputs, n):
-    """Names of the example inputs: the model's forward parameters, then the
-    loss function's (after its first) when it has a signature."""
+def input_names(model, loss_fn, inp):
+    """Names of the step's inputs: the model's forward parameters, then the
+    loss function's (after its first) when it has a signature, then the keyword
+    inputs' names."""
     names = []
+    inputs, n = inp.args, inp.n
     try:
         ps = [p.name for p in inspect.signature(model.forward).parameters.values()
               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -134,6 +185,7 @@ def input_names(model, loss_fn, inputs, n):
         for j in range(rest):
             nm = ls[j] if j < len(ls) else (f"target{j}" if rest > 1 else "target")
             names.append(nm if nm not in names else f"{nm}{n + j}")
+    names += list(inp.kw_names)
     return names
 
 
@@ -179,7 +231,7 @@ def decomposition_table(bn_stats_dtype=None):
 
 _TRANSPARENT = {"view", "_unsafe_view", "reshape", "unsqueeze", "squeeze", "clone", "alias", "expand", "permute", "t",
                 "transpose", "slice", "select", "flatten", "contiguous", "_to_copy", "convert_element_type",
-                "lift_fresh_copy", "detach", "where"}
+                "lift_fresh_copy", "detach", "where", "constant_pad_nd"}
 
 
 def _opname(node):
@@ -222,7 +274,8 @@ def _index_ranges(node, seen=None):
             elif op in ("nll_loss_forward", "nll_loss2d_forward", "nll_loss", "nll_loss2d") and len(args) > 1 \
                     and args[1] is node:
                 s = _shape(args[0])
-                found.append((0, s[1] if len(s) >= 2 else s[0], "cross entropy / NLL target"))
+                ignore = int(args[4]) if len(args) > 4 and isinstance(args[4], int) else -100
+                found.append((0, s[1] if len(s) >= 2 else s[0], "cross entropy / NLL target", ignore))
             elif op == "one_hot" and len(args) > 1 and int(args[1]) > 0:
                 found.append((0, int(args[1]), "one_hot"))
             elif op in _TRANSPARENT:
@@ -237,8 +290,47 @@ def _index_ranges(node, seen=None):
     return found
 
 
+def _ne_constants(node, seen=None):
+    """The integer constants c of ne(node, c) reached through views and copies:
+    torch-mlir's decomposition of nll_loss masks its ignore_index that way
+    (where(ne(target, -100), target, 0) then gather)."""
+    seen = set() if seen is None else seen
+    found = set()
+    for user in node.users:
+        if user in seen or user.op != "call_function":
+            continue
+        seen.add(user)
+        op, args = _opname(user), list(user.args)
+        if op == "ne" and len(args) > 1 and args[0] is node and isinstance(args[1], int):
+            # where(ne(t, c), t, 0): the target masked (not embedding backward's
+            # padding_idx test, whose where selects gradients, not t)
+            if any(_opname(w) == "where" and len(w.args) > 1 and w.args[0] is user and w.args[1] is node
+                   for w in user.users if w.op == "call_function"):
+                found.add(args[1])
+        elif op in _TRANSPARENT and op != "where":
+            v = user.meta.get("val")
+            if isinstance(v, torch.Tensor) and not (v.dtype.is_floating_point or v.dtype == torch.bool):
+                found |= _ne_constants(user, seen)
+    return found
+
+
+def ignore_indices(gm, nodes):
+    """{position: ignore_index} for the integer arguments used as NLL / cross-entropy
+    targets: a target may hold the loss's ignore_index (-100 in PyTorch and in
+    transformers' labels) besides [0, classes)."""
+    out = {}
+    for pos, node in enumerate(nodes):
+        v = node.meta.get("val")
+        if not isinstance(v, torch.Tensor) or v.dtype.is_floating_point or v.dtype == torch.bool:
+            continue
+        ig = {r[3] for r in _index_ranges(node) if len(r) > 3} | {c for c in _ne_constants(node) if c < 0}
+        if len(ig) == 1:
+            out[pos] = ig.pop()
+    return out
+
+
 def infer_int_ranges(gm, user_input_nodes):
-    """{input position: (lo, hi, what)} for the integer user inputs of the joint graph."""
+    """{position: (lo, hi, what)} for the integer nodes (graph inputs) given."""
     out = {}
     for pos, node in enumerate(user_input_nodes):
         v = node.meta.get("val")
@@ -398,24 +490,111 @@ def _trace_error(e):
 # --------------------------------------------------------------------------- export
 
 
+class _Flat(nn.Module):
+    """The traced step with one parameter (and buffer) per distinct tensor:
+    forward calls the inner module with every name of a tied tensor bound to
+    that one tensor (torch.func.functional_call), so aot_export lifts it once
+    and its gradient is the sum over its uses, as PyTorch's .grad is. Tensors
+    the forward never reads are left out (Traced.dropped)."""
+
+    def __init__(self, inner, params, buffers):
+        super().__init__()
+        self._inner = [inner]  # a list: not a submodule, its own tensors are not lifted
+        self._pnames = [names for names, _ in params]
+        self._bnames = [names for names, _ in buffers]
+        for i, (_, t) in enumerate(params):
+            self.register_parameter(f"p{i}", t)
+        for i, (_, t) in enumerate(buffers):
+            self.register_buffer(f"b{i}", t)
+
+    def forward(self, *flat):
+        d = {}
+        for kind, groups in (("p", self._pnames), ("b", self._bnames)):
+            for i, names in enumerate(groups):
+                t = getattr(self, f"{kind}{i}")
+                for nm in names:
+                    d[nm] = t
+        return torch.func.functional_call(self._inner[0], d, flat, strict=False)
+
+
+@dataclass
+class Traced:
+    gm: object            # the joint forward+backward FX graph
+    sig: object           # its aot_export graph signature
+    step: object          # the _Step module (model and loss)
+    inputs: object        # _Inputs
+    names: dict           # graph parameter/buffer name ("p3") -> [every name of the tensor], first = named_parameters()'s
+    dropped: list         # parameters the forward never reads (no argument, no gradient)
+
+
+def _groups(named, used):
+    """[(names, tensor)] per distinct tensor of named (name -> tensor, every alias),
+    in first-name order; only groups with a name in `used` (None: all)."""
+    out, where = [], {}
+    for nm, t in named:
+        if id(t) in where:
+            out[where[id(t)]][0].append(nm)
+        else:
+            where[id(t)] = len(out)
+            out.append(([nm], t))
+    if used is None:
+        return out, []
+    keep = [g for g in out if any(nm in used for nm in g[0])]
+    drop = [g for g in out if not any(nm in used for nm in g[0])]
+    return keep, drop
+
+
 def trace(model, example_inputs, loss_fn=None, model_inputs=None, bn_stats_dtype=None, sdpa_backend="math",
-          decompositions=None):
-    """(gm, sig, step_module, inputs, n): the joint forward+backward FX graph of
-    the step and its graph signature."""
+          decompositions=None, example_kwargs=None, tracer="export"):
+    """Traced: the joint forward+backward FX graph of the step.
+
+    tracer "export": torch.export.export(step, strict=False) first, so that
+    libraries take the paths they take when traced (transformers skips its
+    data-dependent mask checks under torch.export); then aot_export_module of
+    the exported program's module (trace_joint=True) with one argument per
+    distinct parameter and buffer. tracer "aot": aot_export_module of the
+    model directly, one argument per parameter name (remat before issue 38)."""
     from torch._functorch.aot_autograd import aot_export_module
-    inputs, n = _split_inputs(example_inputs, loss_fn, model_inputs)
-    step = _Step(model, loss_fn, n)
+    inp = _split_inputs(example_inputs, loss_fn, model_inputs, example_kwargs)
+    step = _Step(model, loss_fn, inp.n, inp.kw_names, inp.consts)
+    flat = list(inp.flat)
     table = decompositions if decompositions is not None else decomposition_table(bn_stats_dtype)
     ctx = _sdpa_context(sdpa_backend)
+    names, dropped = {}, []
     try:
         with ctx:
-            gm, sig = aot_export_module(step, list(inputs), trace_joint=True, output_loss_index=0,
-                                        decompositions=table)
+            if tracer == "aot":
+                gm, sig = aot_export_module(step, flat, trace_joint=True, output_loss_index=0, decompositions=table)
+            elif tracer == "export":
+                ep = torch.export.export(step, tuple(flat), strict=False)
+                inner = ep.module()
+                gs = ep.graph_signature
+                used = {n.name for n in ep.graph.nodes if n.op == "placeholder" and n.users}
+                used = {fqn for ph, fqn in list(gs.inputs_to_parameters.items()) + list(gs.inputs_to_buffers.items())
+                        if ph in used}
+                params, drop = _groups(inner.named_parameters(remove_duplicate=False), used)
+                buffers, _ = _groups(inner.named_buffers(remove_duplicate=False), None)
+                dropped = [[_strip(nm) for nm in g[0]] for g in drop if g[1].requires_grad]
+                flat_mod = _Flat(inner, params, buffers)
+                for i, (g, _) in enumerate(params):
+                    names[f"p{i}"] = [_strip(nm) for nm in g]
+                for i, (g, _) in enumerate(buffers):
+                    names[f"b{i}"] = [_strip(nm) for nm in g]
+                gm, sig = aot_export_module(flat_mod, flat, trace_joint=True, output_loss_index=0,
+                                            decompositions=table)
+            else:
+                raise ValueError(f"tracer must be 'export' or 'aot', not {tracer!r}")
     except ExportError:
         raise
+    except ValueError:
+        raise
     except Exception as e:  # torch raises many types; all are the model's features
-        raise _trace_error(e) from None
-    return gm, sig, step, inputs, n
+        err = _trace_error(e)
+        if tracer == "export":
+            err = ExportError(f"{err}\n  (traced by torch.export; tracer='aot' / remat-export --tracer aot traces "
+                              f"with aot_export_module alone)")
+        raise err from None
+    return Traced(gm, sig, step, inp, names, dropped)
 
 
 class _Null:
@@ -444,28 +623,57 @@ def _dtype(v):
     return str(v.dtype).replace("torch.", "")
 
 
-def _build_manifest(gm, sig, inputs, names, int_ranges, func_name, mlir_name, rng):
+def _value_range(t):
+    """[min, max + 1) of an integer tensor's values (a buffer's: BERT's position_ids)."""
+    if t is None or t.numel() == 0:
+        return None
+    return (int(t.min()), int(t.max()) + 1)
+
+
+def _build_manifest(tr, names, int_ranges, func_name, mlir_name, rng, state):
+    """The manifest of the traced step; state: name -> tensor of the model (for
+    the values of integer buffers)."""
+    gm, sig = tr.gm, tr.sig
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     out_node = next(n for n in gm.graph.nodes if n.op == "output")
     outs = list(out_node.args[0])
     user_pos = {name: i for i, name in enumerate(sig.user_inputs)}
-    inferred = infer_int_ranges(gm, [p for p in placeholders if p.name in user_pos])
+    inferred = infer_int_ranges(gm, placeholders)
+    ignores = ignore_indices(gm, placeholders)
+
+    def names_of(graph_name):
+        if graph_name in tr.names:  # the "export" tracer: p<i>/b<i> stand for a distinct tensor
+            return tr.names[graph_name]
+        return [_strip(graph_name)]
+
     arguments = []
     for i, p in enumerate(placeholders):
         v = p.meta["val"]
+        aliases = []
         if p.name in sig.inputs_to_parameters:
-            name, role, rng_ = _strip(sig.inputs_to_parameters[p.name]), "parameter", None
+            name, *aliases = names_of(sig.inputs_to_parameters[p.name])
+            role = "parameter"
         elif p.name in sig.inputs_to_buffers:
-            name, role, rng_ = _strip(sig.inputs_to_buffers[p.name]), "buffer", None
+            name, *aliases = names_of(sig.inputs_to_buffers[p.name])
+            role = "buffer"
         elif p.name in user_pos:
-            k = user_pos[p.name]
-            name, role = names[k], "input"
-            rng_ = mf.lookup_range(int_ranges, name, k)
-            if rng_ is None and k in inferred:
-                rng_ = inferred[k][:2]
+            name, role = names[user_pos[p.name]], "input"
         else:
             raise ExportError(f"graph input {p.name} is neither a parameter, a buffer nor an input")
-        arguments.append(mf.argument(i, name, role, _dtype(v), v.shape, int_range=rng_))
+        rng_ = None
+        if not (v.dtype.is_floating_point or v.dtype.is_complex or v.dtype == torch.bool):
+            k = user_pos.get(p.name, i)
+            rng_ = mf.lookup_range(int_ranges, name, k) if role == "input" else mf.lookup_range(int_ranges, name, None)
+            if rng_ is None and i in inferred:
+                rng_ = inferred[i][:2]
+            if rng_ is None and role != "input":
+                rng_ = _value_range(state.get(name))
+        e = mf.argument(i, name, role, _dtype(v), v.shape, int_range=rng_)
+        if rng_ is not None and i in ignores and not rng_[0] <= ignores[i] < rng_[1]:
+            e["ignore_index"] = int(ignores[i])
+        if aliases:
+            e["aliases"] = aliases
+        arguments.append(e)
     results = []
     grads = sig.backward_signature.gradients_to_parameters
     loss_name = sig.backward_signature.loss_output
@@ -474,44 +682,71 @@ def _build_manifest(gm, sig, inputs, names, int_ranges, func_name, mlir_name, rn
             raise ExportError(f"output {i} of the joint graph is None (a parameter without a gradient?)")
         v = o.meta["val"]
         if o.name in sig.buffers_to_mutate:
-            b = _strip(sig.buffers_to_mutate[o.name])
+            b = names_of(sig.buffers_to_mutate[o.name])[0]
             results.append(mf.result(i, b, "updated_buffer", _dtype(v), v.shape, of=b))
         elif o.name in grads:
-            p = _strip(grads[o.name])
+            p = names_of(grads[o.name])[0]
             results.append(mf.result(i, p + ".grad", "gradient", _dtype(v), v.shape, of=p))
         elif o.name == loss_name or o.name in sig.user_outputs:
             results.append(mf.result(i, "loss", "loss", _dtype(v), v.shape))
         else:
             results.append(mf.result(i, o.name, "output", _dtype(v), v.shape))
     m = mf.make("torch", func_name, mlir_name, arguments, results, rng_globals=rng)
-    return m, {k: v[2] for k, v in inferred.items()}
+    if tr.dropped:
+        m["dropped_parameters"] = [{"name": g[0], "aliases": g[1:], "why": "forward never reads it: no argument, "
+                                    "no gradient (PyTorch leaves its .grad None)"} for g in tr.dropped]
+    return m, {arguments[k]["name"]: v[2] for k, v in inferred.items()}
+
+
+def _check_int_range_names(int_ranges, model, input_names_):
+    """An int_ranges key that names no input (by name or position), parameter
+    or buffer is an error (checked before tracing: it fails fast)."""
+    if not int_ranges:
+        return
+    names = set(input_names_) | set(_named(model))
+    for k in int_ranges:
+        if k in names:
+            continue
+        if (isinstance(k, int) or (isinstance(k, str) and k.isdigit())) and int(k) < len(input_names_):
+            continue
+        raise ExportError(f"int_ranges names {k!r}, which is no input, parameter or buffer of the step (inputs: "
+                          f"{', '.join(input_names_) or 'none'})")
 
 
 def export_step(model, example_inputs, loss_fn=None, path="step.mlir", *, func_name="step", model_inputs=None,
                 int_ranges=None, normalize=True, split_fills=True, bn_stats_dtype=None, sdpa_backend="math",
-                decompositions=None, form="auto", header=None, debug_info=False, write=True, mlir_opt=None):
+                decompositions=None, form="auto", header=None, debug_info=False, write=True, mlir_opt=None,
+                example_kwargs=None, tracer="export"):
     """Exports the training step of `model` on `example_inputs` (see the module's
     docstring) to `path` (.mlir, or .mlir.xz: compressed) and its manifest beside
     it (NAME.manifest.json). Returns an Export.
 
+    example_inputs: a tensor, a tuple/list of tensors (positional), or a dict of
+      keyword inputs (model(**batch)); example_kwargs: more keyword inputs.
     loss_fn: None (forward returns the loss, or (loss, ...), {"loss": ...}, .loss)
-      or loss_fn(model(*example_inputs[:model_inputs]), *example_inputs[model_inputs:]);
-      model_inputs defaults to all inputs but the last.
-    int_ranges: {input name or position: (lo, hi)} for integer inputs (otherwise
-      found in the graph: embeddings, gathers, NLL targets).
+      or loss_fn(model(*example_inputs[:model_inputs], **kwargs), *example_inputs[model_inputs:]);
+      model_inputs defaults to all positional inputs but the last.
+    int_ranges: {argument name or input position: (lo, hi)} for integer arguments
+      (otherwise found in the graph: embeddings, gathers, NLL targets; integer
+      buffers: their values); a key that names no argument is an error.
     normalize / split_fills: split shared tensor.empty / linalg.fill destinations.
     bn_stats_dtype: None or "float64" (torch-mlir: variances in f64) or "float32".
     sdpa_backend: "math" (default; exportable backward) or "default".
+    tracer: "export" (torch.export first: libraries take their traced paths; one
+      argument per distinct tensor) or "aot" (aot_export_module on the model).
     form: "auto" (custom if MLIR 22 parses it, else generic), "custom" or "generic".
     header: comment lines written before the module (default: one line naming the exporter).
     write: False returns the Export without writing anything.
     Raises ExportError naming the op (and model source line) that cannot be exported;
     nothing is written then."""
     t0 = time.monotonic()
-    gm, sig, step, inputs, n = trace(model, example_inputs, loss_fn, model_inputs, bn_stats_dtype, sdpa_backend,
-                                     decompositions)
-    names = input_names(model, loss_fn, inputs, n)
-    mod = import_linalg(gm, func_name, step, inputs, sdpa_backend)
+    _check_int_range_names(int_ranges, model,
+                           input_names(model, loss_fn, _split_inputs(example_inputs, loss_fn, model_inputs,
+                                                                     example_kwargs)))
+    tr = trace(model, example_inputs, loss_fn, model_inputs, bn_stats_dtype, sdpa_backend, decompositions,
+               example_kwargs, tracer)
+    names = input_names(model, loss_fn, tr.inputs)
+    mod = import_linalg(tr.gm, func_name, tr.step, tr.inputs.flat, sdpa_backend)
     empties = mlir_util.split_shared_empties(mod) if normalize else 0
     fills = mlir_util.split_shared_fills(mod) if normalize and split_fills else 0
     custom = mod.operation.get_asm(enable_debug_info=debug_info)
@@ -523,8 +758,8 @@ def export_step(model, example_inputs, loss_fn=None, path="step.mlir", *, func_n
     else:
         raise ValueError(f"form must be auto, custom or generic, not {form!r}")
     mlir_name = os.path.basename(path) if path else f"{func_name}.mlir"
-    m, inferred_from = _build_manifest(gm, sig, inputs, names, int_ranges, func_name, mlir_name,
-                                       mlir_util.mutable_globals(custom))
+    m, inferred_from = _build_manifest(tr, names, int_ranges, func_name, mlir_name,
+                                       mlir_util.mutable_globals(custom), _named(model))
     try:
         mlir_util.check_signature(custom, func_name, m)
     except ValueError as e:
@@ -537,6 +772,7 @@ def export_step(model, example_inputs, loss_fn=None, path="step.mlir", *, func_n
                  split_empties=empties, split_fills=fills, generic_text=generic,
                  unlowered=mlir_util.leftovers(text))
     exp.int_ranges_from = inferred_from
+    exp.dropped = tr.dropped
     exp.export_time_s = round(time.monotonic() - t0, 3)
     if write and path:
         d = os.path.dirname(os.path.abspath(path))
@@ -549,6 +785,33 @@ def export_step(model, example_inputs, loss_fn=None, path="step.mlir", *, func_n
 
 
 # --------------------------------------------------------------------------- arguments and reference results
+
+
+def unpack_factory(made, what="FACTORY()"):
+    """(model, args, kwargs, loss_fn) from what a factory returns: (model, args),
+    (model, kwargs_dict), (model, args, loss_fn), (model, args, kwargs_dict) or
+    (model, args, kwargs_dict, loss_fn). Raises ExportError naming what is wrong."""
+    if not isinstance(made, (tuple, list)) or len(made) not in (2, 3, 4):
+        raise ExportError(f"{what} must return (model, example_inputs[, loss_fn]), (model, kwargs_dict), "
+                          f"(model, args, kwargs_dict[, loss_fn]); got {type(made).__name__}")
+    model, args = made[0], made[1]
+    kwargs, loss_fn = None, None
+    if isinstance(args, dict):
+        args, kwargs = (), args
+    rest = list(made[2:])
+    if rest and isinstance(rest[0], dict):
+        if kwargs is not None:
+            raise ExportError(f"{what} returned two dicts of keyword inputs")
+        kwargs = rest.pop(0)
+    if rest:
+        loss_fn = rest.pop(0)
+        if loss_fn is not None and not callable(loss_fn):
+            raise ExportError(f"{what}: the loss function is a {type(loss_fn).__name__}, not a callable")
+    if rest:
+        raise ExportError(f"{what} returned {len(made)} values: (model, args, kwargs_dict, loss_fn) at most")
+    if not isinstance(model, nn.Module):
+        raise ExportError(f"{what}: the model is a {type(model).__name__}, not a torch.nn.Module")
+    return model, args, kwargs, loss_fn
 
 
 def _named(model):
@@ -567,11 +830,12 @@ def _np(t):
     return t.numpy()
 
 
-def argument_arrays(model, example_inputs, manifest):
+def argument_arrays(model, example_inputs, manifest, example_kwargs=None):
     """numpy arrays of the step's arguments in manifest order: parameters and
-    buffers from the model's state, inputs from example_inputs (in order)."""
+    buffers from the model's state, inputs from example_inputs (positional, then
+    the keyword tensors, as the step takes them)."""
     state = _named(model)
-    inputs = tuple(example_inputs) if isinstance(example_inputs, (tuple, list)) else (example_inputs,)
+    inputs = _split_inputs(example_inputs, None, None, example_kwargs).flat
     out, k = [], 0
     for a in manifest["arguments"]:
         if a["role"] == "input":
@@ -589,26 +853,31 @@ def argument_arrays(model, example_inputs, manifest):
     return out
 
 
-def write_arguments(model, example_inputs, manifest, directory):
+def write_arguments(model, example_inputs, manifest, directory, example_kwargs=None):
     """Writes argument i as DIR/<manifest file> (arg<i>.npy) for remat-run --inputs=DIR."""
     os.makedirs(directory, exist_ok=True)
-    for a, arr in zip(manifest["arguments"], argument_arrays(model, example_inputs, manifest)):
+    for a, arr in zip(manifest["arguments"], argument_arrays(model, example_inputs, manifest, example_kwargs)):
         np.save(os.path.join(directory, a["file"]), arr)
 
 
-def reference(model, example_inputs, manifest, loss_fn=None, model_inputs=None, sdpa_backend=None):
+def reference(model, example_inputs, manifest, loss_fn=None, model_inputs=None, sdpa_backend=None,
+              example_kwargs=None):
     """PyTorch eager: the step's results in manifest order (loss, gradients,
     updated buffers) as numpy arrays, computed on a deep copy of the model
-    (the model itself is not changed; tied parameters untied as in the step,
-    see untie). sdpa_backend None: PyTorch's choice."""
+    (the model itself is not changed). A step with one argument per name of a
+    tied parameter (tracer "aot") gets a model untied the same way (see untie);
+    otherwise the gradient of a tied parameter is PyTorch's .grad, the sum over
+    its uses. sdpa_backend None: PyTorch's choice."""
     m = copy.deepcopy(model)
-    untie(m)
-    inputs, n = _split_inputs(example_inputs, loss_fn, model_inputs)
-    step = _Step(m, loss_fn, n)
+    names = [a["name"] for a in manifest["arguments"] if a["role"] == "parameter"]
+    if not any("aliases" in a for a in manifest["arguments"]) and len(names) > len(list(m.parameters())):
+        untie(m)
+    inp = _split_inputs(example_inputs, loss_fn, model_inputs, example_kwargs)
+    step = _Step(m, loss_fn, inp.n, inp.kw_names, inp.consts)
     for p in m.parameters():
         p.grad = None
     with _sdpa_context(sdpa_backend):
-        (loss,) = step(*inputs)
+        (loss,) = step(*inp.flat)
         loss.backward()
     state = _named(m)
     out = []

@@ -144,6 +144,15 @@ static bool loadValue(Loader *l, const RematJson *obj, const char *list, size_t 
                     (long long)out->lo, (long long)out->hi);
     out->hasIntRange = true;
   }
+  const RematJson *ignore = rematJsonGet(obj, "ignore_index");
+  if (ignore && ignore->kind != RematJsonNull) {
+    if (!isArgument || !out->hasIntRange)
+      return failAt(l, ignore, "%s: \"ignore_index\" is for arguments with an \"int_range\"", where);
+    if (ignore->kind != RematJsonNumber || !ignore->isInteger)
+      return failAt(l, ignore, "%s: \"ignore_index\" must be an integer", where);
+    out->ignoreIndex = ignore->integer;
+    out->hasIgnoreIndex = true;
+  }
   return true;
 }
 

@@ -26,6 +26,8 @@ typedef struct RematManifestValue {
   int64_t *shape;
   bool hasIntRange; ///< arguments: valid values lo <= v < hi
   int64_t lo, hi;
+  bool hasIgnoreIndex; ///< arguments: one more valid value outside [lo, hi) (a loss's ignore_index, -100)
+  int64_t ignoreIndex;
   int line; ///< of the value's object in the manifest
 } RematManifestValue;
 

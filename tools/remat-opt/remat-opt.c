@@ -466,10 +466,19 @@ static bool printNotes(const RematDriverResult *r, const Options *opts) {
     if (opts->hasBudget && !plan->budgetMet) {
       unmet = true;
       fprintf(stderr,
-              "remat-opt: error: planner %s could not fit function #%ld under its budget (peak %lld bytes "
-              "after %ld recomputations); no IR written\n",
-              rematPlannerKindGetName(opts->planner), (long)i, (long long)plan->peakBytesAfter,
-              (long)plan->numDecisions);
+              "remat-opt: error: planner %s could not fit function #%ld under its budget of %lld bytes (peak %lld "
+              "bytes after %ld recomputations); no IR written",
+              rematPlannerKindGetName(opts->planner), (long)i, (long long)plan->resolvedBudgetBytes,
+              (long long)plan->peakBytesAfter, (long)plan->numDecisions);
+      if (plan->smallestBudgetBytes > 0)
+        fprintf(stderr,
+                ". The smallest budget known to work is %lld bytes (%.1f%% of the peak %lld bytes): "
+                "the default planner meets it\n",
+                (long long)plan->smallestBudgetBytes,
+                100.0 * (double)plan->smallestBudgetBytes / (double)plan->peakBytesBefore,
+                (long long)plan->peakBytesBefore);
+      else
+        fputs(". No budget under the input's peak is known to work\n", stderr);
     }
   }
   return unmet;

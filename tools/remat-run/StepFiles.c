@@ -235,7 +235,7 @@ static int checkIntRange(const char *path, const RematManifestValue *mv, const c
     } else {
       memcpy(&x, (const char *)data + 8 * i, 8);
     }
-    if (x < mv->lo || x >= mv->hi) {
+    if ((x < mv->lo || x >= mv->hi) && !(mv->hasIgnoreIndex && x == mv->ignoreIndex)) {
       rematRunErrorf("input file '%s': element %zu of %s is %lld, outside its int_range [%lld, %lld) in the manifest",
                      path, i, what, (long long)x, (long long)mv->lo, (long long)mv->hi);
       return 0;

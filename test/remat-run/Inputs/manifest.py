@@ -51,6 +51,9 @@ def main():
         elif key == "int-range":
             i, lo, hi = value.split(":")
             m["arguments"][int(i)]["int_range"] = [int(lo), int(hi)]
+        elif key == "ignore-index":
+            i, v = value.split(":")
+            m["arguments"][int(i)]["ignore_index"] = int(v)
         elif key == "rng":
             m["rng"] = {"globals": [value]}
         elif key in ("file", "rfile"):
