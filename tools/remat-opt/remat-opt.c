@@ -26,6 +26,7 @@
 #include "remat/Parse.h"
 #include "remat/Plan.h"
 #include "remat/Report.h"
+#include "remat/Size.h"
 #include "remat/Variants.h"
 
 #include "Tool.h"
@@ -163,27 +164,19 @@ static int parseFlags(int argc, char **argv, Options *opts) {
         return usageError("unknown lowering '%s' (expected none, cpu, gpu or gpu-tensors)", opts->lower);
     } else if (startsWith(a, "--dim-bound=")) {
       const char *n = a + strlen("--dim-bound=");
-      char *end = NULL;
-      errno = 0;
-      long long v = strtoll(n, &end, 10);
-      if (!*n || *end || errno || v <= 0)
-        return usageError("--dim-bound needs a positive integer, got '%s'", n);
-      opts->dimBound = v;
+      if (rematParseDecimalInt(n, 1, INT64_MAX, &opts->dimBound) != RematSizeOk)
+        return usageError("--dim-bound needs a positive decimal integer (at most 2^63 - 1), got '%s'", n);
     } else if (startsWith(a, "--max-ops=")) {
       const char *n = a + strlen("--max-ops=");
-      char *end = NULL;
-      errno = 0;
-      long long v = strtoll(n, &end, 10);
-      if (!*n || *end || errno || v <= 0)
-        return usageError("--max-ops needs a positive integer, got '%s'", n);
-      opts->maxOps = v;
+      if (rematParseDecimalInt(n, 1, INT64_MAX, &opts->maxOps) != RematSizeOk)
+        return usageError("--max-ops needs a positive decimal integer (at most 2^63 - 1), got '%s'", n);
     } else if (startsWith(a, "--budget=")) {
       const char *size = a + strlen("--budget=");
       RematSizeStatus parsed = rematParseSizeWithStatus(size, &opts->budgetBytes, &opts->budgetPercent);
       if (parsed == RematSizeTooLarge)
         return usageError("--budget '%s' is over the largest size, 2^63 - 1 bytes", size);
       if (parsed != RematSizeOk)
-        return usageError("--budget needs bytes, KiB/MiB/GiB, KB/MB/GB or N%%, got '%s'", size);
+        return usageError("--budget needs a decimal size: bytes, KiB/MiB/GiB, KB/MB/GB or N%%, got '%s'", size);
       opts->hasBudget = true;
     } else if (startsWith(a, "--planner=") && rematPlannerKindParse(a + strlen("--planner="), &opts->planner)) {
       opts->plannerName = a + strlen("--planner=");
@@ -215,7 +208,7 @@ static int parseFlags(int argc, char **argv, Options *opts) {
         if (parsed == RematSizeTooLarge)
           return usageError("--budgets: '%s' is over the largest size, 2^63 - 1 bytes", item);
         if (parsed != RematSizeOk)
-          return usageError("--budgets needs sizes (bytes, KiB/MiB/GiB, KB/MB/GB or N%%), got '%s'", item);
+          return usageError("--budgets needs decimal sizes (bytes, KiB/MiB/GiB, KB/MB/GB or N%%), got '%s'", item);
         ++opts->numBudgets;
         p += n + (comma ? 1 : 0);
         if (comma && !*p)
