@@ -25,10 +25,10 @@
 //===----------------------------------------------------------------------===//
 #define _POSIX_C_SOURCE 200809L
 
+#include "remat/Size.h"
 #include "remat_gpu_runtime.h"
 #include "remat_gpu_step.h"
 #include "remat_runtime.h"
-#include "remat/Size.h"
 
 #include <errno.h>
 #include <inttypes.h>
