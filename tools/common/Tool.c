@@ -114,11 +114,11 @@ MlirLogicalResult rematToolHandleDiagnostic(MlirDiagnostic diagnostic, void *use
   MlirDiagnosticSeverity severity = mlirDiagnosticGetSeverity(diagnostic);
   if (severity == MlirDiagnosticError) {
     ++state->errors;
-    // The library marks its own bugs so ("remat: internal error: ...").
+    // The library marks its own bugs so: "remat: internal error: ...".
     char head[64] = {0};
     MlirStringRef text = {head, 0};
     mlirDiagnosticPrint(diagnostic, appendHead, &text);
-    state->internalErrors += strstr(head, "internal error") != NULL;
+    state->internalErrors += strncmp(head, "remat: internal error", strlen("remat: internal error")) == 0;
   }
   printDiagnostic(diagnostic, severityName(severity), state->displayName);
   for (intptr_t i = 0, e = mlirDiagnosticGetNumNotes(diagnostic); i < e; ++i)
