@@ -386,4 +386,3 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   rematSimContextFree(&ctx);
   return status;
 }
-
