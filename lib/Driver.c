@@ -55,6 +55,14 @@ static bool isPublic(MlirOperation func) {
 // One function
 //===----------------------------------------------------------------------===//
 
+/// The location of schedule entry `i`: its plan file's line, else `fallback`.
+static MlirLocation scheduleEntryLocation(const RematDriverSchedule *s, intptr_t i, MlirLocation fallback) {
+  if (!s->lines || !s->path)
+    return fallback;
+  return mlirLocationFileLineColGet(mlirLocationGetContext(fallback), mlirStringRefCreateFromCString(s->path),
+                                    (unsigned)s->lines[i], 1);
+}
+
 /// Replays the lines of `schedule` that belong to function `index`.
 static MlirLogicalResult replaySchedule(MlirOperation func, intptr_t index, const RematDriverOptions *options,
                                         RematPlanResult *plan) {
@@ -62,23 +70,41 @@ static MlirLogicalResult replaySchedule(MlirOperation func, intptr_t index, cons
   intptr_t n = 0;
   for (intptr_t i = 0; i < s->count; ++i)
     n += s->functions[i] == index;
-  intptr_t *ops = malloc((size_t)(n ? n : 1) * sizeof(*ops)), *anchors = malloc((size_t)(n ? n : 1) * sizeof(*anchors));
+  size_t size = (size_t)(n ? n : 1);
+  intptr_t *ops = malloc(size * sizeof(*ops)), *anchors = malloc(size * sizeof(*anchors));
+  MlirLocation *locs = malloc(size * sizeof(*locs));
   MlirLogicalResult status = mlirLogicalResultFailure();
-  if (ops && anchors) {
+  if (ops && anchors && locs) {
     n = 0;
     for (intptr_t i = 0; i < s->count; ++i) {
       if (s->functions[i] != index)
         continue;
       ops[n] = s->ops[i];
+      locs[n] = scheduleEntryLocation(s, i, mlirOperationGetLocation(func));
       anchors[n++] = s->anchors[i];
     }
-    status = rematApplySchedule(func, &options->graph, ops, anchors, n, profileOf(options), plan);
+    status = rematApplyScheduleAt(func, &options->graph, ops, anchors, locs, n, profileOf(options), plan);
   } else {
     mlirEmitError(mlirOperationGetLocation(func), "remat: internal error: out of memory reading the schedule");
   }
   free(ops);
   free(anchors);
+  free(locs);
   return status;
+}
+
+/// Every schedule entry names a function of the module (with a body).
+static bool checkScheduleFunctions(MlirModule module, const RematDriverSchedule *s, intptr_t numFuncs) {
+  for (intptr_t i = 0; i < s->count; ++i) {
+    if (s->functions[i] >= 0 && s->functions[i] < numFuncs)
+      continue;
+    char msg[256];
+    snprintf(msg, sizeof(msg), "remat: the schedule names function #%ld, but the input has %ld function%s with a body",
+             (long)s->functions[i], (long)numFuncs, numFuncs == 1 ? "" : "s");
+    mlirEmitError(scheduleEntryLocation(s, i, mlirOperationGetLocation(mlirModuleGetOperation(module))), msg);
+    return false;
+  }
+  return true;
 }
 
 /// The output's analysis and the check that it agrees with the plan. The
@@ -302,6 +328,12 @@ MlirLogicalResult rematDriverRunModule(MlirModule module, const RematDriverOptio
   }
   intptr_t numFuncs = 0;
   MlirOperation *funcs = collectFunctions(module, &numFuncs);
+  if (funcs && options->schedule && !options->hasBudget &&
+      !checkScheduleFunctions(module, options->schedule, numFuncs)) {
+    free(funcs);
+    free(stepSeconds);
+    return mlirLogicalResultFailure();
+  }
   result->functions = funcs ? calloc((size_t)(numFuncs ? numFuncs : 1), sizeof(RematDriverFunction)) : NULL;
   if (!result->functions) {
     free(funcs);

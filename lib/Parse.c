@@ -10,6 +10,7 @@
 
 #include "Clock.h"
 #include "Donation.h"
+#include "NestingDepth.h"
 #include "Pipeline.h"
 #include "Scatter.h"
 
@@ -159,13 +160,44 @@ static bool rejectCustomForeignOps(MlirContext ctx, MlirStringRef source, MlirSt
   return true;
 }
 
+/// Input nested deeper than MLIR's recursive parser can take is refused at
+/// the bracket that goes too deep (NestingDepth.h). False after emitting.
+static bool rejectDeepNesting(MlirContext ctx, MlirStringRef source, MlirStringRef fileName) {
+  unsigned line = 0, column = 0;
+  if (!rematFindDeepNesting(source.data, source.length, REMAT_MAX_NESTING_DEPTH, &line, &column))
+    return true;
+  char msg[256];
+  snprintf(msg, sizeof(msg),
+           "remat: the input nests regions, types or attributes ({ ( [ <) more than %d levels deep here; MLIR's "
+           "parser would exhaust the stack, so it is refused",
+           REMAT_MAX_NESTING_DEPTH);
+  MlirStringRef name = fileName.length ? fileName : mlirStringRefCreateFromCString("-");
+  mlirEmitError(mlirLocationFileLineColGet(ctx, name, line, column), msg);
+  return false;
+}
+
 MlirModule rematModuleParse(MlirContext validation, MlirContext working, MlirStringRef source, MlirStringRef fileName,
                             double *parseSeconds) {
+  if (!rejectDeepNesting(validation, source, fileName))
+    return (MlirModule){NULL};
   if (!rejectCrashingLinalgTypes(validation, source, fileName) || !rejectCustomForeignOps(validation, source, fileName))
     return (MlirModule){NULL};
   MlirModule checked = parseIn(validation, source, fileName);
   if (mlirModuleIsNull(checked))
     return checked;
+  // Regions nested deeper than the analysis can take in reasonable time
+  // (NestingDepth.h): refused at the op that goes too deep.
+  MlirOperation deep = rematFindDeepRegion(mlirModuleGetOperation(checked), REMAT_MAX_REGION_DEPTH);
+  if (!mlirOperationIsNull(deep)) {
+    char msg[320];
+    snprintf(msg, sizeof(msg),
+             "remat: regions nested more than %d deep (this op's regions are at depth %d in the module): MLIR's "
+             "bufferization analysis takes time exponential in the nesting, so the input is refused",
+             REMAT_MAX_REGION_DEPTH, REMAT_MAX_REGION_DEPTH + 1);
+    mlirEmitError(mlirOperationGetLocation(deep), msg);
+    mlirModuleDestroy(checked);
+    return (MlirModule){NULL};
+  }
   mlirModuleDestroy(checked);
   double t0 = rematNowSeconds();
   MlirModule module = parseIn(working, source, fileName);

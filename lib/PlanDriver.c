@@ -1,6 +1,6 @@
 //===- PlanDriver.c - The planners' entry points ---------------------------===//
 //
-// rematPlanAndRewrite and rematApplySchedule (remat/Plan.h): measure the
+// rematPlanAndRewrite (remat/Plan.h; rematApplySchedule is PlanReplay.c's): measure the
 // function, resolve the budget, refuse one under the lower bound, run the
 // pre-planning rewrites (Fuse.h, SplitEmpties.h), run the chosen planner
 // (PlanSearch.h) and record its plan (PlanRecord.h); with elementwise fusion,
@@ -65,7 +65,7 @@ static RematGraph createGraphTimed(MlirOperation func, const RematGraphOptions *
 /// The input's graph (owned by the caller; null on failure, with a
 /// diagnostic where the graph builder emits one), its peak as the result's
 /// before and after figures, and its bufferization copies.
-static RematGraph measureInput(MlirOperation func, const RematGraphOptions *options, RematPlanResult *result) {
+RematGraph rematPlanMeasureInput(MlirOperation func, const RematGraphOptions *options, RematPlanResult *result) {
   RematGraph graph = createGraphTimed(func, options, &result->phases, &result->phases.graphBuild);
   if (rematGraphIsNull(graph))
     return graph;
@@ -344,7 +344,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
                                         double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                         RematPlanResult *result, int64_t *inputBoundBytes) {
   memset(result, 0, sizeof(*result));
-  RematGraph graph = measureInput(func, options, result);
+  RematGraph graph = rematPlanMeasureInput(func, options, result);
   if (rematGraphIsNull(graph))
     return mlirLogicalResultFailure();
   result->peakBytesPlanned = result->peakBytesBefore;
@@ -423,60 +423,5 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   result->stepTimeSeconds = baseTimeSeconds + result->recomputeTimeSeconds;
   rematPlannerFree(&P);
   rematSimContextFree(&ctx);
-  return status;
-}
-
-/// rematApplySchedule but for its pass time.
-static MlirLogicalResult applySchedule(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
-                                       const intptr_t *anchors, intptr_t count, const RematCostProfile *profile,
-                                       RematPlanResult *result) {
-  memset(result, 0, sizeof(*result));
-  result->resolvedBudgetBytes = -1;
-  result->peakBytesFused = -1;
-  RematGraph graph = measureInput(func, options, result);
-  if (rematGraphIsNull(graph))
-    return mlirLogicalResultFailure();
-  RematSimContext ctx;
-  Planner P;
-  if (!rematSimContextInit(&ctx, rematGraphImpl(graph), profile)) {
-    rematGraphDestroy(graph);
-    return mlirLogicalResultFailure();
-  }
-  bool ok = rematPlannerInit(&P, &ctx, INT64_MAX);
-  intptr_t numOps = rematGraphGetNumOps(graph);
-  for (intptr_t i = 0; ok && i < count; ++i) {
-    if (ops[i] < 0 || ops[i] >= numOps || anchors[i] < 0 || anchors[i] >= numOps) {
-      char msg[160];
-      snprintf(msg, sizeof(msg), "remat: schedule entry %ld (op %ld before op %ld) is out of range (%ld ops)", (long)i,
-               (long)ops[i], (long)anchors[i], (long)numOps);
-      mlirEmitError(mlirOperationGetLocation(func), msg);
-      ok = false;
-      break;
-    }
-    intptr_t values = ctx.g->ops[ops[i]].numResults;
-    P.chain[0] = ops[i];
-    Chain c = {.len = 1, .cost = ctx.opCost[ops[i]], .flops = ctx.g->ops[ops[i]].flops};
-    ok = values > 0 ? rematPlannerPushDecision(&P, ctx.g->ops[ops[i]].firstResult, anchors[i], &c, 0, -1, -1) : true;
-  }
-  MlirLogicalResult status = mlirLogicalResultFailure();
-  if (ok)
-    status = rematPlanFinish(&P, graph, func, options, result);
-  else
-    rematGraphDestroy(graph);
-  result->phases.rewrite += result->rewriteSeconds;
-  result->phases.naming += result->namingSeconds;
-  result->budgetMet = mlirLogicalResultIsSuccess(status);
-  rematPlannerFree(&P);
-  rematSimContextFree(&ctx);
-  return status;
-}
-
-MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
-                                     const intptr_t *anchors, intptr_t count, const RematCostProfile *profile,
-                                     RematPlanResult *result) {
-  double start = nowSeconds();
-  MlirLogicalResult status = applySchedule(func, options, ops, anchors, count, profile, result);
-  // As rematPlanAndRewrite's: the naming is the report's work.
-  result->passSeconds = nowSeconds() - start - result->phases.naming;
   return status;
 }

@@ -24,6 +24,10 @@ void rematEmitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budg
 void rematFormatLowerBoundError(RematGraph graph, int64_t budget, RematLowerBound bound, bool fused, char *msg,
                                 size_t size, MlirLocation *loc);
 
+/// Builds `func`'s graph and timeline (timed into result->phases): the
+/// input's peak and copies into `result`. A null graph after a diagnostic.
+RematGraph rematPlanMeasureInput(MlirOperation func, const RematGraphOptions *options, RematPlanResult *result);
+
 /// Simulates the planner's schedule, rewrites the function and measures the
 /// result on a fresh graph; records the plan into `result`. Consumes `graph`.
 MlirLogicalResult rematPlanFinish(Planner *P, RematGraph graph, MlirOperation func, const RematGraphOptions *options,

@@ -42,13 +42,19 @@ typedef enum RematLowering {
 } RematLowering;
 
 /// A schedule to replay (remat-opt --plan-file): recompute top-level op
-/// ops[i] of function functions[i] right before its top-level op anchors[i]
-/// (indices as in rematGraphGetOp of the input). Borrowed.
+/// ops[i] of function functions[i] (functions with a body, in module order)
+/// right before its top-level op anchors[i] (indices as in rematGraphGetOp of
+/// the input). Borrowed. An entry naming a function the module does not have
+/// is an error (rematApplyScheduleAt checks the rest).
 typedef struct RematDriverSchedule {
   const intptr_t *functions;
   const intptr_t *ops;
   const intptr_t *anchors;
   intptr_t count;
+  /// Where each entry comes from, for errors about it (both or neither):
+  /// line lines[i] of the plan file `path`.
+  const intptr_t *lines;
+  const char *path;
 } RematDriverSchedule;
 
 typedef struct RematDriverOptions {

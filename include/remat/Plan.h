@@ -161,6 +161,18 @@ MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions
                                      const intptr_t *anchors, intptr_t count, const RematCostProfile *profile,
                                      RematPlanResult *result);
 
+/// rematApplySchedule with a location per entry (`locs[i]`, e.g. the plan
+/// file's line; NULL: the function's): each entry is checked before the
+/// simulation, and an error about one entry is emitted at its location. An
+/// entry is refused when its ops are out of range, when OP does not come
+/// before ANCHOR, when OP cannot be recomputed (return, side effects, regions
+/// not proven pure, unknown op) or has no results, or when the clone would
+/// change nothing: neither ANCHOR nor another op recomputed before ANCHOR
+/// reads a result of OP.
+MlirLogicalResult rematApplyScheduleAt(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
+                                       const intptr_t *anchors, const MlirLocation *locs, intptr_t count,
+                                       const RematCostProfile *profile, RematPlanResult *result);
+
 void rematPlanResultFree(RematPlanResult *result);
 
 #ifdef __cplusplus

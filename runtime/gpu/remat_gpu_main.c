@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 #define _POSIX_C_SOURCE 200809L
 
+#include "remat/Size.h"
 #include "remat_gpu_runtime.h"
 #include "remat_gpu_step.h"
 #include "remat_runtime.h"
@@ -79,17 +80,16 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (strncmp(a, "--steps=", 8) == 0) {
-      char *end;
-      steps = strtol(a + 8, &end, 10);
-      if (*end || steps < 1) {
-        fail("invalid --steps (expected a positive integer)", a + 8);
+      // Decimal, as every tool's integers (remat/Size.h): "010" is ten.
+      int64_t n;
+      if (rematParseDecimalInt(a + 8, 1, 1000000, &n) != RematSizeOk) {
+        fail("invalid --steps (expected a decimal integer in [1, 1000000])", a + 8);
         return EXIT_USER;
       }
+      steps = (long)n;
     } else if (strncmp(a, "--seed=", 7) == 0) {
-      char *end;
-      seed = strtoull(a + 7, &end, 10);
-      if (*end || !a[7]) {
-        fail("invalid --seed", a + 7);
+      if (rematParseDecimalU64(a + 7, UINT64_MAX, &seed) != RematSizeOk) {
+        fail("invalid --seed (expected a decimal integer in [0, 2^64 - 1])", a + 7);
         return EXIT_USER;
       }
     } else if (strncmp(a, "--mem-cap=", 10) == 0) {

@@ -97,11 +97,27 @@ static void printDiagnostic(MlirDiagnostic diagnostic, const char *severity, con
   fputc('\n', stderr);
 }
 
+/// Keeps the first bytes of a diagnostic's text (an MlirStringCallback;
+/// `userData`: an MlirStringRef over a zeroed 64-byte buffer).
+static void appendHead(MlirStringRef piece, void *userData) {
+  MlirStringRef *text = userData;
+  char *buf = (char *)text->data;
+  size_t n = piece.length < 63 - text->length ? piece.length : 63 - text->length;
+  memcpy(buf + text->length, piece.data, n);
+  text->length += n;
+}
+
 MlirLogicalResult rematToolHandleDiagnostic(MlirDiagnostic diagnostic, void *userData) {
   RematToolDiagnostics *state = userData;
   MlirDiagnosticSeverity severity = mlirDiagnosticGetSeverity(diagnostic);
-  if (severity == MlirDiagnosticError)
+  if (severity == MlirDiagnosticError) {
     ++state->errors;
+    // The library marks its own bugs so: "remat: internal error: ...".
+    char head[64] = {0};
+    MlirStringRef text = {head, 0};
+    mlirDiagnosticPrint(diagnostic, appendHead, &text);
+    state->internalErrors += strncmp(head, "remat: internal error", strlen("remat: internal error")) == 0;
+  }
   printDiagnostic(diagnostic, severityName(severity), state->displayName);
   for (intptr_t i = 0, e = mlirDiagnosticGetNumNotes(diagnostic); i < e; ++i)
     printDiagnostic(mlirDiagnosticGetNote(diagnostic, i), "note", state->displayName);

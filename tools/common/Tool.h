@@ -35,6 +35,7 @@ char *rematToolReadFile(const char *path, size_t *length);
 typedef struct RematToolDiagnostics {
   const char *displayName;
   int errors;
+  int internalErrors; ///< of `errors`, those starting "remat: internal error" (remat's bugs: exit 2)
 } RematToolDiagnostics;
 
 /// An MLIR diagnostic handler (userData: RematToolDiagnostics) printing each

@@ -26,9 +26,12 @@
 #include "remat/Parse.h"
 #include "remat/Plan.h"
 #include "remat/Report.h"
+#include "remat/Size.h"
 #include "remat/Variants.h"
 
 #include "GraphMode.h"
+#include "Output.h"
+#include "PlanFile.h"
 #include "Tool.h"
 
 typedef enum ReportFormat { ReportNone, ReportText, ReportJSON } ReportFormat;
@@ -168,27 +171,19 @@ static int parseFlags(int argc, char **argv, Options *opts) {
         return usageError("unknown lowering '%s' (expected none, cpu, gpu or gpu-tensors)", opts->lower);
     } else if (startsWith(a, "--dim-bound=")) {
       const char *n = a + strlen("--dim-bound=");
-      char *end = NULL;
-      errno = 0;
-      long long v = strtoll(n, &end, 10);
-      if (!*n || *end || errno || v <= 0)
-        return usageError("--dim-bound needs a positive integer, got '%s'", n);
-      opts->dimBound = v;
+      if (rematParseDecimalInt(n, 1, INT64_MAX, &opts->dimBound) != RematSizeOk)
+        return usageError("--dim-bound needs a positive decimal integer (at most 2^63 - 1), got '%s'", n);
     } else if (startsWith(a, "--max-ops=")) {
       const char *n = a + strlen("--max-ops=");
-      char *end = NULL;
-      errno = 0;
-      long long v = strtoll(n, &end, 10);
-      if (!*n || *end || errno || v <= 0)
-        return usageError("--max-ops needs a positive integer, got '%s'", n);
-      opts->maxOps = v;
+      if (rematParseDecimalInt(n, 1, INT64_MAX, &opts->maxOps) != RematSizeOk)
+        return usageError("--max-ops needs a positive decimal integer (at most 2^63 - 1), got '%s'", n);
     } else if (startsWith(a, "--budget=")) {
       const char *size = a + strlen("--budget=");
       RematSizeStatus parsed = rematParseSizeWithStatus(size, &opts->budgetBytes, &opts->budgetPercent);
       if (parsed == RematSizeTooLarge)
         return usageError("--budget '%s' is over the largest size, 2^63 - 1 bytes", size);
       if (parsed != RematSizeOk)
-        return usageError("--budget needs bytes, KiB/MiB/GiB, KB/MB/GB or N%%, got '%s'", size);
+        return usageError("--budget needs a decimal size: bytes, KiB/MiB/GiB, KB/MB/GB or N%%, got '%s'", size);
       opts->hasBudget = true;
     } else if (startsWith(a, "--planner=") && rematPlannerKindParse(a + strlen("--planner="), &opts->planner)) {
       opts->plannerName = a + strlen("--planner=");
@@ -224,7 +219,7 @@ static int parseFlags(int argc, char **argv, Options *opts) {
         if (parsed == RematSizeTooLarge)
           return usageError("--budgets: '%s' is over the largest size, 2^63 - 1 bytes", item);
         if (parsed != RematSizeOk)
-          return usageError("--budgets needs sizes (bytes, KiB/MiB/GiB, KB/MB/GB or N%%), got '%s'", item);
+          return usageError("--budgets needs decimal sizes (bytes, KiB/MiB/GiB, KB/MB/GB or N%%), got '%s'", item);
         ++opts->numBudgets;
         p += n + (comma ? 1 : 0);
         if (comma && !*p)
@@ -339,83 +334,39 @@ static Chunk *splitInput(const char *buf, size_t len, bool split, intptr_t *coun
 //===----------------------------------------------------------------------===//
 
 typedef struct Outputs {
-  FILE *ir;
-  FILE *report;
-  FILE *graph;         // --export-graph, or NULL
+  RematOutput ir;      // not open with --estimate
+  RematOutput report;  // --report-file, else standard output or error
+  RematOutput graph;   // --export-graph, or not open
   intptr_t graphCount; // functions written to it so far
   double parseSeconds; // of the module being processed
   bool firstIR;
-  bool firstJSON;
+  FILE *summaries; // the summary lines, printed once the outputs are written
 } Outputs;
 
-/// Reads "FUNC OP ANCHOR" lines ('#' comments) of --plan-file into `s`
-/// (arrays the caller frees).
-static int readPlanFile(const char *path, RematDriverSchedule *s, intptr_t **storage) {
-  *s = (RematDriverSchedule){0};
-  *storage = NULL;
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    fprintf(stderr, "remat-opt: error: cannot open plan file '%s': %s\n", path, strerror(errno));
+/// Reads --plan-file (PlanFile.h) into `plan`; every error names the file
+/// and the line.
+static int readPlanFile(const char *path, RematPlanFile *plan) {
+  *plan = (RematPlanFile){0};
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "remat-opt: error: cannot read plan file '%s': it is a directory\n", path);
     return RematExitUser;
   }
-  intptr_t cap = 64, n = 0;
-  intptr_t *lines = malloc((size_t)cap * 3 * sizeof(*lines));
-  char line[256];
-  int rc = lines ? RematExitOk : RematExitInternal;
-  for (unsigned lineNo = 1; rc == RematExitOk && fgets(line, sizeof(line), f); ++lineNo) {
-    char *p = line;
-    while (*p == ' ' || *p == '\t')
-      ++p;
-    bool truncated = !strchr(line, '\n') && !feof(f);
-    if (truncated && *p != '#') {
-      fprintf(stderr, "%s:%u: error: line longer than %zu characters\n", path, lineNo, sizeof(line) - 2);
-      rc = RematExitUser;
-      break;
-    }
-    // A comment goes on to its newline, however long.
-    for (int c = 0; truncated && c != '\n' && c != EOF;)
-      c = fgetc(f);
-    if (*p == '#' || *p == '\n' || *p == '\0')
-      continue;
-    long fn, op, anchor;
-    char extra;
-    if (sscanf(p, "%ld %ld %ld %c", &fn, &op, &anchor, &extra) != 3) {
-      fprintf(stderr, "%s:%u: error: expected 'FUNC OP ANCHOR' (three integers)\n", path, lineNo);
-      rc = RematExitUser;
-      break;
-    }
-    if (n == cap) {
-      cap *= 2;
-      intptr_t *bigger = realloc(lines, (size_t)cap * 3 * sizeof(*lines));
-      if (!bigger) {
-        rc = RematExitInternal;
-        break;
-      }
-      lines = bigger;
-    }
-    lines[3 * n] = fn;
-    lines[3 * n + 1] = op;
-    lines[3 * n + 2] = anchor;
-    ++n;
+  size_t length = 0;
+  char *text = rematToolReadFile(path, &length);
+  if (!text) {
+    fprintf(stderr, "remat-opt: error: cannot read plan file '%s': %s\n", path, strerror(errno ? errno : EIO));
+    return RematExitUser;
   }
-  fclose(f);
-  if (rc != RematExitOk) {
-    free(lines);
-    return rc;
-  }
-  // Three parallel arrays out of one allocation: functions, ops, anchors.
-  intptr_t *columns = malloc((size_t)(n ? n : 1) * 3 * sizeof(*columns));
-  if (!columns) {
-    free(lines);
-    return RematExitInternal;
-  }
-  for (intptr_t i = 0; i < n; ++i)
-    for (int c = 0; c < 3; ++c)
-      columns[c * n + i] = lines[3 * i + c];
-  free(lines);
-  *storage = columns;
-  *s = (RematDriverSchedule){.functions = columns, .ops = columns + n, .anchors = columns + 2 * n, .count = n};
-  return RematExitOk;
+  intptr_t line = 0;
+  char why[160];
+  int rc = rematPlanFileParse(text, length, plan, &line, why, sizeof(why));
+  free(text);
+  if (rc == 1)
+    fprintf(stderr, "%s:%ld: error: %s\n", path, (long)line, why);
+  if (rc == 2)
+    fprintf(stderr, "remat-opt: internal error: out of memory reading plan file '%s'\n", path);
+  return rc == 0 ? RematExitOk : rc == 1 ? RematExitUser : RematExitInternal;
 }
 
 static RematLowering loweringOf(const char *name) {
@@ -428,13 +379,14 @@ static RematLowering loweringOf(const char *name) {
 
 static void exportGraph(RematGraph graph, const RematCostProfile *profile, void *userData) {
   Outputs *out = userData;
-  fputs(out->graphCount++ ? ",\n" : "", out->graph);
-  rematGraphPrintPlanningJSON(graph, profile, rematToolWriteToFile, out->graph);
+  rematOutputPuts(&out->graph, out->graphCount++ ? ",\n" : "");
+  rematGraphPrintPlanningJSON(graph, profile, rematOutputWrite, &out->graph);
 }
 
-/// The exit code of a failed driver or lowering call.
+/// The exit code of a failed driver or lowering call: a bug when the
+/// library says so or emitted no error (or only "internal error"s).
 static int failureCode(const RematToolDiagnostics *diags, bool internalError) {
-  return internalError || !diags->errors ? RematExitInternal : RematExitUser;
+  return internalError || diags->errors == diags->internalErrors ? RematExitInternal : RematExitUser;
 }
 
 /// What remat-opt says about each function on stderr besides the report:
@@ -489,14 +441,12 @@ static bool printNotes(const RematDriverResult *r, const Options *opts) {
 /// the step's flops and the number of decisions. Printed once the plan met
 /// its budget. Not with --estimate: the report, on stdout, says it all, and
 /// scripts that read stdout and stderr together (test/gpu/check_examples.py)
-/// would find a line in their JSON.
-static void printSummaries(const RematDriverResult *r, const Options *opts) {
-  if (opts->quiet || opts->estimate || (!opts->hasBudget && !opts->planFile))
+/// would find a line in their JSON. The lines go to `to` (Outputs.summaries)
+/// and reach stderr once the IR and the report are written: a summary
+/// before a write error would announce a plan that was not written.
+static void printSummaries(const RematDriverResult *r, const Options *opts, FILE *to) {
+  if (opts->quiet || opts->estimate || (!opts->hasBudget && !opts->planFile) || !to)
     return;
-  // What the report streams hold so far goes out first (all of them: the
-  // report may be a file opened on /dev/stdout): a pipe buffers them, and the
-  // summary line would land inside a report line (scripts/run-example.sh).
-  fflush(NULL);
   for (intptr_t i = 0; i < r->numFunctions; ++i) {
     const RematDriverFunction *f = &r->functions[i];
     if (!f->planned || rematGraphIsNull(f->graph))
@@ -510,7 +460,7 @@ static void printSummaries(const RematDriverResult *r, const Options *opts) {
       snprintf(budget, sizeof(budget), "budget %lld bytes", (long long)f->budgetBytes);
     else
       snprintf(budget, sizeof(budget), "no budget (plan file)");
-    fprintf(stderr,
+    fprintf(to,
             "remat-opt: @%.*s: peak %lld -> %lld bytes (%.1f%%), %s, recompute %.2f%% of the step's flops (%.6g of "
             "%.6g), %ld decision%s\n",
             (int)name.length, name.data, (long long)p->peakBytesBefore, (long long)f->peakBytes,
@@ -543,7 +493,7 @@ static int processModule(MlirModule module, const Options *opts, const RematDriv
                                 .lowering = lowering,
                                 .gpuChip = opts->gpuChip,
                                 .analyse = true,
-                                .exportGraph = out->graph ? exportGraph : NULL,
+                                .exportGraph = out->graph.file ? exportGraph : NULL,
                                 .exportGraphUserData = out};
   RematDriverResult result;
   MlirLogicalResult status = rematDriverRunModule(module, &options, &result);
@@ -560,12 +510,12 @@ static int processModule(MlirModule module, const Options *opts, const RematDriv
       reports[i].maxRssBytes = maxRss;
     }
     (opts->report == ReportJSON ? rematReportPrintJSON : rematReportPrintText)(reports, result.numFunctions,
-                                                                               rematToolWriteToFile, out->report);
+                                                                               rematOutputWrite, &out->report);
     free(reports);
   }
   bool unmet = printNotes(&result, opts);
   if (rc == RematExitOk && !unmet)
-    printSummaries(&result, opts);
+    printSummaries(&result, opts, out->summaries);
   rematDriverResultFree(&result);
   if (rc == RematExitOk && unmet)
     rc = RematExitUser;
@@ -584,23 +534,20 @@ static int processModule(MlirModule module, const Options *opts, const RematDriv
     mlirOperationRemoveAttributeByName(moduleOp, mlirStringRefCreateFromCString("remat.gpu_dropped_asserts"));
   }
   if (!out->firstIR)
-    fputs("// -----\n", out->ir);
+    rematOutputPuts(&out->ir, "// -----\n");
   out->firstIR = false;
-  mlirOperationPrint(mlirModuleGetOperation(module), rematToolWriteToFile, out->ir);
-  fputc('\n', out->ir);
+  mlirOperationPrint(mlirModuleGetOperation(module), rematOutputWrite, &out->ir);
+  rematOutputPuts(&out->ir, "\n");
   return RematExitOk;
 }
 
-/// Closes the IR output of a run that fails before it ends, leaving no file
-/// (the IR goes to `temp`, renamed over -o only on success; no `temp` when
-/// -o is not a regular file and is written directly).
-static void discardIR(FILE *ir, char *temp) {
-  if (ir != stdout) {
-    fclose(ir);
-    if (temp)
-      remove(temp);
-  }
-  free(temp);
+/// Closes every output of a run that fails before it processes anything.
+static void discardOutputs(Outputs *out) {
+  rematOutputClose(&out->ir, false, "remat-opt");
+  rematOutputClose(&out->report, false, "remat-opt");
+  rematOutputClose(&out->graph, false, "remat-opt");
+  if (out->summaries)
+    fclose(out->summaries);
 }
 
 int main(int argc, char **argv) {
@@ -611,8 +558,14 @@ int main(int argc, char **argv) {
   // toolkit this build was configured with unless the user chose one.
   if (!getenv("CUDA_HOME") && !getenv("CUDA_ROOT") && !getenv("CUDA_PATH"))
     setenv("CUDA_HOME", REMAT_CUDA_HOME, 0);
-  if (rc >= 0)
+  if (rc >= 0) {
+    // --help and --version write to stdout: a full disk is an error too.
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      fprintf(stderr, "remat-opt: cannot write 'standard output': %s\n", strerror(errno ? errno : EIO));
+      return RematExitUser;
+    }
     return rc;
+  }
   if (opts.graph) {
     if (opts.input || opts.output || opts.planFile || opts.exportGraph || opts.numBudgets || opts.lower ||
         opts.fuseElementwise || opts.splitInputFile || opts.estimate)
@@ -633,97 +586,67 @@ int main(int argc, char **argv) {
 
   size_t len = 0;
   const char *inputName = opts.input && strcmp(opts.input, "-") ? opts.input : "<stdin>";
+  struct stat inputStat;
+  if (opts.input && strcmp(opts.input, "-") != 0 && stat(opts.input, &inputStat) == 0 && S_ISDIR(inputStat.st_mode)) {
+    fprintf(stderr, "remat-opt: cannot read '%s': it is a directory\n", inputName);
+    return RematExitUser;
+  }
   char *buf = rematToolReadFile(opts.input, &len);
   if (!buf) {
     fprintf(stderr, "remat-opt: cannot read '%s': %s\n", inputName, strerror(errno ? errno : EIO));
     return RematExitUser;
   }
 
-  RematDriverSchedule schedule = {0};
-  intptr_t *scheduleStorage = NULL;
+  RematPlanFile plan = {0};
   if (opts.planFile) {
-    int planRc = readPlanFile(opts.planFile, &schedule, &scheduleStorage);
+    int planRc = readPlanFile(opts.planFile, &plan);
     if (planRc != RematExitOk) {
       free(buf);
       return planRc;
     }
   }
+  RematDriverSchedule schedule = {.functions = plan.functions,
+                                  .ops = plan.ops,
+                                  .anchors = plan.anchors,
+                                  .count = plan.count,
+                                  .lines = plan.lines,
+                                  .path = opts.planFile};
 
-  Outputs out = {.ir = stdout, .firstIR = true, .firstJSON = true};
+  // A fatal signal removes the temporary file of -o (Output.h).
+  rematOutputInstallSignalCleanup();
+  Outputs out = {.firstIR = true};
   // The IR goes to a temporary file next to -o, renamed over it only when
   // every function succeeded: a failed run leaves no file and never
   // truncates an existing one (as mlir-opt does).
-  char *irTemp = NULL;
-  // A target that is not a regular file (/dev/null, a pipe, a terminal) is
-  // written directly: renaming a file over it would replace the device (as
-  // root, /dev/null itself) with a regular file.
-  struct stat target;
-  bool direct = opts.output && !opts.estimate && stat(opts.output, &target) == 0 && !S_ISREG(target.st_mode);
-  if (direct) {
-    out.ir = fopen(opts.output, "w");
-    if (!out.ir) {
-      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.output, strerror(errno));
-      free(buf);
-      free(scheduleStorage);
-      return RematExitUser;
-    }
-  } else if (opts.output && !opts.estimate) {
-    irTemp = malloc(strlen(opts.output) + 16);
-    int fd = -1;
-    if (irTemp) {
-      sprintf(irTemp, "%s.remat-XXXXXX", opts.output);
-      fd = mkstemp(irTemp);
-    }
-    if (fd >= 0) {
-      mode_t mask = umask(0);
-      umask(mask);
-      (void)fchmod(fd, 0666 & ~mask);
-      out.ir = fdopen(fd, "w");
-      if (!out.ir) {
-        close(fd);
-        remove(irTemp);
-      }
-    }
-    if (fd < 0 || !out.ir) {
-      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.output, strerror(errno));
-      free(irTemp);
-      free(buf);
-      free(scheduleStorage);
-      return RematExitUser;
-    }
+  bool opened = opts.estimate || rematOutputOpen(&out.ir, opts.output, true, "remat-opt");
+  if (opened && opts.reportFile)
+    opened = rematOutputOpen(&out.report, opts.reportFile, false, "remat-opt");
+  else if (opened)
+    rematOutputOpenStream(&out.report, opts.estimate ? stdout : stderr,
+                          opts.estimate ? "standard output" : "standard error");
+  if (opened && opts.exportGraph) {
+    opened = rematOutputOpen(&out.graph, opts.exportGraph, false, "remat-opt");
+    rematOutputPuts(&out.graph, "{\"functions\": [\n");
   }
-  if (opts.reportFile) {
-    out.report = fopen(opts.reportFile, "w");
-    if (!out.report) {
-      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.reportFile, strerror(errno));
-      discardIR(out.ir, irTemp);
-      free(buf);
-      free(scheduleStorage);
-      return RematExitUser;
-    }
-  } else {
-    out.report = opts.estimate ? stdout : stderr;
-  }
-  if (opts.exportGraph) {
-    out.graph = fopen(opts.exportGraph, "w");
-    if (!out.graph) {
-      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.exportGraph, strerror(errno));
-      discardIR(out.ir, irTemp);
-      if (out.report != stdout && out.report != stderr)
-        fclose(out.report);
-      free(buf);
-      free(scheduleStorage);
-      return RematExitUser;
-    }
-    fputs("{\"functions\": [\n", out.graph);
+  char *summaryText = NULL;
+  size_t summaryLength = 0;
+  if (opened && !(out.summaries = open_memstream(&summaryText, &summaryLength)))
+    opened = false;
+  if (!opened) {
+    discardOutputs(&out);
+    free(summaryText);
+    free(buf);
+    rematPlanFileFree(&plan);
+    return RematExitUser;
   }
 
   intptr_t numChunks = 0;
   Chunk *chunks = splitInput(buf, len, opts.splitInputFile, &numChunks);
   if (!chunks) {
-    discardIR(out.ir, irTemp);
+    discardOutputs(&out);
+    free(summaryText);
     free(buf);
-    free(scheduleStorage);
+    rematPlanFileFree(&plan);
     return RematExitInternal;
   }
 
@@ -758,7 +681,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "remat-opt: internal error: parsing failed without a diagnostic\n");
     } else {
       if (opts.report == ReportJSON && numChunks > 1 && c > 0)
-        fputs("// -----\n", out.report);
+        rematOutputPuts(&out.report, "// -----\n");
       chunkRc = processModule(module, &opts, &schedule, &out, &diags);
       mlirModuleDestroy(module);
     }
@@ -772,28 +695,25 @@ int main(int argc, char **argv) {
   mlirContextDestroy(working);
   mlirContextDestroy(validation);
   free(chunks);
-  free(scheduleStorage);
+  rematPlanFileFree(&plan);
   free(buf);
-  if (out.ir != stdout && direct) {
-    if (fclose(out.ir) != 0 && worst == RematExitOk) {
-      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.output, strerror(errno));
-      worst = RematExitUser;
-    }
-  } else if (out.ir != stdout) {
-    bool written = fclose(out.ir) == 0;
-    if (worst == RematExitOk && !(written && rename(irTemp, opts.output) == 0)) {
-      fprintf(stderr, "remat-opt: cannot write '%s': %s\n", opts.output, strerror(errno));
-      worst = RematExitUser;
-    }
-    if (worst != RematExitOk)
-      remove(irTemp);
-  }
-  free(irTemp);
-  if (out.report != stdout && out.report != stderr)
-    fclose(out.report);
-  if (out.graph) {
-    fputs("]}\n", out.graph);
-    fclose(out.graph);
-  }
+  // The report and the graph first: if either cannot be written, neither is
+  // the IR (exit 1, as for any other error).
+  if (out.graph.file)
+    rematOutputPuts(&out.graph, "]}\n");
+  bool graphWritten = rematOutputClose(&out.graph, true, "remat-opt");
+  bool reportWritten = rematOutputClose(&out.report, true, "remat-opt");
+  if ((!graphWritten || !reportWritten) && worst == RematExitOk)
+    worst = RematExitUser;
+  // A failed run writes no IR through a temporary file; written directly
+  // (stdout, /dev/null), the chunks that succeeded are out already.
+  bool atomicIR = out.ir.temp != NULL;
+  bool irWritten = rematOutputClose(&out.ir, worst == RematExitOk, "remat-opt");
+  if (!irWritten && worst == RematExitOk)
+    worst = RematExitUser;
+  fclose(out.summaries);
+  if (irWritten && graphWritten && reportWritten && (worst == RematExitOk || !atomicIR))
+    fputs(summaryText ? summaryText : "", stderr);
+  free(summaryText);
   return worst;
 }

@@ -22,6 +22,7 @@
 #include "remat/Driver.h"
 #include "remat/Lower.h"
 #include "remat/Parse.h"
+#include "remat/Size.h"
 #include "remat/Variants.h"
 
 #include "Jit.h"
@@ -129,16 +130,18 @@ typedef struct Options {
   const char *file;
 } Options;
 
-static int parseUnsigned(const char *text, unsigned long long *out) {
-  if (!text || !*text || *text == '-' || *text == '+')
+/// "LO,HI": two decimal int64_t bounds, LO < HI (sscanf's %lld wrapped past
+/// them and took blanks and '+').
+static int parseIntRange(const char *text, int64_t *lo, int64_t *hi) {
+  const char *comma = strchr(text, ',');
+  char first[32];
+  size_t n = comma ? (size_t)(comma - text) : 0;
+  if (!comma || n >= sizeof(first))
     return 0;
-  errno = 0;
-  char *end = NULL;
-  unsigned long long value = strtoull(text, &end, 0);
-  if (end == text || *end || errno)
-    return 0;
-  *out = value;
-  return 1;
+  memcpy(first, text, n);
+  first[n] = '\0';
+  return rematParseDecimalInt(first, INT64_MIN, INT64_MAX, lo) == RematSizeOk &&
+         rematParseDecimalInt(comma + 1, INT64_MIN, INT64_MAX, hi) == RematSizeOk && *lo < *hi;
 }
 
 static const char *flagValue(const char *arg, const char *name) {
@@ -176,19 +179,18 @@ static int parseOptions(int argc, char **argv, Options *opts) {
         return RematExitUser;
       }
     } else if ((v = flagValue(arg, "--steps"))) {
-      unsigned long long n;
-      if (!parseUnsigned(v, &n) || n < 1 || n > 1000000) {
-        rematRunErrorf("invalid --steps value '%s' (expected an integer in [1, 1000000])", v);
+      // Decimal (remat/Size.h): "010" is ten, not eight.
+      int64_t n;
+      if (rematParseDecimalInt(v, 1, 1000000, &n) != RematSizeOk) {
+        rematRunErrorf("invalid --steps value '%s' (expected a decimal integer in [1, 1000000])", v);
         return RematExitUser;
       }
       opts->steps = (long)n;
     } else if ((v = flagValue(arg, "--seed"))) {
-      unsigned long long n;
-      if (!parseUnsigned(v, &n)) {
-        rematRunErrorf("invalid --seed value '%s' (expected a non-negative integer)", v);
+      if (rematParseDecimalU64(v, UINT64_MAX, &opts->seed) != RematSizeOk) {
+        rematRunErrorf("invalid --seed value '%s' (expected a decimal integer in [0, 2^64 - 1])", v);
         return RematExitUser;
       }
-      opts->seed = (uint64_t)n;
     } else if ((v = flagValue(arg, "--entry"))) {
       if (!*v) {
         rematRunErrorf("--entry needs a function name");
@@ -216,10 +218,11 @@ static int parseOptions(int argc, char **argv, Options *opts) {
       }
       opts->manifest = v;
     } else if ((v = flagValue(arg, "--int-range"))) {
-      long long lo, hi;
-      char extra;
-      if (sscanf(v, "%lld,%lld%c", &lo, &hi, &extra) != 2 || lo >= hi) {
-        rematRunErrorf("invalid --int-range value '%s' (expected LO,HI with LO < HI: integers in [LO, HI))", v);
+      int64_t lo = 0, hi = 0;
+      if (!parseIntRange(v, &lo, &hi)) {
+        rematRunErrorf("invalid --int-range value '%s' (expected LO,HI: decimal integers in [-2^63, 2^63 - 1] with "
+                       "LO < HI: integers in [LO, HI))",
+                       v);
         return RematExitUser;
       }
       opts->hasIntRange = 1;
@@ -1292,6 +1295,14 @@ static int run(const Options *opts) {
         goto cleanup;
       }
     } else {
+      // --int-range must fit the elements it fills (an i32 would wrap).
+      if (opts->hasIntRange && v->elem == RematElemI32 && !(mv && mv->hasIntRange) &&
+          (opts->intLo < INT32_MIN || opts->intHi - 1 > INT32_MAX)) {
+        rematRunErrorf("--int-range [%lld, %lld) does not fit argument %zu of @%s, %s (i32 holds [-2^31, 2^31 - 1])",
+                       (long long)opts->intLo, (long long)opts->intHi, i, prog.entryName, v->typeText);
+        rc = RematExitUser;
+        goto cleanup;
+      }
       rematRunFillArgument(&rng, v, mv, opts->hasIntRange, opts->intLo, opts->intHi, st.argData[i]);
     }
     argumentBytes += v->bytes;

@@ -1,0 +1,193 @@
+//===- PlanReplay.c - Replaying a schedule found outside remat ------------===//
+//
+// rematApplySchedule and rematApplyScheduleAt (remat/Plan.h): a schedule
+// given as (OP, ANCHOR) pairs, from remat-opt --plan-file (bench/'s MILP and
+// CP-SAT plans, hand-edited plans), is checked entry by entry against the
+// function's graph, each error at the entry's location (the plan file's
+// line), then simulated, rewritten and measured as the planners' plans are
+// (PlanRecord.h). An entry that would change nothing is an error, not a
+// decision: a schedule is a claim about the plan, and a dead clone counted
+// as a recomputation misreports it.
+//
+//===----------------------------------------------------------------------===//
+#include "remat/Plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "IRBuild.h"
+#include "PlanRecord.h"
+#include "PlanSearch.h"
+#include "mlir-c/Diagnostics.h"
+
+/// Why an op of class `cls` cannot be recomputed; NULL when it can.
+static const char *whyNotRecomputable(RematOpClass cls) {
+  switch (cls) {
+  case RematOpClassPure:
+  case RematOpClassView:
+    return NULL;
+  case RematOpClassTerminator:
+    return "it is the function's return";
+  case RematOpClassRegion:
+    return "its regions are not proven pure";
+  case RematOpClassSideEffect:
+    return "it has side effects (memory effects, random numbers or a call)";
+  case RematOpClassUnknown:
+    return "remat does not know what it computes";
+  }
+  return "unknown class";
+}
+
+/// "op N (NAME)" into `buf`.
+static void describeOp(const RematGraphImpl *g, intptr_t pos, char *buf, size_t size) {
+  MlirStringRef name = rematOpName(g->ops[pos].op);
+  snprintf(buf, size, "op %ld (%.*s)", (long)pos, (int)name.length, name.data);
+}
+
+/// Checks every entry; emits the first error at its location.
+static bool checkEntries(const RematGraphImpl *g, MlirOperation func, const intptr_t *ops, const intptr_t *anchors,
+                         const MlirLocation *locs, intptr_t count) {
+  char msg[512], what[160], where[160];
+  intptr_t n = g->numOps;
+  for (intptr_t i = 0; i < count; ++i) {
+    MlirLocation loc = locs ? locs[i] : mlirOperationGetLocation(func);
+    if (ops[i] < 0 || ops[i] >= n || anchors[i] < 0 || anchors[i] >= n) {
+      snprintf(msg, sizeof(msg),
+               "remat: recomputing op %ld before op %ld: out of range, the function has %ld top-level ops (0 to %ld)",
+               (long)ops[i], (long)anchors[i], (long)n, (long)n - 1);
+      mlirEmitError(loc, msg);
+      return false;
+    }
+    describeOp(g, ops[i], what, sizeof(what));
+    describeOp(g, anchors[i], where, sizeof(where));
+    const char *why = whyNotRecomputable(g->ops[ops[i]].cls);
+    if (why)
+      snprintf(msg, sizeof(msg), "remat: %s cannot be recomputed: %s", what, why);
+    else if (g->ops[ops[i]].numResults == 0)
+      snprintf(msg, sizeof(msg), "remat: %s has no results to recompute", what);
+    else if (ops[i] >= anchors[i])
+      snprintf(msg, sizeof(msg), "remat: %s cannot be recomputed before %s: a recomputation comes after its original",
+               what, where);
+    else
+      continue;
+    mlirEmitError(loc, msg);
+    return false;
+  }
+  return true;
+}
+
+/// The entry that placed clone instance `k` of `sim`, or -1.
+static intptr_t entryOf(const RematSimulation *sim, intptr_t k, const intptr_t *ops, const intptr_t *anchors,
+                        intptr_t count) {
+  if (k < 0 || k >= sim->numInstances || !sim->instOp || !sim->instClone || !sim->instClone[k])
+    return -1;
+  for (intptr_t i = 0; i < count; ++i)
+    if (ops[i] == sim->instOp[k] && anchors[i] == sim->instAnchor[k])
+      return i;
+  return -1;
+}
+
+/// The schedule's simulation, checked before the rewrite so that a refusal
+/// names the entry it comes from: an invalid schedule, or a clone nothing
+/// reads (no op from its anchor on, nor another clone, reads its results
+/// before the next clone of the same op: it would change nothing, and count
+/// as a decision). A simulation that fails without any entry is remat's own
+/// error, not the schedule's (an empty plan file once took the blame).
+static bool simulateEntries(const Planner *P, MlirOperation func, const intptr_t *ops, const intptr_t *anchors,
+                            const MlirLocation *locs, intptr_t count) {
+  const RematGraphImpl *g = P->ctx->g;
+  RematSimulation sim;
+  bool ok = rematPlannerSimulate(P, true, &sim);
+  char msg[512], what[160], where[160];
+  intptr_t entry = -1;
+  if (!ok) {
+    entry = entryOf(&sim, sim.badInstance, ops, anchors, count);
+    if (count == 0) {
+      snprintf(msg, sizeof(msg),
+               "remat: internal error: the function's own schedule does not simulate: it %s; please report this "
+               "input",
+               rematSimStatusGetMessage(sim.status));
+    } else if (entry >= 0) {
+      describeOp(g, ops[entry], what, sizeof(what));
+      describeOp(g, anchors[entry], where, sizeof(where));
+      snprintf(msg, sizeof(msg), "remat: recomputing %s before %s is not valid: the schedule %s", what, where,
+               rematSimStatusGetMessage(sim.status));
+    } else {
+      snprintf(msg, sizeof(msg), "remat: the schedule is not valid: it %s", rematSimStatusGetMessage(sim.status));
+    }
+  } else {
+    for (intptr_t k = 0; entry < 0 && k < sim.numInstances; ++k)
+      if (sim.instClone[k] && !sim.instAlive[k])
+        entry = entryOf(&sim, k, ops, anchors, count);
+    if (entry >= 0) {
+      ok = false;
+      describeOp(g, ops[entry], what, sizeof(what));
+      describeOp(g, anchors[entry], where, sizeof(where));
+      snprintf(msg, sizeof(msg),
+               "remat: recomputing %s before %s changes nothing: no op from there on (nor another recomputed op) "
+               "reads its results before they are recomputed again",
+               what, where);
+    }
+  }
+  if (!ok)
+    mlirEmitError(entry >= 0 && locs ? locs[entry] : mlirOperationGetLocation(func), msg);
+  rematSimulationFree(&sim);
+  return ok;
+}
+
+static MlirLogicalResult applySchedule(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
+                                       const intptr_t *anchors, const MlirLocation *locs, intptr_t count,
+                                       const RematCostProfile *profile, RematPlanResult *result) {
+  memset(result, 0, sizeof(*result));
+  result->resolvedBudgetBytes = -1;
+  result->peakBytesFused = -1;
+  RematGraph graph = rematPlanMeasureInput(func, options, result);
+  if (rematGraphIsNull(graph))
+    return mlirLogicalResultFailure();
+  if (!checkEntries(rematGraphImpl(graph), func, ops, anchors, locs, count)) {
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  RematSimContext ctx;
+  Planner P;
+  if (!rematSimContextInit(&ctx, rematGraphImpl(graph), profile)) {
+    rematGraphDestroy(graph);
+    return mlirLogicalResultFailure();
+  }
+  bool ok = rematPlannerInit(&P, &ctx, INT64_MAX);
+  for (intptr_t i = 0; ok && i < count; ++i) {
+    P.chain[0] = ops[i];
+    Chain c = {.len = 1, .cost = ctx.opCost[ops[i]], .flops = ctx.g->ops[ops[i]].flops};
+    ok = rematPlannerPushDecision(&P, ctx.g->ops[ops[i]].firstResult, anchors[i], &c, 0, -1, -1);
+  }
+  if (!ok)
+    mlirEmitError(mlirOperationGetLocation(func), "remat: internal error: out of memory reading the schedule");
+  ok = ok && simulateEntries(&P, func, ops, anchors, locs, count);
+  MlirLogicalResult status = mlirLogicalResultFailure();
+  if (ok)
+    status = rematPlanFinish(&P, graph, func, options, result);
+  else
+    rematGraphDestroy(graph);
+  result->phases.rewrite += result->rewriteSeconds;
+  result->phases.naming += result->namingSeconds;
+  result->budgetMet = mlirLogicalResultIsSuccess(status);
+  rematPlannerFree(&P);
+  rematSimContextFree(&ctx);
+  return status;
+}
+
+MlirLogicalResult rematApplyScheduleAt(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
+                                       const intptr_t *anchors, const MlirLocation *locs, intptr_t count,
+                                       const RematCostProfile *profile, RematPlanResult *result) {
+  double start = nowSeconds();
+  MlirLogicalResult status = applySchedule(func, options, ops, anchors, locs, count, profile, result);
+  // As rematPlanAndRewrite's: the naming is the report's work.
+  result->passSeconds = nowSeconds() - start - result->phases.naming;
+  return status;
+}
+
+MlirLogicalResult rematApplySchedule(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
+                                     const intptr_t *anchors, intptr_t count, const RematCostProfile *profile,
+                                     RematPlanResult *result) {
+  return rematApplyScheduleAt(func, options, ops, anchors, NULL, count, profile, result);
+}
