@@ -132,26 +132,49 @@ bool rematGpuIsMutableGlobalBuffer(MlirValue buffer) {
 /// function body that reads it (memref.load, memref.dim) or copies it whole
 /// to or from a device buffer (gpu.memcpy on the device, memref.copy in the
 /// kernels-on-CPU check; step 2 made them). Anything else, a kernel above
-/// all, is refused at the use.
+/// all, is refused at the use. The views are followed with a work list, not
+/// by recursion: a chain of views is as long as the input makes it.
 static bool checkMutableGlobalUses(MlirValue address, MlirBlock body, MlirOperation getGlobal) {
-  for (MlirOpOperand u = mlirValueGetFirstUse(address); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
-    MlirOperation user = mlirOpOperandGetOwner(u);
-    bool topLevel = mlirBlockEqual(mlirOperationGetBlock(user), body);
-    if (topLevel && isViewOp(user)) {
-      if (!checkMutableGlobalUses(mlirOperationGetResult(user, 0), body, getGlobal))
-        return false;
-      continue;
-    }
-    if (topLevel && (rematIsOp(user, "memref.load") || rematIsOp(user, "memref.dim") ||
-                     rematIsOp(user, "memref.copy") || rematIsOp(user, "gpu.memcpy")))
-      continue;
-    rematEmitErrorNamingOp(getGlobal,
-                           "the GPU lowering keeps a mutable global (the step's state) in host memory: only host "
-                           "reads and whole copies to or from device buffers may use it, not ",
-                           user, topLevel ? " on the host" : " in a kernel");
+  intptr_t capacity = 16, size = 0;
+  MlirValue *pending = malloc(sizeof(MlirValue) * (size_t)capacity);
+  if (!pending) {
+    rematEmitErrorNamingOp(getGlobal, "remat: internal error: out of memory checking the uses of ", getGlobal, "");
     return false;
   }
-  return true;
+  pending[size++] = address;
+  bool ok = true;
+  while (ok && size > 0) {
+    MlirValue value = pending[--size];
+    for (MlirOpOperand u = mlirValueGetFirstUse(value); ok && !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+      MlirOperation user = mlirOpOperandGetOwner(u);
+      bool topLevel = mlirBlockEqual(mlirOperationGetBlock(user), body);
+      if (topLevel && isViewOp(user)) {
+        if (size == capacity) {
+          MlirValue *grown = realloc(pending, sizeof(MlirValue) * (size_t)(capacity * 2));
+          if (!grown) {
+            rematEmitErrorNamingOp(getGlobal, "remat: internal error: out of memory checking the uses of ", getGlobal,
+                                   "");
+            ok = false;
+            break;
+          }
+          pending = grown;
+          capacity *= 2;
+        }
+        pending[size++] = mlirOperationGetResult(user, 0);
+        continue;
+      }
+      if (topLevel && (rematIsOp(user, "memref.load") || rematIsOp(user, "memref.dim") ||
+                       rematIsOp(user, "memref.copy") || rematIsOp(user, "gpu.memcpy")))
+        continue;
+      rematEmitErrorNamingOp(getGlobal,
+                             "the GPU lowering keeps a mutable global (the step's state) in host memory: only host "
+                             "reads and whole copies to or from device buffers may use it, not ",
+                             user, topLevel ? " on the host" : " in a kernel");
+      ok = false;
+    }
+  }
+  free(pending);
+  return ok;
 }
 
 static bool isAncestor(MlirOperation ancestor, MlirOperation op) {

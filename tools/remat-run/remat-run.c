@@ -1489,6 +1489,11 @@ int main(int argc, char **argv) {
   if (rc >= 0)
     return rc;
   rc = run(&opts);
-  fflush(stdout);
+  // The run report goes to stdout: a write that failed (a full disk, a closed
+  // pipe) is the user's error, not a success with nothing written.
+  if ((fflush(stdout) != 0 || ferror(stdout)) && rc == RematExitOk) {
+    fprintf(stderr, "remat-run: cannot write 'standard output': %s\n", strerror(errno ? errno : EIO));
+    return RematExitUser;
+  }
   return rc;
 }
