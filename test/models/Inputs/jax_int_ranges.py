@@ -68,8 +68,38 @@ def edges(manifest_path, directory):
         np.save(os.path.join(directory, "ref", r["file"]), x)
 
 
+def subjaxprs():
+    """remat.jax.infer_int_ranges on a function whose indexing sits in a custom_vjp, a
+    custom_jvp, a while_loop body (as a constant) and a cond branch, and whose last
+    argument only bounds a loop and picks the branch: {argument: (lo, hi, what)}."""
+    import remat.jax as rj
+
+    @jax.custom_vjp
+    def cv(e, i):
+        return e[i]
+
+    cv.defvjp(lambda e, i: (e[i], (e, i)), lambda r, g: (jnp.zeros_like(r[0]).at[r[1]].add(g), None))
+
+    @jax.custom_jvp
+    def cj(e, i):
+        return jnp.take(e, i, axis=1)
+
+    cj.defjvp(lambda p, t: (cj(*p), cj(t[0], p[1])))
+
+    def f(e, a, b, c, d, n):
+        s = cv(e, a).sum() + cj(e, b).sum()
+        s += jax.lax.while_loop(lambda st: st[0] < 3, lambda st: (st[0] + 1, st[1] + e[c].sum()), (0, 0.0))[1]
+        s += jax.lax.cond(n > 0, lambda x: e[x].sum(), lambda x: 0.0, d)
+        return s + jax.lax.fori_loop(0, n, lambda i, acc: acc + e[i].sum(), 0.0)
+
+    i = jnp.zeros((3,), jnp.int32)
+    jaxpr = jax.make_jaxpr(f)(jnp.ones((30, 7)), i, i, i, i, jnp.int32(2)).jaxpr
+    return rj.infer_int_ranges(jaxpr, ["float32"] + ["int32"] * 5)
+
+
 if __name__ == "__main__":
     # python jax_int_ranges.py edges MANIFEST DIR: edges() above.
+    # python jax_int_ranges.py subjaxprs: subjaxprs() above, one argument a line.
     # python jax_int_ranges.py api DIR: export_step with ranges given (kept as given,
     # even where wider than the use or unlike the values), then jax_embed.py's step
     # without any (what its committed manifest was given by hand); prints each
@@ -77,6 +107,10 @@ if __name__ == "__main__":
     import os
     import sys
 
+    if sys.argv[1] == "subjaxprs":
+        for k, v in sorted(subjaxprs().items()):
+            print(k, v)
+        sys.exit(0)
     if sys.argv[1] == "edges":
         edges(sys.argv[2], sys.argv[3])
         sys.exit(0)
