@@ -205,7 +205,9 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
             inferred = {}
     ranges_from, arrays = {}, None
     for e in arguments:
-        if "int_range" in e or not e["dtype"].startswith(("int", "uint")):
+        # int32 and int64 only: remat-run refuses an int_range on other element types
+        # (a uint8 image is data, not an index).
+        if "int_range" in e or e["dtype"] not in ("int32", "int64"):
             continue
         if e["index"] in inferred:
             lo, hi, what = inferred[e["index"]]
