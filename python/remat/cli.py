@@ -248,7 +248,9 @@ def _main(argv, undo):
               f"arguments, {len(m['results'])} results, {nops} ops ({extra}), {time.monotonic() - t0:.1f} s",
               file=sys.stderr)
         ints = [f"{x['name']} in [{x['int_range'][0]}, {x['int_range'][1]})"
-                + (f" or {x['ignore_index']}" if "ignore_index" in x else "") for x in m["arguments"] if "int_range" in x]
+                + (f" or {x['ignore_index']}" if "ignore_index" in x else "")
+                + (" (from its values: no use as an index found)" if x.get("int_range_from") == "values" else "")
+                for x in m["arguments"] if "int_range" in x]
         if ints:
             print(f"remat-export: integer inputs: {', '.join(ints)}", file=sys.stderr)
         if left:

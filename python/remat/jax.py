@@ -58,6 +58,7 @@ class Export:
     leftovers: dict = field(default_factory=dict)
     repacked_i1_constants: int = 0
     stablehlo: str = ""
+    int_ranges_from: dict = field(default_factory=dict)  # name -> what gave an inferred int_range ("values": its values)
 
 
 def iree_compile():
@@ -193,11 +194,31 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
     except Exception:
         jaxpr = None
     results = _result_entries(out_shape, args, arg_struct, arguments, params_argnums, donate, jaxpr)
-    for e in arguments:  # integer state without a range (a step count): the range of its values
-        if "int_range" not in e and e["role"] == "buffer" and e["dtype"].startswith(("int", "uint")):
-            leaf = np.asarray(argument_arrays(args)[e["index"]])
-            if leaf.size:
-                e["int_range"] = [int(leaf.min()), int(leaf.max()) + 1]
+    # Integer arguments without a given range: the range their uses in the jaxpr index
+    # (embedding ids, labels of a one_hot or take_along_axis, dynamic_slice starts),
+    # else the range of the example's values (a step count, an id never used to index).
+    inferred = {}
+    if jaxpr is not None and len(jaxpr.invars) == len(arguments):
+        try:
+            inferred = infer_int_ranges(jaxpr, [e["dtype"] for e in arguments])
+        except Exception:  # a primitive whose params look otherwise: no inference, values below
+            inferred = {}
+    ranges_from, arrays = {}, None
+    for e in arguments:
+        # int32 and int64 only: remat-run refuses an int_range on other element types
+        # (a uint8 image is data, not an index).
+        if "int_range" in e or e["dtype"] not in ("int32", "int64"):
+            continue
+        if e["index"] in inferred:
+            lo, hi, what = inferred[e["index"]]
+            e["int_range"], e["int_range_from"] = [int(lo), int(hi)], what
+        else:
+            arrays = arrays if arrays is not None else argument_arrays(args)
+            leaf = arrays[e["index"]]
+            if not leaf.size:
+                continue
+            e["int_range"], e["int_range_from"] = [int(leaf.min()), int(leaf.max()) + 1], "values"
+        ranges_from[e["name"]] = e["int_range_from"]
     for key in (int_ranges or {}):
         if not any(key == e["name"] or str(key) == str(e["index"]) for e in arguments):
             ints = [e["name"] for e in arguments if e["dtype"].startswith(("int", "uint"))]
@@ -215,6 +236,7 @@ def export_step(fn, *args, path="step.mlir", donate_argnums=(), params_argnums=(
     text = header + text
     exp = Export(text=text, manifest=m, func_name=func_name, form=form, op_counts=mlir_util.count_ops(text),
                  leftovers_before_bridge=before, leftovers=left, repacked_i1_constants=repacked, stablehlo=shlo)
+    exp.int_ranges_from = ranges_from
     exp.export_time_s = round(time.monotonic() - t0, 3)
     if write and path:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -314,6 +336,179 @@ def _result_entries(out_shape, args, arg_struct, arguments, params_argnums, dona
         else:
             results.append(mf.result(i, name, "output", dt, shape))
     return results
+
+
+# --------------------------------------------------------------------------- integer ranges
+
+# Primitives whose result holds (some of) the operand's values unchanged: an index
+# keeps its meaning through them. ELEMENTWISE keep the last axis as it is.
+_ELEMENTWISE = ("convert_element_type", "copy", "copy_p", "reduce_precision", "optimization_barrier")
+_SHAPE = ("reshape", "broadcast_in_dim", "expand_dims", "squeeze", "transpose", "slice", "rev")
+
+
+def _inner(j):
+    """The Jaxpr of a Jaxpr or ClosedJaxpr param, else None."""
+    j = getattr(j, "jaxpr", j)
+    return j if hasattr(j, "eqns") and hasattr(j, "invars") else None
+
+
+def _subjaxprs(e):
+    """[(inner jaxpr, {outer operand position: inner invar position}, whether an
+    inner result is the outer result of the same position)] for an equation that
+    calls jaxprs (jit/pjit, custom_jvp_call, custom_vjp_call, checkpoint, scan,
+    while, cond, ...)."""
+    name, n = e.primitive.name, len(e.invars)
+    if name == "cond":  # operands: the branch index, then each branch's arguments
+        return [(b, {i + 1: i for i in range(n - 1)}, True)
+                for b in map(_inner, e.params.get("branches", ())) if b is not None and len(b.invars) == n - 1]
+    if name == "while":  # operands: cond consts, body consts, initial carry
+        cn, bn = e.params.get("cond_nconsts", 0), e.params.get("body_nconsts", 0)
+        cj, bj = _inner(e.params.get("cond_jaxpr")), _inner(e.params.get("body_jaxpr"))
+        carry = n - cn - bn
+        out = []
+        if cj is not None and len(cj.invars) == cn + carry:
+            out.append((cj, {**{i: i for i in range(cn)}, **{cn + bn + k: cn + k for k in range(carry)}}, False))
+        if bj is not None and len(bj.invars) == bn + carry:
+            out.append((bj, {**{cn + i: i for i in range(bn)}, **{cn + bn + k: bn + k for k in range(carry)}}, False))
+        return out
+    out = []
+    for p in e.params.values():
+        j = _inner(p)
+        if j is not None and len(j.invars) == n:
+            # Loop bodies see a carry or a slice per iteration: their results are not
+            # the operation's results position for position.
+            out.append((j, {i: i for i in range(n)}, name not in ("scan",) and len(j.outvars) == len(e.outvars)))
+    return out
+
+
+def _iota_size(jaxpr_defs, v, depth=0):
+    """N when v is an iota of size N along its dimension (through shape ops): what
+    jax.nn.one_hot compares the labels with."""
+    while depth < 16:
+        e = jaxpr_defs.get(v) if not hasattr(v, "val") else None
+        if e is None:
+            return None
+        if e.primitive.name == "iota":
+            return int(e.params["shape"][e.params["dimension"]])
+        if e.primitive.name not in _ELEMENTWISE + _SHAPE:
+            return None
+        v, depth = e.invars[0], depth + 1
+    return None
+
+
+def _shape(v):
+    return tuple(int(d) for d in getattr(getattr(v, "aval", None), "shape", ()))
+
+
+def _comps(comp, n):
+    """The positions along an index array's last axis that hold the followed value."""
+    return range(n) if comp is None else range(comp[0], min(comp[0] + comp[1], n))
+
+
+def _index_uses(e, pos, comp):
+    """[(lo, hi, what)] when operand `pos` of equation e is an index (gather, scatter,
+    dynamic_slice, dynamic_update_slice) or compared with an iota (one_hot)."""
+    name = e.primitive.name
+    out = []
+    if name == "gather" and pos == 1:
+        op, idx = _shape(e.invars[0]), _shape(e.invars[1])
+        sim, sizes = e.params["dimension_numbers"].start_index_map, e.params["slice_sizes"]
+        for j in _comps(comp, idx[-1] if idx else 1):
+            if j < len(sim):
+                d = sim[j]
+                out.append((0, op[d] - int(sizes[d]) + 1, f"gather index into dim {d} of {list(op)}"))
+    elif name.startswith("scatter") and pos == 1:
+        op, idx, upd = _shape(e.invars[0]), _shape(e.invars[1]), _shape(e.invars[2])
+        dn = e.params["dimension_numbers"]
+        unit = set(dn.inserted_window_dims) | set(getattr(dn, "operand_batching_dims", ()))
+        window = [d for d in range(len(op)) if d not in unit]
+        for j in _comps(comp, idx[-1] if idx else 1):
+            if j < len(dn.scatter_dims_to_operand_dims):
+                d = dn.scatter_dims_to_operand_dims[j]
+                size = 1 if d in unit else upd[dn.update_window_dims[window.index(d)]]
+                out.append((0, op[d] - size + 1, f"scatter index into dim {d} of {list(op)}"))
+    elif name == "dynamic_slice" and pos >= 1:
+        op, d = _shape(e.invars[0]), pos - 1
+        out.append((0, op[d] - int(e.params["slice_sizes"][d]) + 1, f"dynamic_slice start in dim {d} of {list(op)}"))
+    elif name == "dynamic_update_slice" and pos >= 2:
+        op, upd, d = _shape(e.invars[0]), _shape(e.invars[1]), pos - 2
+        out.append((0, op[d] - upd[d] + 1, f"dynamic_update_slice start in dim {d} of {list(op)}"))
+    return out
+
+
+def _follow(jaxpr, start, depth=0):
+    """Follows the values of `start` ([(var, comp)]; comp: None, or the (offset,
+    width) along the last axis that the value fills) through jaxpr: ([(lo, hi,
+    what)] of its uses as an index, [(outvar position, comp)] it reaches)."""
+    users, defs = {}, {}
+    for e in jaxpr.eqns:
+        for pos, x in enumerate(e.invars):
+            if not hasattr(x, "val"):
+                users.setdefault(x, []).append((e, pos))
+        for o in e.outvars:
+            defs[o] = e
+    outpos = {}
+    for k, o in enumerate(jaxpr.outvars):
+        if not hasattr(o, "val"):
+            outpos.setdefault(o, []).append(k)
+    ranges, outs, seen, work = [], [], set(), list(start)
+    while work:
+        v, comp = work.pop()
+        if (id(v), comp) in seen or len(seen) > 10000:
+            continue
+        seen.add((id(v), comp))
+        outs += [(k, comp) for k in outpos.get(v, ())]
+        for e, pos in users.get(v, ()):
+            name = e.primitive.name
+            ranges += _index_uses(e, pos, comp)
+            if name == "eq" and len(e.invars) == 2:
+                n = _iota_size(defs, e.invars[1 - pos])
+                if n is not None:
+                    ranges.append((0, n, f"one_hot (== iota of {n})"))
+            keep = comp
+            if name in _ELEMENTWISE or (name == "select_n" and pos >= 1) or (name == "clamp" and pos == 1):
+                pass
+            elif name == "concatenate":
+                ax, shapes = e.params["dimension"], [_shape(x) for x in e.invars]
+                if shapes[pos] and ax == len(shapes[pos]) - 1:
+                    off = sum(s[ax] for s in shapes[:pos])
+                    keep = (off + comp[0], comp[1]) if comp else (off, shapes[pos][ax])
+            elif name in _SHAPE or (name in ("gather", "dynamic_slice") and pos == 0) \
+                    or (name == "dynamic_update_slice" and pos <= 1):
+                keep = None  # the last axis may have moved: every position counts
+            else:
+                if depth < 32:
+                    for inner, inmap, same_out in _subjaxprs(e):
+                        if pos in inmap:
+                            r, o = _follow(inner, [(inner.invars[inmap[pos]], comp)], depth + 1)
+                            ranges += r
+                            if same_out:
+                                work += [(e.outvars[k], c) for k, c in o if k < len(e.outvars)]
+                continue
+            if name == "optimization_barrier":
+                work.append((e.outvars[pos], keep))
+            else:
+                work += [(o, keep) for o in e.outvars]
+    return ranges, outs
+
+
+def infer_int_ranges(jaxpr, dtypes):
+    """{flat argument index: (lo, hi, what)} for the integer arguments of jaxpr
+    (dtypes: numpy dtype names, one per invar) used as an index: the intersection
+    of the ranges of all their uses."""
+    out = {}
+    for i, (v, dt) in enumerate(zip(jaxpr.invars, dtypes)):
+        if not dt.startswith(("int", "uint")):
+            continue
+        rs, _ = _follow(jaxpr, [(v, None)])
+        if rs:
+            lo, hi = max(r[0] for r in rs), min(r[1] for r in rs)
+            if lo < hi:
+                # Name the uses that bound the range; a gather's backward scatter repeats it.
+                why = sorted(set(r[2] for r in rs if r[1] == hi and r[0] == lo)) or sorted(set(r[2] for r in rs))
+                fwd = [w for w in why if not w.startswith(("scatter", "dynamic_update_slice"))]
+                out[i] = (lo, hi, "; ".join(fwd or why))
+    return out
 
 
 def argument_arrays(args, manifest=None):

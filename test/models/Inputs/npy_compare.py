@@ -7,7 +7,7 @@ For every result of the manifest: reads GOT_DIR/<file> and WANT_DIR/<file>
 (float32/float64/int32/int64, little-endian, C order) and prints
 "NAME: identical" or "NAME: error E" with E = max|got - want| / max|want|
 (integers: identical or inf). Exits 1 when a result differs by more than
---rtol (default 1e-5), or at all with --exact.
+--rtol (default 1e-5) or by NaN, or at all with --exact.
 """
 import ast
 import json
@@ -48,8 +48,9 @@ def main():
             continue
         scale = max(abs(v) for v in w) if w else 0.0
         err = float("inf") if gc in "iq" else max(abs(a - b) for a, b in zip(g, w)) / (scale or 1.0)
-        bad |= exact or err > rtol
-        print(f"{r['name']}: error {err:.1e}{' (over ' + str(rtol) + ')' if err > rtol else ''}")
+        over = not err <= rtol  # NaN (one side NaN, the other not) is over too
+        bad |= exact or over
+        print(f"{r['name']}: error {err:.1e}{' (over ' + str(rtol) + ')' if over else ''}")
     return 1 if bad else 0
 
 
