@@ -349,22 +349,6 @@ static RematGraphPlanStatus recordPlan(const Planner *P, const RematSimContext *
   return RematGraphPlanOk;
 }
 
-static bool runPlanner(Planner *P, RematSimulation *sim, const RematSimContext *ctx, RematPlannerKind kind,
-                       int64_t budget, int64_t peak, const char **effort) {
-  switch (kind) {
-  case RematPlannerSqrt:
-    return rematPlanSqrt(P, sim, peak);
-  case RematPlannerGreedy:
-    return rematPlanAtPeaks(P, sim, false);
-  case RematPlannerDefault:
-    *effort = "full";
-    return rematPlanPortfolio(P, sim, ctx, budget, effort);
-  case RematPlannerNone:
-    break;
-  }
-  return true;
-}
-
 /// Plans the built graph (see rematPlanGraphTables).
 static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, int64_t budget, double percent,
                                  RematPlannerKind kind, RematGraphPlanResult *result, char *error, size_t size) {
@@ -418,7 +402,7 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
                     (long long)sim.peakBytes, (long long)result->peakBytesBefore, rematSimStatusGetMessage(sim.status));
   } else {
     double t0 = rematNowSeconds();
-    ok = runPlanner(&P, &sim, &ctx, kind, budget, result->peakBytesBefore, &result->searchEffort);
+    ok = rematRunPlanner(&P, &sim, &ctx, kind, budget, result->peakBytesBefore, &result->searchEffort);
     result->planSeconds = rematNowSeconds() - t0;
     status = ok ? recordPlan(&P, &ctx, result, error, size)
                 : fail(error, size, RematGraphPlanInternal, "out of memory while planning");

@@ -251,26 +251,6 @@ static bool simulateUnchanged(const Planner *P, RematGraph graph, MlirOperation 
   return false;
 }
 
-/// Runs planner `kind` from the unchanged function's timeline `sim`; the
-/// plan is left in (P, sim). `inputPeak`: the input's own peak, which the
-/// sqrt planner's plan stays under (the timeline's may be higher after the
-/// split of shared destinations).
-static bool runPlanner(Planner *P, RematSimulation *sim, const RematSimContext *ctx, RematPlannerKind kind,
-                       int64_t budget, int64_t inputPeak, const char **effort) {
-  *effort = "full";
-  switch (kind) {
-  case RematPlannerSqrt:
-    return rematPlanSqrt(P, sim, inputPeak);
-  case RematPlannerGreedy:
-    return rematPlanAtPeaks(P, sim, false);
-  case RematPlannerDefault:
-    return rematPlanPortfolio(P, sim, ctx, budget, effort);
-  case RematPlannerNone:
-    break;
-  }
-  return true;
-}
-
 /// The peak the default planner reaches on `func` asked for `budget` (-1 if
 /// planning fails), and whether that meets it; `func` is left as it was.
 static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *options, int64_t budget,
@@ -408,7 +388,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   memset(&sim, 0, sizeof(sim));
   result->searchEffort = "full";
   ok = ok && simulateUnchanged(&P, graph, func, result, &sim) &&
-       runPlanner(&P, &sim, &ctx, kind, budgetBytes, result->peakBytesBefore, &result->searchEffort);
+       rematRunPlanner(&P, &sim, &ctx, kind, budgetBytes, result->peakBytesBefore, &result->searchEffort);
   rematSimulationFree(&sim);
   result->planSeconds = nowSeconds() - t0;
   result->phases.plan += result->planSeconds;

@@ -764,3 +764,19 @@ bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext 
     ok = planKeepingPastPeak(P, sim, ctx, budget);
   return ok;
 }
+
+bool rematRunPlanner(Planner *P, RematSimulation *sim, const RematSimContext *ctx, RematPlannerKind kind,
+                     int64_t budget, int64_t ceiling, const char **effort) {
+  switch (kind) {
+  case RematPlannerSqrt:
+    return rematPlanSqrt(P, sim, ceiling);
+  case RematPlannerGreedy:
+    return rematPlanAtPeaks(P, sim, false);
+  case RematPlannerDefault:
+    *effort = "full";
+    return rematPlanPortfolio(P, sim, ctx, budget, effort);
+  case RematPlannerNone:
+    break;
+  }
+  return true;
+}

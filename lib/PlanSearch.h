@@ -29,6 +29,7 @@
 
 #include "GraphInternal.h"
 #include "Schedule.h"
+#include "remat/Plan.h"
 
 enum {
   kMaxChain = 256,
@@ -407,5 +408,11 @@ bool rematPlanLayerCutCheckpoints(Planner *P, RematSimulation *sim, intptr_t seg
 /// either followed by "+classes" when the class-wise moves ran.
 bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
                         const char **effort);
+/// Runs planner `kind` from the unchanged timeline `sim`, leaving the plan in
+/// (P, sim): the one dispatch of the MLIR driver (PlanDriver.c) and of graph
+/// planning (GraphTables.c). `ceiling`: the peak the sqrt planner's plan stays
+/// under. `*effort` is set by the default planner only.
+bool rematRunPlanner(Planner *P, RematSimulation *sim, const RematSimContext *ctx, RematPlannerKind kind,
+                     int64_t budget, int64_t ceiling, const char **effort);
 
 #endif // REMAT_LIB_PLANSEARCH_H
