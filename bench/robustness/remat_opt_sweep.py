@@ -135,19 +135,26 @@ def class_cases(tmp):
                       0))
     cases.append(case(ro, "plan file: valid", ["--plan-file=" + w("v.plan", b"0 01 8\n0 2 08\n"), FILL, "-o",
                                                "/dev/null"], 0, check=contains("2 decisions")))
-    # Issue 36's internal error: the simulation of this step's unchanged schedule is wrong (a bug of
-    # remat's, not fixed here): exit 2 is the honest answer, and it is counted as an internal error.
+    # Issue 36's internal error: the simulation of this step's unchanged schedule was wrong (every
+    # budget failed with an internal error, an empty plan file was blamed). It simulates now: 90% is
+    # under what any plan reaches (could not fit, exit 1), an empty plan file replays the step.
     dom = os.path.join(ROOT, "test", "remat-opt", "Inputs", "slice-reinserted-readonly.mlir")
-    cases.append(case(ro, "dominance_violation_bug_1 shape at 90%", ["--budget=90%", dom, "-o", "/dev/null"], 1))
+    cases.append(case(ro, "dominance_violation_bug_1 shape at 90%", ["--budget=90%", dom, "-o", "/dev/null"], 1,
+                      check=contains("could not fit")))
     cases.append(case(ro, "dominance_violation_bug_1 shape, empty plan file",
-                      ["--plan-file=" + w("e2.plan", b""), dom, "-o", "/dev/null"], 1,
-                      check=lambda o, e: "plan file blamed" if "e2.plan" in e else None))
+                      ["--plan-file=" + w("e2.plan", b""), dom, "-o", "/dev/null"], 0))
     # Nesting.
     for kind, n, expect in [("regions", 5000, 1), ("regions", 2000, 1), ("attr", 10000, 1), ("type", 50000, 1),
                             ("loc", 50000, 1), ("if", 20, 1), ("if", 24, 1), ("if", 15, 0), ("type", 496, 0)]:
         path = os.path.join(tmp, "nested-%s-%d.mlir" % (kind, n))
         with open(path, "w") as f:
             subprocess.run([sys.executable, NESTED, kind, str(n)], stdout=f, check=True)
+        if (kind, n) == ("if", 15):
+            # Under the nesting limit; remat-opt then refuses scf.if on tensors (lib/Regions.c: its
+            # memory model does not follow it), remat-run runs it.
+            cases.append(case(ro, "nested if 15", ["--estimate", path], 1, check=contains("unsupported construct")))
+            cases.append(case(rr, "nested if 15", [path], 0))
+            continue
         cases.append(case(ro, "nested %s %d" % (kind, n), ["--estimate", path], expect))
         if kind in ("regions", "if"):
             cases.append(case(rr, "nested %s %d" % (kind, n), [path], expect))
