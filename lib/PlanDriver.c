@@ -169,7 +169,8 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
   double start = nowSeconds();
   // Kept to find a budget that works when this one is not met (the function
   // is rewritten by then).
-  MlirOperation input = kind != RematPlannerNone ? mlirOperationClone(func) : (MlirOperation){NULL};
+  MlirOperation input =
+      kind != RematPlannerNone && !options->skipSmallestBudgetSearch ? mlirOperationClone(func) : (MlirOperation){NULL};
   MlirLogicalResult status =
       options->fuseElementwise
           ? planWithAndWithoutFusion(func, options, budgetBytes, budgetPercent, kind, profile, result)

@@ -44,10 +44,11 @@ typedef struct RematGraphOptions {
   /// large steps costs about as much as the search; for callers that print no
   /// report.
   bool skipDecisionNames;
-  /// rematPlanAndRewrite only, for a budget under the lower bound: refuse it
-  /// without searching for the smallest budget that works (the refusal
-  /// otherwise plans once or twice more to name one). For callers that plan
-  /// many budgets and read no messages (the fuzz target).
+  /// rematPlanAndRewrite only, for a budget under the lower bound or one the
+  /// planner could not meet: refuse it without searching for the smallest
+  /// budget that works (the refusal otherwise plans once or twice more to
+  /// name one). For callers that plan many budgets and read no messages (the
+  /// fuzz target).
   bool skipSmallestBudgetSearch;
   /// rematPlanAndRewrite only, when the budget is under the peak: first fold
   /// every elementwise op whose result has one use into that use (MLIR's
