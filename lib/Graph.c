@@ -480,7 +480,7 @@ static bool sameOpSequence(MlirBlock a, MlirBlock b) {
   return mlirOperationIsNull(x) && mlirOperationIsNull(y);
 }
 
-static bool addBuffer(RematGraphImpl *g, intptr_t *cap, RematBufferInfo info) {
+bool rematGraphAddBuffer(RematGraphImpl *g, intptr_t *cap, RematBufferInfo info) {
   if (g->numBuffers == *cap) {
     intptr_t newCap = *cap ? *cap * 2 : 64;
     RematBufferInfo *b = realloc(g->buffers, (size_t)newCap * sizeof(*b));
@@ -600,7 +600,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, const int8_t *
                            .external = external,
                            .result = false,
                            .readOnly = global[v] || (v < g->numArgs && argumentIsReadOnly(g->func, v))};
-      if (!addBuffer(g, &cap, b))
+      if (!rematGraphAddBuffer(g, &cap, b))
         goto oom;
       bufferOfRoot[v] = g->numBuffers - 1;
     }
@@ -641,7 +641,7 @@ static bool assignBuffers(RematGraphImpl *g, MlirBlock cloneBody, const int8_t *
                                 .rootValue = -1,
                                 .external = false,
                                 .result = true};
-        if (!addBuffer(g, &cap, copy))
+        if (!rematGraphAddBuffer(g, &cap, copy))
           goto oom;
         continue;
       }

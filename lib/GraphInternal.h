@@ -103,6 +103,11 @@ typedef struct RematGraphImpl {
   RematLowerBound lowerBound;
 } RematGraphImpl;
 
+/// Appends a buffer to g->buffers (capacity in *cap, grown by doubling);
+/// false when out of memory. Graph.c builds from the IR, GraphTables.c from a
+/// plain description.
+bool rematGraphAddBuffer(RematGraphImpl *g, intptr_t *cap, RematBufferInfo info);
+
 /// Index of the top-level op that is `op` or contains it; -1 if none.
 intptr_t rematGraphTopLevelIndex(const RematGraphImpl *g, MlirOperation op);
 /// Operand index whose buffer result `resultIdx` of `op` reuses when written

@@ -177,19 +177,6 @@ static bool fillOpsAndValues(RematGraphImpl *g, const RematGraphTables *t, char 
   return true;
 }
 
-static bool addBuffer(RematGraphImpl *g, intptr_t *cap, RematBufferInfo info) {
-  if (g->numBuffers == *cap) {
-    intptr_t n = *cap ? 2 * *cap : 16;
-    RematBufferInfo *b = realloc(g->buffers, (size_t)n * sizeof(*b));
-    if (!b)
-      return false;
-    g->buffers = b;
-    *cap = n;
-  }
-  g->buffers[g->numBuffers++] = info;
-  return true;
-}
-
 /// Buffers from the values (see the file comment). Every internal buffer
 /// has one root: its first value, without an alias source; the others
 /// share it through their alias sources.
@@ -274,7 +261,7 @@ static RematGraphPlanStatus fillBuffers(RematGraphImpl *g, const RematGraphTable
                                 .lastUseOp = g->numOps,
                                 .rootValue = -1,
                                 .result = true};
-        if (!addBuffer(g, &cap, copy))
+        if (!rematGraphAddBuffer(g, &cap, copy))
           return fail(error, size, RematGraphPlanInternal, "out of memory");
         continue;
       }
