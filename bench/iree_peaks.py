@@ -5,8 +5,8 @@ remat-iree --measure (IREE on local-sync, inputs excluded, remat-run's seeded
 inputs); the unplanned module is the row "none". Writes
 bench/results/iree-peaks.json and .md.
 
-  python3 bench/iree_peaks.py [--budgets 100,70,50,35] [--out bench/results/iree-peaks]
-      [--append] [STEP.mlir.xz ...]   (default: jax-mlp.ci, jax-gpt2.ci, jax-adam.ci, jax-adam-nodonate.ci)
+  python3 bench/iree_peaks.py [--budgets 70,50,35] [--out bench/results/iree-peaks]
+      [--append] [STEP.mlir.xz ...]   (default: DEFAULT below)
 
 --append adds the steps given (replacing a step of the same name) to the
 existing JSON and rewrites both files; --render only rewrites the .md from it.
@@ -27,7 +27,11 @@ sys.path.insert(0, HERE)
 from machine import cpu_model  # noqa: E402
 
 REMAT_IREE = os.path.join(ROOT, "scripts", "remat-iree")
-DEFAULT = ["jax-mlp.ci", "jax-gpt2.ci", "jax-adam.ci", "jax-adam-nodonate.ci"]
+# The JAX exports, the Adam steps (donated and not), the zoo's torch-mlir GPT-2, Llama and
+# ResNet-18 at CI size, and one bench size.
+DEFAULT = ["models/ir/jax-mlp.ci", "models/ir/jax-gpt2.ci", "models/ir/jax-embed.ci", "models/ir/jax-adam-b128.ci",
+           "models/ir/jax-adam-nodonate-b128.ci", "models/zoo/ir/gpt2.ci", "models/zoo/ir/llama.ci",
+           "models/zoo/ir/resnet18.ci", "models/ir/jax-mlp.bench"]
 
 
 def run(cmd):
@@ -35,28 +39,32 @@ def run(cmd):
     return p.returncode, p.stdout, p.stderr.strip()
 
 
-def one(step, budget, tmp):
+def one(step, budget, tmp, plain=False):
+    """One row: remat-iree at `budget` (None: unplanned; plain: IREE's own fusion, no guards), measured."""
     vmfb = os.path.join(tmp, "step.vmfb")
     if os.path.exists(vmfb):
         os.unlink(vmfb)
     cmd = [REMAT_IREE, step, "--report=json", "-o", vmfb] + ([f"--budget={budget}%"] if budget else [])
+    cmd += ["--iree-fusion"] if plain else []
     t0 = time.monotonic()
     rc, out, err = run(cmd)
-    row = {"budget": f"{budget}%" if budget else "none", "compile_s": round(time.monotonic() - t0, 1)}
+    row = {"budget": "iree" if plain else f"{budget}%" if budget else "none",
+           "compile_s": round(time.monotonic() - t0, 1)}
     if rc:
         row["error"] = short(err.splitlines()[-1] if err else f"exit {rc}")
         return row
     fn = json.loads(out)["functions"][0]
     row.update(remat_before=fn["peak_bytes_before"], remat_after=fn["peak_bytes_after"],
                budget_bytes=fn["budget_bytes"], recompute_flops=fn["recompute_flops"],
-               baseline_flops=fn["baseline_flops"])
+               baseline_flops=fn["baseline_flops"], unfused="planned without elementwise fusion" in err)
     man = step.replace(".mlir.xz", ".manifest.json")
-    rc, out, err = run([REMAT_IREE, "--measure", vmfb] + ([f"--manifest={man}"] if os.path.exists(man) else []))
+    rc, out, err = run([REMAT_IREE, "--measure", vmfb, "--time"] +
+                       ([f"--manifest={man}"] if os.path.exists(man) else []))
     if rc:
         row["error"] = short(err)
         return row
     m = json.loads(out)
-    row.update(iree_peak=m["peak_bytes"], argument_bytes=m["argument_bytes"],
+    row.update(iree_peak=m["peak_bytes"], argument_bytes=m["argument_bytes"], step_time_s=m["step_time_s"],
                checksums=[o["checksum"] for o in m["outputs"]])
     return row
 
@@ -74,7 +82,7 @@ def pct(a, b):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("steps", nargs="*")
-    ap.add_argument("--budgets", default="100,70,50,35")
+    ap.add_argument("--budgets", default="70,50,35")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "iree-peaks"))
     ap.add_argument("--append", action="store_true")
     ap.add_argument("--render", action="store_true")
@@ -84,23 +92,27 @@ def main():
             d = json.load(f)
         render(a.out, d["meta"], d["results"])
         return
-    steps = a.steps or [os.path.join(HERE, "models", "ir", s + ".mlir.xz") for s in DEFAULT]
+    steps = a.steps or [os.path.join(HERE, s + ".mlir.xz") for s in DEFAULT]
     budgets = [None] + [int(b) for b in a.budgets.split(",")]
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for step in steps:
-            rows = []
+            rows = [one(step, None, tmp, plain=True)]
+            print(os.path.basename(step), json.dumps({k: v for k, v in rows[-1].items() if k != "checksums"}),
+                  flush=True)
             for b in budgets:
                 rows.append(one(step, b, tmp))
                 print(os.path.basename(step), json.dumps({k: v for k, v in rows[-1].items() if k != "checksums"}),
                       flush=True)
-            base = rows[0]
+            base, plain = rows[1], rows[0]
             for r in rows[1:]:
                 if "checksums" in r and "checksums" in base:
                     r["outputs_equal_unplanned"] = sum(x == y for x, y in zip(r["checksums"], base["checksums"]))
                     r["outputs"] = len(base["checksums"])
+                if "checksums" in r and "checksums" in plain:
+                    r["outputs_equal_plain"] = sum(x == y for x, y in zip(r["checksums"], plain["checksums"]))
             results.append({"step": os.path.basename(step), "rows": rows})
     command = "python3 bench/iree_peaks.py " + " ".join(os.path.relpath(x, ROOT) if os.path.exists(x) else x
                                                          for x in sys.argv[1:])
@@ -122,38 +134,44 @@ def main():
 
 def render(out, meta, results):
     commit = meta["commit"]
-    lines = ["# remat's planned peak vs IREE's measured peak", "",
+    lines = ["# remat's plans in IREE: estimate, budget and IREE's measured peak", "",
              f"Generated by `{meta['command']}` on {meta['machine']}, commit {commit}, {meta['date']}; "
-             f"{meta['iree']}. *remat*: remat-opt's estimate of the step it wrote (its own CPU pipeline's "
-             "peak, which remat-run measures equal); *IREE*: `scripts/remat-iree --measure` of the module "
-             "iree-compile built from that step (DEVICE_LOCAL peak minus the inputs). Percentages are of the "
-             "unplanned step's peak in the same model (remat's of remat's, IREE's of IREE's). *same outputs*: "
-             "output checksums equal to IREE's unplanned run (bit for bit).", "",
-             "| step | budget | remat: planned peak | remat % | IREE: measured peak | IREE % | IREE / budget "
-             "| same outputs | compile (s) |", "|---|---|---|---|---|---|---|---|---|"]
+             f"{meta['iree']}.", "",
+             "Rows: *iree*: the step compiled by IREE alone (`remat-iree --iree-fusion`, no budget: IREE's own "
+             "dispatch formation); *none*: remat-iree's flow unplanned (MLIR's elementwise fusion, guards, "
+             "docs/iree.md); N%: that flow planned at N% of its unplanned peak. Columns: *remat estimate*: "
+             "remat-opt's peak of the step it wrote; *IREE measured*: `scripts/remat-iree --measure` (DEVICE_LOCAL "
+             "peak on local-sync minus the inputs); *measured / estimate*; *IREE / budget*: measured over the "
+             "budget in bytes (N% of *none*'s measured peak); *% of iree*: measured over the *iree* row's; "
+             "*outputs*: checksums equal to *none*'s / to *iree*'s (bit for bit); *time*: median step time "
+             "(iree-benchmark-module, local-sync, 5 runs) relative to *iree*; *recompute*: recomputed flops, % of "
+             "the step's.", "",
+             "| step | row | remat estimate | IREE measured | measured / estimate | IREE / budget | % of iree "
+             "| outputs | time | recompute | compile (s) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for res in results:
-        base = res["rows"][0]
+        plain, base = res["rows"][0], res["rows"][1]
         for r in res["rows"]:
             if "error" in r:
-                lines.append(f"| {res['step']} | {r['budget']} | refused: {r['error']} | | | | | | |")
+                lines.append(f"| {res['step']} | {r['budget']} | refused: {r['error']} | | | | | | | | |")
                 continue
-            budget = r.get("budget_bytes")
-            iree_share = r["iree_peak"] / base["iree_peak"] if base.get("iree_peak") else None
-            want = budget / base["remat_before"] if budget else None
+            want = None
+            if r["budget"].endswith("%") and base.get("iree_peak"):
+                want = base["iree_peak"] * float(r["budget"][:-1]) / 100.0
+            est = r["remat_after"]
+            outs = "-"
+            if "outputs" in r:
+                outs = f"{r['outputs_equal_unplanned']}/{r['outputs']}"
+                if "outputs_equal_plain" in r:
+                    outs += f", {r['outputs_equal_plain']}/{r['outputs']}"
+            tm = (f"{r['step_time_s'] / plain['step_time_s']:.2f}x" if plain.get("step_time_s") and
+                  r.get("step_time_s") else "-")
+            rec = pct(r.get("recompute_flops"), r.get("baseline_flops")) if r["budget"] != "iree" else "-"
+            note = " (unfused)" if r.get("unfused") else ""
+            ratio = f"{r['iree_peak'] / want:.3f}x" if want else "-"
             lines.append(
-                f"| {res['step']} | {r['budget']} | {r['remat_after']:,} "
-                f"| {pct(r['remat_after'], base['remat_before'])} "
-                f"| {r['iree_peak']:,} | {pct(r['iree_peak'], base['iree_peak'])} | "
-                f"{(f'{iree_share / want:.2f}x' if want else '-')} | "
-                f"{(str(r['outputs_equal_unplanned']) + '/' + str(r['outputs'])) if 'outputs' in r else '-'} | "
-                f"{r['compile_s']} |")
-    lines += ["", "Reading it: IREE's unplanned peak is not remat's (IREE fuses elementwise chains into dispatches "
-              "and keeps results in a slab for the whole step), and IREE realises only part of the cut a plan makes "
-              "in remat's model (docs/iree.md says why, as far as known). The committed jax-adam.ci's peak is its "
-              "parameters and optimizer state: 70% and below are under its lower bound. The batch-128 Adam pair "
-              "(jax-adam[-nodonate]-b128.ci) has the same remat estimate donated or not (its peak lies before the "
-              "updates; remat-run measures the same), while IREE's unplanned peaks differ by the undonated results' "
-              "slab."]
+                f"| {res['step']} | {r['budget']}{note} | {est:,} | {r['iree_peak']:,} | "
+                f"{r['iree_peak'] / est:.3f} | {ratio} | "
+                f"{pct(r['iree_peak'], plain.get('iree_peak'))} | {outs} | {tm} | {rec} | {r['compile_s']} |")
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     print("wrote", out + ".md", out + ".json")

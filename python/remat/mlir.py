@@ -396,3 +396,45 @@ def check_signature(text, func_name, m):
             if dt != e["dtype"] or shape != e["shape"]:
                 raise ValueError(f"{kind} {e['index']} ({e['name']}): the step has {dt}{shape}, the manifest "
                                   f"{e['dtype']}{e['shape']}")
+
+
+_SLICE = re.compile(r'^(\s*)(%[\w.$-]+) = tensor\.extract_slice (%[\w.$#-]+)\[([-\d, ]*)\] \[([\d, ]*)\] '
+                    r'\[([\d, ]*)\] : tensor<([^>]*)> to tensor<([^>]*)>(.*)$', re.M)
+
+
+def _shape(t):
+    parts = t.split("x")
+    return [int(p) for p in parts[:-1]] if all(p.isdigit() for p in parts[:-1]) else None
+
+
+def materialize_strided_slices(text):
+    """Each static tensor.extract_slice whose elements are not one contiguous run of its source
+    (row-major) -> the slice and a linalg.copy of it into a tensor.empty. IREE copies such a
+    slice into a buffer of its own (a `slow_memcpy` dispatch) while remat, like MLIR's
+    bufferization, counts a subview: made explicit, the copy is counted (and may be recomputed).
+    Custom form only (mlir-opt's output); returns (text, slices materialized)."""
+    count = 0
+
+    def rewrite(m):
+        nonlocal count
+        ind, name, src, offs, sizes, strides, st, rt, rest = m.groups()
+        full, res = _shape(st), _shape(rt)
+        try:
+            sz = [int(x) for x in sizes.split(",")]
+            stride = [int(x) for x in strides.split(",")]
+        except ValueError:
+            return m.group(0)
+        if full is None or res is None or len(sz) != len(full) or any(s != 1 for s in stride):
+            return m.group(0)
+        k = next((i for i, s in enumerate(sz) if s != 1), len(sz))
+        if all(sz[j] == full[j] for j in range(k + 1, len(sz))):
+            return m.group(0)  # contiguous: IREE takes a subview too
+        count += 1
+        base = "%remat_slice_" + re.sub(r'[^\w]', '_', name[1:])
+        return (f"{ind}{base} = tensor.extract_slice {src}[{offs}] [{sizes}] [{strides}] : tensor<{st}> to "
+                f"tensor<{rt}>{rest}\n"
+                f"{ind}{base}_init = tensor.empty() : tensor<{rt}>{rest}\n"
+                f"{ind}{name} = linalg.copy ins({base} : tensor<{rt}>) outs({base}_init : tensor<{rt}>) -> "
+                f"tensor<{rt}>{rest}")
+
+    return _SLICE.sub(rewrite, text), count
