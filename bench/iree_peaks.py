@@ -5,6 +5,7 @@ remat-iree --measure (IREE on local-sync, inputs excluded, remat-run's seeded
 inputs); the unplanned module is the row "none". Writes
 bench/results/iree-peaks.json and .md.
 
+  bench/.venv/bin/python bench/iree_peaks.py --plot     (OUT.png from OUT.json; matplotlib)
   python3 bench/iree_peaks.py [--budgets 70,50,35] [--out bench/results/iree-peaks]
       [--append] [STEP.mlir.xz ...]   (default: DEFAULT below)
 
@@ -53,9 +54,11 @@ def one(step, budget, tmp, plain=False):
     if rc:
         row["error"] = short(err.splitlines()[-1] if err else f"exit {rc}")
         return row
-    fn = json.loads(out)["functions"][0]
+    rep = json.loads(out)
+    fn, fit = rep["functions"][0], rep.get("iree")
     row.update(remat_before=fn["peak_bytes_before"], remat_after=fn["peak_bytes_after"],
-               budget_bytes=fn["budget_bytes"], recompute_flops=fn["recompute_flops"],
+               budget_bytes=fit["budget_bytes"] if fit else fn["budget_bytes"],
+               modules_built=fit["modules_built"] if fit else 1, recompute_flops=fn["recompute_flops"],
                baseline_flops=fn["baseline_flops"], unfused="planned without elementwise fusion" in err)
     man = step.replace(".mlir.xz", ".manifest.json")
     rc, out, err = run([REMAT_IREE, "--measure", vmfb, "--time"] +
@@ -86,7 +89,13 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "results", "iree-peaks"))
     ap.add_argument("--append", action="store_true")
     ap.add_argument("--render", action="store_true")
+    ap.add_argument("--plot", action="store_true",
+                    help="draw OUT.png from OUT.json (matplotlib: run with bench/.venv/bin/python)")
     a = ap.parse_args()
+    if a.plot:
+        with open(a.out + ".json") as f:
+            plot(a.out, json.load(f))
+        return
     if a.render:
         with open(a.out + ".json") as f:
             d = json.load(f)
@@ -145,7 +154,9 @@ def render(out, meta, results):
              "budget in bytes (N% of *none*'s measured peak); *% of iree*: measured over the *iree* row's; "
              "*outputs*: checksums equal to *none*'s / to *iree*'s (bit for bit); *time*: median step time "
              "(iree-benchmark-module, local-sync, 5 runs) relative to *iree*; *recompute*: recomputed flops, % of "
-             "the step's.", "",
+             "the step's; *compile*: remat-iree's wall time, with the number of modules it built (it measures the "
+             "module and plans again at a budget lowered by the excess while IREE's peak is over the budget: "
+             "docs/iree.md).", "",
              "| step | row | remat estimate | IREE measured | measured / estimate | IREE / budget | % of iree "
              "| outputs | time | recompute | compile (s) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for res in results:
@@ -171,10 +182,53 @@ def render(out, meta, results):
             lines.append(
                 f"| {res['step']} | {r['budget']}{note} | {est:,} | {r['iree_peak']:,} | "
                 f"{r['iree_peak'] / est:.3f} | {ratio} | "
-                f"{pct(r['iree_peak'], plain.get('iree_peak'))} | {outs} | {tm} | {rec} | {r['compile_s']} |")
+                f"{pct(r['iree_peak'], plain.get('iree_peak'))} | {outs} | {tm} | {rec} | {r['compile_s']}"
+                f"{' (' + str(r['modules_built']) + ' modules)' if r.get('modules_built', 1) > 1 else ''} |")
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     print("wrote", out + ".md", out + ".json")
+
+
+def plot(out, d):
+    """Per step: remat's planned peak and IREE's measured peak against the budget asked, all as %
+    of the unplanned module's measured peak in IREE (the *none* row)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = [r for r in d["results"] if len(r["rows"]) > 1 and "iree_peak" in r["rows"][1]]
+    cols = 3
+    rows = (len(results) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.6 * rows), squeeze=False)
+    for ax, res in zip(axes.flat, results):
+        base = res["rows"][1]["iree_peak"]
+        pts = [(100.0, 100.0 * res["rows"][1]["remat_after"] / base, 100.0)]
+        for r in res["rows"][2:]:
+            if "iree_peak" in r:
+                pts.append((float(r["budget"][:-1]), 100.0 * r["remat_after"] / base, 100.0 * r["iree_peak"] / base))
+        pts.sort()
+        xs = [p[0] for p in pts]
+        ax.plot([0, 100], [0, 100], color="0.75", lw=1, label="= budget")
+        ax.plot([0, 100], [0, 105], color="0.75", lw=1, ls="--", label="1.05 x budget")
+        ax.plot(xs, [p[1] for p in pts], "o-", label="remat's estimate")
+        ax.plot(xs, [p[2] for p in pts], "s--", label="IREE measured")
+        plain = res["rows"][0].get("iree_peak")
+        if plain:
+            ax.axhline(100.0 * plain / base, color="tab:red", lw=0.8, ls=":", label="IREE alone, unplanned")
+        ax.set_title(res["step"].replace(".mlir.xz", ""), fontsize=10)
+        ax.set_xlim(25, 105)
+        ax.set_ylim(25, 125)
+        ax.set_xlabel("budget asked (% of unplanned)")
+        ax.set_ylabel("peak (% of unplanned, IREE)")
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(results):]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=7, loc="upper left")
+    fig.suptitle(f"remat-iree: planned vs IREE-measured peak ({d['meta']['machine']}, commit {d['meta']['commit']})",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out + ".png", dpi=110)
+    print("wrote", out + ".png")
 
 
 if __name__ == "__main__":
