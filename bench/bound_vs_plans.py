@@ -69,7 +69,7 @@ def graph_rows(opt, planners, only):
             budget = math.ceil(share * peak)
             row = {"kind": "graph", "input": f, "budget": "%.1f" % share, "budget_bytes": budget, "costs": {},
                    "bound": None, "note": None}
-            for pl in planners:
+            for pl in ["none"] + planners:  # none: the bound even where no planner fits
                 p = run([opt, "--graph=" + path, "--budget=%d" % budget, "--planner=" + pl, "--report=json"])
                 try:
                     fn = json.loads(p.stdout)["functions"][0]
@@ -77,10 +77,8 @@ def graph_rows(opt, planners, only):
                     row["note"] = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
                     continue
                 row["ops"] = fn["num_ops"]
-                row["bound"] = fn.get("recompute_cost_bound")
-                row["bound_time_s"] = fn.get("recompute_cost_bound_time_s")
-                row["bound_note"] = fn.get("recompute_cost_bound_note")
-                if fn["budget_met"]:
+                check_same_bound(row, fn, pl)
+                if fn["budget_met"] and pl != "none":
                     row["costs"]["remat_" + pl] = fn["recompute_cost"]
             k = known.get((f, budget))
             if k:
@@ -118,9 +116,10 @@ def mlir_report(opt, path, args, work):
     if os.path.exists(rep):
         os.remove(rep)
     p = run([opt] + args + [path, "-o", os.devnull, "--report=json", "--report-file=" + rep])
-    if p.returncode or not os.path.exists(rep):
-        return None, (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
-    return json.load(open(rep))["functions"][0], None
+    err = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1] if p.returncode else None
+    if not os.path.exists(rep):  # a refusal (under the lower bound): no report
+        return None, err
+    return json.load(open(rep))["functions"][0], err
 
 
 def mlir_rows(opt, planners, only, work):
@@ -140,16 +139,15 @@ def mlir_rows(opt, planners, only, work):
             budget = math.ceil(1.1 * lb) if b == "1.1xLB" else int(peak * float(b[:-1]) / 100.0)
             row = {"kind": "mlir", "input": name, "budget": b, "budget_bytes": budget, "ops": None, "costs": {},
                    "bound": None, "note": None}
-            for pl in planners:
+            for pl in ["none"] + planners:  # none: the bound even where no planner fits
                 fn, err = mlir_report(opt, path, ["--budget=%d" % budget, "--planner=" + pl], work)
-                if fn is None:
+                if err and pl != "none":
                     row["note"] = row["note"] or err
+                if fn is None:
                     continue
-                if "recompute_cost_bound" in fn:
-                    row["bound"] = fn["recompute_cost_bound"]
-                    row["bound_time_s"] = fn.get("recompute_cost_bound_time_s")
-                    row["bound_note"] = fn.get("recompute_cost_bound_note")
-                if fn["budget_met"]:
+                row["ops"] = fn.get("ops") or row["ops"]
+                check_same_bound(row, fn, pl)
+                if fn["budget_met"] and pl != "none":
                     row["costs"]["remat_" + pl] = fn["recompute_time_s"]
             c = committed.get((name, budget))
             if c:
@@ -168,14 +166,31 @@ def mlir_rows(opt, planners, only, work):
     return rows
 
 
+def check_same_bound(row, fn, pl):
+    """Keeps this run's bound: the row's is the first run's (planner none,
+    on the input's graph); each planner's own (on the graph it searches,
+    shared empties split) is kept to check its plan against."""
+    if "recompute_cost_bound" not in fn:
+        return
+    b = fn["recompute_cost_bound"]
+    row.setdefault("run_bounds", {})["remat_" + pl] = b
+    if "bound_time_s" not in row:
+        row["bound"] = b
+        row["bound_time_s"] = fn.get("recompute_cost_bound_time_s")
+        row["bound_note"] = fn.get("recompute_cost_bound_note")
+
+
 def check(row):
     b = row["bound"]
     row["violations"] = []
     if b is None:
         return
     for k, v in row["costs"].items():
-        if v is not None and b > v * (1 + TOL) + 1e-300:
-            row["violations"].append(k)
+        own = (row.get("run_bounds") or {}).get(k)
+        for bb in (b, own):
+            if v is not None and bb is not None and bb > v * (1 + TOL) + 1e-300 and k not in row["violations"]:
+                row["violations"].append(k)
+    row["bounds_differ"] = len(set(x for x in (row.get("run_bounds") or {}).values() if x is not None)) > 1
     cheapest = min(row["costs"].values()) if row["costs"] else None
     row["cheapest"] = cheapest
     row["gap"] = None if cheapest is None else (0.0 if cheapest == 0 and b == 0 else

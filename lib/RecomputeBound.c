@@ -62,7 +62,12 @@ typedef struct Coarse {
   intptr_t *live;      // nodes whose buffer the node's op reads (live there)
   intptr_t *depsBegin; // numNodes + 1 offsets into deps
   intptr_t *deps;      // nodes whose final version the node's op reads
-  intptr_t *usersBegin;
+  // Nodes whose final version some op of the node's in-place chain reads,
+  // when each writer of the chain reads the version before it (every
+  // execution of the node's op then follows one of each writer); else deps.
+  intptr_t *orderBegin;
+  intptr_t *order;
+  intptr_t *usersBegin; // users in the order: numNodes + 1 offsets
   intptr_t *users;
   int64_t returnExtra; // copies made at the return (the last op)
 } Coarse;
@@ -73,6 +78,8 @@ static void coarseFree(Coarse *c) {
   free(c->live);
   free(c->depsBegin);
   free(c->deps);
+  free(c->orderBegin);
+  free(c->order);
   free(c->usersBegin);
   free(c->users);
   memset(c, 0, sizeof(*c));
@@ -111,7 +118,8 @@ static bool coarsen(const RematGraphImpl *g, bool allFixed, Coarse *c, char *not
   intptr_t *first = calloc((size_t)(nOps + 2), sizeof(intptr_t)); // nodes of op k: [first[k], first[k+1])
   intptr_t *perOp = calloc((size_t)(nOps + 1), sizeof(intptr_t));
   intptr_t *placed = calloc((size_t)(nOps + 1), sizeof(intptr_t));
-  intptr_t *mark = NULL;
+  intptr_t *mark = NULL, *bufOfNode = NULL, *wBegin = NULL, *wOps = NULL, *wLen = NULL;
+  bool *chainOk = NULL;
   if (!lastWriter || !nodeOfBuffer || !first || !perOp || !placed)
     goto oom;
   for (intptr_t b = 0; b < nBufs; ++b)
@@ -152,9 +160,22 @@ static bool coarsen(const RematGraphImpl *g, bool allFixed, Coarse *c, char *not
     cap += (perOp[k] < 0 ? 1 : perOp[k]) * (g->ops[k].usesEnd - g->ops[k].usesBegin);
   c->live = malloc(sizeof(intptr_t) * (size_t)cap);
   c->deps = malloc(sizeof(intptr_t) * (size_t)cap);
-  c->users = malloc(sizeof(intptr_t) * (size_t)cap);
+  // The order's edges: a node's chain writers' reads; a writer is in the
+  // chain of each buffer it writes.
+  intptr_t orderCap = cap;
+  for (intptr_t k = 0; k < nOps; ++k)
+    orderCap += g->ops[k].numResults * (g->ops[k].usesEnd - g->ops[k].usesBegin);
+  c->users = malloc(sizeof(intptr_t) * (size_t)orderCap);
+  c->orderBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
+  c->order = malloc(sizeof(intptr_t) * (size_t)orderCap);
   mark = malloc(sizeof(intptr_t) * (size_t)(n + 1));
-  if (!c->nodes || !c->liveBegin || !c->depsBegin || !c->usersBegin || !c->live || !c->deps || !c->users || !mark)
+  bufOfNode = malloc(sizeof(intptr_t) * (size_t)(n + 1));
+  wBegin = calloc((size_t)(nBufs + 2), sizeof(intptr_t));
+  wOps = malloc(sizeof(intptr_t) * (size_t)(g->numValues + 1));
+  chainOk = calloc((size_t)(nBufs + 1), sizeof(bool));
+  wLen = calloc((size_t)(nBufs + 1), sizeof(intptr_t));
+  if (!wLen || !c->nodes || !c->liveBegin || !c->depsBegin || !c->usersBegin || !c->live || !c->deps || !c->users ||
+      !c->orderBegin || !c->order || !mark || !bufOfNode || !wBegin || !wOps || !chainOk)
     goto oom;
   for (intptr_t k = 0; k < nOps; ++k) {
     // A non-recomputable op is never cloned nor erased: it runs once, at its
@@ -169,8 +190,37 @@ static bool coarsen(const RematGraphImpl *g, bool allFixed, Coarse *c, char *not
       continue;
     intptr_t j = first[k] + placed[k]++;
     nodeOfBuffer[b] = j;
+    bufOfNode[j] = b;
     c->nodes[j].bytes = g->buffers[b].bytes;
   }
+  // Each buffer's writers in order: the chain of b is wOps[wBegin[b],
+  // wBegin[b] + wLen[b]); chainOk[b] when each writer after the first writes
+  // into the version before it (its destination's contents are that
+  // writer's), so that every execution of the last follows one of each.
+  for (intptr_t k = 0; k < nOps; ++k)
+    for (intptr_t r = 0; g->ops[k].cls != RematOpClassView && r < g->ops[k].numResults; ++r) {
+      intptr_t v = g->ops[k].firstResult + r;
+      if (internalValue(g, v))
+        wBegin[g->values[v].buffer + 1]++;
+    }
+  for (intptr_t b = 0; b < nBufs; ++b)
+    wBegin[b + 1] += wBegin[b], chainOk[b] = true;
+  for (intptr_t k = 0; k < nOps; ++k)
+    for (intptr_t r = 0; g->ops[k].cls != RematOpClassView && r < g->ops[k].numResults; ++r) {
+      intptr_t v = g->ops[k].firstResult + r;
+      if (!internalValue(g, v))
+        continue;
+      intptr_t b = g->values[v].buffer;
+      if (wLen[b] > 0) {
+        intptr_t prev = wOps[wBegin[b] + wLen[b] - 1];
+        if (prev == k)
+          continue; // two results of one op in one buffer: one writer
+        intptr_t dest = g->values[v].destination;
+        if (dest < 0 || contentsWriter(g, dest) != prev)
+          chainOk[b] = false;
+      }
+      wOps[wBegin[b] + wLen[b]++] = k;
+    }
   for (intptr_t i = 0; i < n; ++i)
     mark[i] = -1;
   intptr_t numLive = 0, numDeps = 0;
@@ -190,21 +240,45 @@ static bool coarsen(const RematGraphImpl *g, bool allFixed, Coarse *c, char *not
       c->live[numLive++] = d;
       // The final version (written by d's op): k's executions each follow
       // one of d's op. An overwritten version orders nothing here.
-      if (contentsWriter(g, v) == c->nodes[d].op && c->nodes[d].op < k) {
+      if (contentsWriter(g, v) == c->nodes[d].op && c->nodes[d].op < k)
         c->deps[numDeps++] = d;
-        c->usersBegin[d + 1]++;
-      }
     }
   }
   c->liveBegin[n] = numLive;
   c->depsBegin[n] = numDeps;
+  // The order's edges: the reads of every writer of a verified chain.
+  for (intptr_t i = 0; i < n; ++i)
+    mark[i] = -1;
+  intptr_t numOrder = 0;
+  for (intptr_t i = 0; i < n; ++i) {
+    c->orderBegin[i] = numOrder;
+    intptr_t q = c->nodes[i].op, b = perOp[q] > 0 ? bufOfNode[i] : -1;
+    intptr_t wFirst = b >= 0 && chainOk[b] ? wBegin[b] : 0, wEnd = b >= 0 && chainOk[b] ? wBegin[b] + wLen[b] : 1;
+    for (intptr_t w = wFirst; w < wEnd; ++w) {
+      intptr_t k = b >= 0 && chainOk[b] ? wOps[w] : q;
+      for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u) {
+        intptr_t v = g->uses[u];
+        if (!internalValue(g, v))
+          continue;
+        intptr_t d = nodeOfBuffer[g->values[v].buffer];
+        if (d < 0 || d == i || c->nodes[d].op == q || mark[d] == i)
+          continue;
+        if (contentsWriter(g, v) == c->nodes[d].op && c->nodes[d].op < k) {
+          mark[d] = i;
+          c->order[numOrder++] = d;
+          c->usersBegin[d + 1]++;
+        }
+      }
+    }
+  }
+  c->orderBegin[n] = numOrder;
   for (intptr_t i = 0; i < n; ++i)
     c->usersBegin[i + 1] += c->usersBegin[i];
   for (intptr_t i = 0; i < n; ++i)
     mark[i] = c->usersBegin[i];
   for (intptr_t i = 0; i < n; ++i)
-    for (intptr_t e = c->depsBegin[i]; e < c->depsBegin[i + 1]; ++e)
-      c->users[mark[c->deps[e]]++] = i;
+    for (intptr_t e = c->orderBegin[i]; e < c->orderBegin[i + 1]; ++e)
+      c->users[mark[c->order[e]]++] = i;
   c->returnExtra = 0;
   for (intptr_t b = 0; b < nBufs; ++b)
     if (g->buffers[b].allocOp == nOps - 1 && g->buffers[b].rootValue < 0 && !g->buffers[b].external)
@@ -220,6 +294,11 @@ done:
   free(perOp);
   free(placed);
   free(mark);
+  free(bufOfNode);
+  free(wBegin);
+  free(wOps);
+  free(wLen);
+  free(chainOk);
   if (!ok)
     coarseFree(c);
   return ok;
@@ -387,11 +466,15 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
     // min(bytes, inputs' bytes) at x, relieved at no less than the inputs'
     // cheapest cost per byte.
     intptr_t numFree = 0;
+    // Relieving anything at x runs some op once more: at least the cheapest
+    // such op of a class that can relieve bytes here (the relaxation's
+    // fractions may cost less).
+    double minOption = -1;
     for (intptr_t w = 0; w < W; ++w)
       for (Word m = needed[w] & ~bef[w] & ~after[w] & ~taken[w]; m; m &= m - 1) {
         intptr_t v = w * 64 + __builtin_ctzll(m);
         int64_t in = 0, fixedIn = 0;
-        double rate = -1;
+        double rate = -1, cheapest = -1;
         for (intptr_t e = c.depsBegin[v]; e < c.depsBegin[v + 1]; ++e) {
           intptr_t d = c.deps[e];
           if (!bitGet(bef, d) || bitGet(taken, d) || !c.nodes[d].bytes || c.nodes[d].op == c.nodes[v].op ||
@@ -406,12 +489,17 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
           double r = opCost[c.nodes[d].op] / (double)c.nodes[d].bytes;
           if (rate < 0 || r < rate)
             rate = r;
+          if (cheapest < 0 || opCost[c.nodes[d].op] < cheapest)
+            cheapest = opCost[c.nodes[d].op];
         }
         int64_t e = c.nodes[v].bytes < in ? c.nodes[v].bytes : in;
         int64_t f = c.nodes[v].bytes < fixedIn ? c.nodes[v].bytes : fixedIn;
         forced += f;
-        if (e > f)
+        if (e > f) {
           freeItems[numFree++] = (Item){.cost = rate * (double)(e - f), .bytes = e - f, .firstNode = v};
+          if (minOption < 0 || cheapest < minOption)
+            minOption = cheapest;
+        }
         relievable += e - f;
       }
     if (forced > budgetBytes) {
@@ -436,6 +524,8 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
         active = bitGet(cand, j);
       if (!active)
         continue;
+      if (minOption < 0 || it->cost < minOption)
+        minOption = it->cost;
       intptr_t numIn = 0;
       int64_t inBytes = 0;
       for (intptr_t e = c.depsBegin[it->firstNode]; e < c.depsBegin[it->firstNode + 1]; ++e) {
@@ -490,6 +580,8 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
         excess = 0;
       }
     }
+    if (minOption > cost)
+      cost = minOption;
     if (cost > best) {
       best = cost;
       out->op = xop;
