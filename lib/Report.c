@@ -398,13 +398,18 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
        r->recomputeFlops);
   emit(w, ", \"baseline_time_s\": %.6g, \"recompute_time_s\": %.6g",
        rematCostGetGraphTime(r->profile, g) - r->recomputeTimeSeconds, r->recomputeTimeSeconds);
+  emit(w, ", \"copy_bytes_before\": %" PRId64 ", \"copy_bytes_after\": %" PRId64 ", \"step_time_change_s\": %.6g",
+       r->copyBytesBefore, rematGraphGetCopyBytes(g), stepTimeChange(r));
   if (r->budgetBytes >= 0) {
     const RematRecomputeBound *b = &r->recomputeBound;
     if (rematRecomputeBoundHasValue(b)) {
       // The gap compares a plan within the budget with the bound: none
       // without one.
       emit(w, ", \"recompute_cost_bound\": %.9g, \"optimality_gap\": ", b->cost);
-      emit(w, r->budgetMet ? "%.6g" : "null", rematRecomputeBoundGap(b, r->recomputeTimeSeconds));
+      if (r->budgetMet)
+        emit(w, "%.6g", rematRecomputeBoundGap(b, r->recomputeTimeSeconds));
+      else
+        emit(w, "null");
     } else {
       char note[256];
       rematRecomputeBoundGetNote(b, note, sizeof(note));
@@ -413,8 +418,6 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
     }
     emit(w, ", \"recompute_cost_bound_time_s\": %.6g", b->seconds);
   }
-  emit(w, ", \"copy_bytes_before\": %" PRId64 ", \"copy_bytes_after\": %" PRId64 ", \"step_time_change_s\": %.6g",
-       r->copyBytesBefore, rematGraphGetCopyBytes(g), stepTimeChange(r));
   if (r->fused)
     emit(w, ", \"fused_ops_removed\": %ld, \"peak_bytes_fused\": %" PRId64 ", \"input_flops\": %.17g",
          (long)r->numFusedOps, r->peakBytesFused, r->flopsBeforeFusion);

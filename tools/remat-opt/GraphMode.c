@@ -62,6 +62,11 @@ static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
           share((double)r->peakBytesAfter, (double)r->peakBytesBefore), r->budgetMet ? "met" : "NOT met");
   fprintf(f, "  recompute cost %.17g (%.2f%% of the baseline), %ld decision%s\n", r->recomputeCost,
           share(r->recomputeCost, r->baselineCost), (long)r->numDecisions, r->numDecisions == 1 ? "" : "s");
+  for (intptr_t d = 0; d < r->numDecisions; ++d) {
+    const RematGraphDecision *x = &r->decisions[d];
+    fprintf(f, "  recompute %s (%s) before %s (%s): %lld bytes, cost %.17g\n", ids[x->op], t->ops[x->op].name,
+            ids[x->anchor], t->ops[x->anchor].name, (long long)x->bytes, x->cost);
+  }
   if (rematRecomputeBoundHasValue(&r->recomputeBound)) {
     fprintf(f, "  recompute cost bound %.17g (no schedule within the budget recomputes less", r->recomputeBound.cost);
     if (r->budgetMet)
@@ -71,11 +76,6 @@ static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
     char note[256];
     rematRecomputeBoundGetNote(&r->recomputeBound, note, sizeof(note));
     fprintf(f, "  recompute cost bound: none (%s)\n", note);
-  }
-  for (intptr_t d = 0; d < r->numDecisions; ++d) {
-    const RematGraphDecision *x = &r->decisions[d];
-    fprintf(f, "  recompute %s (%s) before %s (%s): %lld bytes, cost %.17g\n", ids[x->op], t->ops[x->op].name,
-            ids[x->anchor], t->ops[x->anchor].name, (long long)x->bytes, x->cost);
   }
 }
 
