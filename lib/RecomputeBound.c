@@ -105,37 +105,79 @@ static intptr_t contentsWriter(const RematGraphImpl *g, intptr_t v) {
   return d;
 }
 
-/// The coarse graph: a node per internal buffer, its point the last non-view
-/// op writing it (the writer of the version every reader outside its
-/// in-place chain reads; a reader of an overwritten version gets no order
-/// from it), and a node per op that writes no internal buffer but reads one
-/// (the return always). False with a note when memory runs out.
+/// Position of op `w` among the writers wOps[lo, hi) (sorted), or -1.
+static intptr_t findWriter(const intptr_t *wOps, intptr_t lo, intptr_t hi, intptr_t w) {
+  intptr_t end = hi;
+  while (lo < hi) {
+    intptr_t mid = lo + (hi - lo) / 2;
+    if (wOps[mid] < w)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < end && wOps[lo] == w ? lo : -1;
+}
+
+/// The coarse graph. A buffer's writers (its non-view ops with a result in
+/// it), in order, form chains: a writer continues the chain when it writes
+/// into the version the one before it wrote (its destination's contents are
+/// that writer's), so that each of its executions follows one of the
+/// previous writer's; a writer into anything else (a dead tensor.empty
+/// shared by many ops, say) starts a new chain. A node per chain: its bytes
+/// the buffer's, its point the first execution of its last writer (which
+/// writes the version readers outside the chain read; a reader of an
+/// earlier version gets no order from it). And a node per op that writes no
+/// internal buffer but reads one (the return always). False with a note
+/// when memory runs out.
 static bool coarsen(const RematGraphImpl *g, bool allFixed, Coarse *c, char *note, size_t noteSize) {
-  intptr_t nOps = g->numOps, nBufs = g->numBuffers;
+  intptr_t nOps = g->numOps, nBufs = g->numBuffers, nVals = g->numValues;
   bool ok = false;
-  intptr_t *lastWriter = malloc(sizeof(intptr_t) * (size_t)(nBufs + 1));
-  intptr_t *nodeOfBuffer = malloc(sizeof(intptr_t) * (size_t)(nBufs + 1));
+  intptr_t *wBegin = calloc((size_t)(nBufs + 2), sizeof(intptr_t));
+  intptr_t *wLen = calloc((size_t)(nBufs + 1), sizeof(intptr_t));
+  intptr_t *wOps = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));
+  intptr_t *wSeg = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));    // chain of each writer entry
+  intptr_t *segLast = malloc(sizeof(intptr_t) * (size_t)(nVals + 1)); // per chain: its last writer
+  intptr_t *segBuf = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));
+  intptr_t *segFirst = malloc(sizeof(intptr_t) * (size_t)(nVals + 1)); // its first writer entry
+  intptr_t *nodeOfSeg = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));
   intptr_t *first = calloc((size_t)(nOps + 2), sizeof(intptr_t)); // nodes of op k: [first[k], first[k+1])
   intptr_t *perOp = calloc((size_t)(nOps + 1), sizeof(intptr_t));
   intptr_t *placed = calloc((size_t)(nOps + 1), sizeof(intptr_t));
-  intptr_t *mark = NULL, *bufOfNode = NULL, *wBegin = NULL, *wOps = NULL, *wLen = NULL;
-  bool *chainOk = NULL;
-  if (!lastWriter || !nodeOfBuffer || !first || !perOp || !placed)
+  intptr_t *segOfNode = NULL, *mark = NULL;
+  if (!wBegin || !wLen || !wOps || !wSeg || !segLast || !segBuf || !segFirst || !nodeOfSeg || !first || !perOp ||
+      !placed)
     goto oom;
-  for (intptr_t b = 0; b < nBufs; ++b)
-    lastWriter[b] = -1, nodeOfBuffer[b] = -1;
-  for (intptr_t k = 0; k < nOps; ++k) {
-    if (g->ops[k].cls == RematOpClassView)
-      continue;
-    for (intptr_t r = 0; r < g->ops[k].numResults; ++r) {
+  for (intptr_t k = 0; k < nOps; ++k)
+    for (intptr_t r = 0; g->ops[k].cls != RematOpClassView && r < g->ops[k].numResults; ++r) {
       intptr_t v = g->ops[k].firstResult + r;
       if (internalValue(g, v))
-        lastWriter[g->values[v].buffer] = k;
+        wBegin[g->values[v].buffer + 1]++;
     }
-  }
   for (intptr_t b = 0; b < nBufs; ++b)
-    if (lastWriter[b] >= 0)
-      perOp[lastWriter[b]]++;
+    wBegin[b + 1] += wBegin[b];
+  intptr_t numSegs = 0;
+  for (intptr_t k = 0; k < nOps; ++k)
+    for (intptr_t r = 0; g->ops[k].cls != RematOpClassView && r < g->ops[k].numResults; ++r) {
+      intptr_t v = g->ops[k].firstResult + r;
+      if (!internalValue(g, v))
+        continue;
+      intptr_t b = g->values[v].buffer, p = wBegin[b] + wLen[b];
+      if (wLen[b] > 0 && wOps[p - 1] == k)
+        continue; // two results of one op in one buffer: one writer
+      intptr_t dest = g->values[v].destination;
+      bool continues = wLen[b] > 0 && dest >= 0 && contentsWriter(g, dest) == wOps[p - 1];
+      if (!continues) {
+        segBuf[numSegs] = b;
+        segFirst[numSegs] = p;
+        ++numSegs;
+      }
+      wOps[p] = k;
+      wSeg[p] = continues ? wSeg[p - 1] : numSegs - 1;
+      segLast[wSeg[p]] = k;
+      wLen[b]++;
+    }
+  for (intptr_t s = 0; s < numSegs; ++s)
+    perOp[segLast[s]]++;
   intptr_t n = 0;
   for (intptr_t k = 0; k < nOps; ++k) {
     if (perOp[k] == 0) {
@@ -153,74 +195,40 @@ static bool coarsen(const RematGraphImpl *g, bool allFixed, Coarse *c, char *not
   c->liveBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
   c->depsBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
   c->usersBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
-  // Each node's op's reads, at most once per node: nodes x reads bounded by
-  // the uses of ops with several buffers, counted here.
-  intptr_t cap = 1;
-  for (intptr_t k = 0; k < nOps; ++k)
-    cap += (perOp[k] < 0 ? 1 : perOp[k]) * (g->ops[k].usesEnd - g->ops[k].usesBegin);
+  c->orderBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
+  // Reads per node: its op's (live, deps); its chain's writers' (order).
+  intptr_t cap = 1, orderCap = 1;
+  for (intptr_t k = 0; k < nOps; ++k) {
+    intptr_t uses = g->ops[k].usesEnd - g->ops[k].usesBegin;
+    cap += (perOp[k] < 0 ? 1 : perOp[k]) * uses;
+    orderCap += (g->ops[k].numResults + 1) * uses;
+  }
   c->live = malloc(sizeof(intptr_t) * (size_t)cap);
   c->deps = malloc(sizeof(intptr_t) * (size_t)cap);
-  // The order's edges: a node's chain writers' reads; a writer is in the
-  // chain of each buffer it writes.
-  intptr_t orderCap = cap;
-  for (intptr_t k = 0; k < nOps; ++k)
-    orderCap += g->ops[k].numResults * (g->ops[k].usesEnd - g->ops[k].usesBegin);
-  c->users = malloc(sizeof(intptr_t) * (size_t)orderCap);
-  c->orderBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
   c->order = malloc(sizeof(intptr_t) * (size_t)orderCap);
+  c->users = malloc(sizeof(intptr_t) * (size_t)orderCap);
   mark = malloc(sizeof(intptr_t) * (size_t)(n + 1));
-  bufOfNode = malloc(sizeof(intptr_t) * (size_t)(n + 1));
-  wBegin = calloc((size_t)(nBufs + 2), sizeof(intptr_t));
-  wOps = malloc(sizeof(intptr_t) * (size_t)(g->numValues + 1));
-  chainOk = calloc((size_t)(nBufs + 1), sizeof(bool));
-  wLen = calloc((size_t)(nBufs + 1), sizeof(intptr_t));
-  if (!wLen || !c->nodes || !c->liveBegin || !c->depsBegin || !c->usersBegin || !c->live || !c->deps || !c->users ||
-      !c->orderBegin || !c->order || !mark || !bufOfNode || !wBegin || !wOps || !chainOk)
+  segOfNode = malloc(sizeof(intptr_t) * (size_t)(n + 1));
+  if (!c->nodes || !c->liveBegin || !c->depsBegin || !c->usersBegin || !c->orderBegin || !c->live || !c->deps ||
+      !c->order || !c->users || !mark || !segOfNode)
     goto oom;
   for (intptr_t k = 0; k < nOps; ++k) {
     // A non-recomputable op is never cloned nor erased: it runs once, at its
     // position; with keepOriginals every original does.
     bool fixedOp = allFixed || !recomputableOp(g->ops[k].cls);
-    for (intptr_t j = first[k]; j < first[k + 1]; ++j)
+    for (intptr_t j = first[k]; j < first[k + 1]; ++j) {
       c->nodes[j] = (Node){.op = k, .fixed = fixedOp, .relievable = perOp[k] > 0 && recomputableOp(g->ops[k].cls)};
-  }
-  for (intptr_t b = 0; b < nBufs; ++b) { // an op's buffers take its nodes in buffer order
-    intptr_t k = lastWriter[b];
-    if (k < 0)
-      continue;
-    intptr_t j = first[k] + placed[k]++;
-    nodeOfBuffer[b] = j;
-    bufOfNode[j] = b;
-    c->nodes[j].bytes = g->buffers[b].bytes;
-  }
-  // Each buffer's writers in order: the chain of b is wOps[wBegin[b],
-  // wBegin[b] + wLen[b]); chainOk[b] when each writer after the first writes
-  // into the version before it (its destination's contents are that
-  // writer's), so that every execution of the last follows one of each.
-  for (intptr_t k = 0; k < nOps; ++k)
-    for (intptr_t r = 0; g->ops[k].cls != RematOpClassView && r < g->ops[k].numResults; ++r) {
-      intptr_t v = g->ops[k].firstResult + r;
-      if (internalValue(g, v))
-        wBegin[g->values[v].buffer + 1]++;
+      segOfNode[j] = -1;
     }
-  for (intptr_t b = 0; b < nBufs; ++b)
-    wBegin[b + 1] += wBegin[b], chainOk[b] = true;
-  for (intptr_t k = 0; k < nOps; ++k)
-    for (intptr_t r = 0; g->ops[k].cls != RematOpClassView && r < g->ops[k].numResults; ++r) {
-      intptr_t v = g->ops[k].firstResult + r;
-      if (!internalValue(g, v))
-        continue;
-      intptr_t b = g->values[v].buffer;
-      if (wLen[b] > 0) {
-        intptr_t prev = wOps[wBegin[b] + wLen[b] - 1];
-        if (prev == k)
-          continue; // two results of one op in one buffer: one writer
-        intptr_t dest = g->values[v].destination;
-        if (dest < 0 || contentsWriter(g, dest) != prev)
-          chainOk[b] = false;
-      }
-      wOps[wBegin[b] + wLen[b]++] = k;
-    }
+  }
+  for (intptr_t s = 0; s < numSegs; ++s) { // an op's chains take its nodes in order
+    intptr_t k = segLast[s], j = first[k] + placed[k]++;
+    nodeOfSeg[s] = j;
+    segOfNode[j] = s;
+    c->nodes[j].bytes = g->buffers[segBuf[s]].bytes;
+  }
+  // Reads of node i's op: live at its execution whichever version; deps:
+  // final versions (written by the chain's last writer), which order.
   for (intptr_t i = 0; i < n; ++i)
     mark[i] = -1;
   intptr_t numLive = 0, numDeps = 0;
@@ -232,42 +240,48 @@ static bool coarsen(const RematGraphImpl *g, bool allFixed, Coarse *c, char *not
       intptr_t v = g->uses[u];
       if (!internalValue(g, v))
         continue;
-      intptr_t d = nodeOfBuffer[g->values[v].buffer];
-      if (d < 0 || c->nodes[d].op == k || mark[d] == i)
+      intptr_t b = g->values[v].buffer, w = contentsWriter(g, v);
+      intptr_t p = w < 0 ? -1 : findWriter(wOps, wBegin[b], wBegin[b] + wLen[b], w);
+      if (p < 0)
+        continue;
+      intptr_t d = nodeOfSeg[wSeg[p]];
+      if (c->nodes[d].op == k || mark[d] == i)
         continue;
       mark[d] = i;
-      // Read by op k: live at k's execution, whichever version it is.
       c->live[numLive++] = d;
-      // The final version (written by d's op): k's executions each follow
-      // one of d's op. An overwritten version orders nothing here.
-      if (contentsWriter(g, v) == c->nodes[d].op && c->nodes[d].op < k)
+      if (w == c->nodes[d].op && w < k)
         c->deps[numDeps++] = d;
     }
   }
   c->liveBegin[n] = numLive;
   c->depsBegin[n] = numDeps;
-  // The order's edges: the reads of every writer of a verified chain.
+  // The order's edges: the final versions every writer of the node's chain
+  // reads (each execution of the last writer follows one of each).
   for (intptr_t i = 0; i < n; ++i)
     mark[i] = -1;
   intptr_t numOrder = 0;
   for (intptr_t i = 0; i < n; ++i) {
     c->orderBegin[i] = numOrder;
-    intptr_t q = c->nodes[i].op, b = perOp[q] > 0 ? bufOfNode[i] : -1;
-    intptr_t wFirst = b >= 0 && chainOk[b] ? wBegin[b] : 0, wEnd = b >= 0 && chainOk[b] ? wBegin[b] + wLen[b] : 1;
-    for (intptr_t w = wFirst; w < wEnd; ++w) {
-      intptr_t k = b >= 0 && chainOk[b] ? wOps[w] : q;
+    intptr_t q = c->nodes[i].op, s = segOfNode[i];
+    intptr_t pFirst = s >= 0 ? segFirst[s] : 0, pEnd = s >= 0 ? wBegin[segBuf[s]] + wLen[segBuf[s]] : 1;
+    for (intptr_t p = pFirst; p < pEnd; ++p) {
+      if (s >= 0 && wSeg[p] != s)
+        continue;
+      intptr_t k = s >= 0 ? wOps[p] : q;
       for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u) {
         intptr_t v = g->uses[u];
         if (!internalValue(g, v))
           continue;
-        intptr_t d = nodeOfBuffer[g->values[v].buffer];
-        if (d < 0 || d == i || c->nodes[d].op == q || mark[d] == i)
+        intptr_t b = g->values[v].buffer, w = contentsWriter(g, v);
+        intptr_t pw = w < 0 ? -1 : findWriter(wOps, wBegin[b], wBegin[b] + wLen[b], w);
+        if (pw < 0)
           continue;
-        if (contentsWriter(g, v) == c->nodes[d].op && c->nodes[d].op < k) {
-          mark[d] = i;
-          c->order[numOrder++] = d;
-          c->usersBegin[d + 1]++;
-        }
+        intptr_t d = nodeOfSeg[wSeg[pw]];
+        if (d == i || c->nodes[d].op == q || mark[d] == i || w != c->nodes[d].op || w >= k)
+          continue;
+        mark[d] = i;
+        c->order[numOrder++] = d;
+        c->usersBegin[d + 1]++;
       }
     }
   }
@@ -288,17 +302,19 @@ static bool coarsen(const RematGraphImpl *g, bool allFixed, Coarse *c, char *not
 oom:
   snprintf(note, noteSize, "out of memory");
 done:
-  free(lastWriter);
-  free(nodeOfBuffer);
+  free(wBegin);
+  free(wLen);
+  free(wOps);
+  free(wSeg);
+  free(segLast);
+  free(segBuf);
+  free(segFirst);
+  free(nodeOfSeg);
   free(first);
   free(perOp);
   free(placed);
+  free(segOfNode);
   free(mark);
-  free(bufOfNode);
-  free(wBegin);
-  free(wOps);
-  free(wLen);
-  free(chainOk);
   if (!ok)
     coarseFree(c);
   return ok;
