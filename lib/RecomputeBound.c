@@ -1,40 +1,31 @@
 //===- RecomputeBound.c - A lower bound on the recompute cost -------------===//
 //
-// A port of steps 1-2 of bench/recompute_bound.py (its docstring has the
-// whole argument; docs/bound.md states the part used here) without a
-// solver: per point, the cheapest fractional relief of the bytes forced live
-// there beyond the budget.
+// Steps 1-2 of bench/recompute_bound.py's argument (its docstring) on
+// remat's own graph, without a solver: per point, the LP relaxation of the
+// cheapest relief of the bytes forced live there beyond the budget.
+// docs/bound.md states the proof in full; in short:
 //
-// The coarse graph is bench/milp.py's coarsen(): a node is the ops writing
-// one buffer (multi-result ops join their buffers; views belong to their
-// source's buffer), ordered by their first non-view op; ops that write no
-// internal buffer but read one, and the return, are pinned zero-byte nodes.
-// Graphs milp.py refuses (an in-place write over a value read elsewhere,
-// interleaved nodes) get no bound here either: the note names the reason.
-//
-// THE ARGUMENT (docs/bound.md has it in full).
-// 1. Forced order R(a, b): every execution of b comes after the first
-//    execution of a, in every schedule. It holds when b reads a, when a is
-//    pinned (runs once, at its own position) and b comes later, when the
-//    schedule keeps every original at its position (--graph's Checkmate
-//    model) and b comes later, and transitively.
-// 2. At the first execution of a node X, its own buffers and its inputs'
-//    are live. A node i with R(i, X) (computed before X) read by a node r
-//    with R(X, r) (every execution after X) is either held at X (the version
-//    r reads was computed before X: its bytes count at X) or recomputed
-//    after X (an execution of i besides its first: an extra execution,
-//    costing at least the cheapest of i's ops whose results are read outside
-//    i). A pinned i is never recomputed: it is held. Different nodes are
-//    different extra executions.
-// 3. So every schedule within the budget relieves, at each X, at least
-//    excess(X) = own(X) + inputs(X) + sum of such i's bytes - budget, with
-//    nodes of total bytes >= excess(X), at a cost >= the sum of their
-//    costs >= the fractional knapsack minimum (nodes taken by cost per
-//    byte). The bound is the maximum over X. A point whose unrelievable
-//    bytes alone exceed the budget proves that no schedule fits.
+// Nodes: a chain of in-place writes into one buffer (its point: the first
+// execution of its last writer, whose version readers outside read), and
+// each op that writes no internal buffer but reads one (the return).
+// 1. Forced order R(a, b): every execution of b's op follows the first of
+//    a's, in every schedule: b's chain reads a's final version, or a's op
+//    runs once at its position (not recomputable, or every original kept)
+//    and b's comes later; transitively. Nothing else (moves).
+// 2. At x's point, the buffers x's op writes and reads are live.
+// 3. A node computed before x (R(i, x)) whose final version a node after x
+//    (R(x, r)) reads is held at x or its op runs again (an extra
+//    execution); a node on neither side but read after x is held, or runs
+//    after x with its inputs computed before x held or run again.
+// 4. A recomputation after x reads its inputs: held at x (less relief) or
+//    run again (more cost): per op a convex cost curve (lower hull).
+// 5. Bound at x: the cheapest relief of excess(x) over those curves, in
+//    its LP relaxation (segments by cost per byte), and at least the
+//    cheapest op that can relieve anything. The bound: the max over x. If
+//    what cannot be relieved exceeds the budget, no schedule fits.
 // Dropped in the schedule's favour (each only lowers the bound): inputs of
-// the recomputations, nodes that may run on either side of X, one extra
-// execution relieving several points (hence the max, not a sum).
+// inputs, clones' own memory, one extra execution relieving several points
+// (hence the max, not a sum); each input and node counted once per point.
 //
 //===----------------------------------------------------------------------===//
 #include "remat/RecomputeBound.h"
