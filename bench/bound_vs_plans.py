@@ -67,6 +67,7 @@ def graph_rows(opt, planners, only):
         peak = json.loads(p.stdout)["functions"][0]["peak_bytes_before"]
         for share in SHARES:
             budget = math.ceil(share * peak)
+            print("%s %.1f" % (f, share), file=sys.stderr, flush=True)
             row = {"kind": "graph", "input": f, "budget": "%.1f" % share, "budget_bytes": budget, "costs": {},
                    "bound": None, "note": None}
             for pl in ["none"] + planners:  # none: the bound even where no planner fits
@@ -119,7 +120,10 @@ def mlir_report(opt, path, args, work):
     err = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1] if p.returncode else None
     if not os.path.exists(rep):  # a refusal (under the lower bound): no report
         return None, err
-    return json.load(open(rep))["functions"][0], err
+    try:
+        return json.load(open(rep))["functions"][0], err
+    except (ValueError, KeyError, IndexError):
+        return None, "%s (rc %d, no readable report)" % (err, p.returncode)
 
 
 def mlir_rows(opt, planners, only, work):
@@ -137,6 +141,7 @@ def mlir_rows(opt, planners, only, work):
         peak, lb = est["peak_bytes_before"], est["lower_bound_bytes"]
         for b in BUDGETS:
             budget = math.ceil(1.1 * lb) if b == "1.1xLB" else int(peak * float(b[:-1]) / 100.0)
+            print("%s %s" % (name, b), file=sys.stderr, flush=True)
             row = {"kind": "mlir", "input": name, "budget": b, "budget_bytes": budget, "ops": None, "costs": {},
                    "bound": None, "note": None}
             for pl in ["none"] + planners:  # none: the bound even where no planner fits
@@ -259,7 +264,15 @@ def main():
     ap.add_argument("--planners", default="sqrt,greedy,default")
     ap.add_argument("--skip-graphs", action="store_true")
     ap.add_argument("--skip-mlir", action="store_true")
+    ap.add_argument("--merge", nargs="+", help="render the rows of these OUT.json files together (no runs)")
     a = ap.parse_args()
+    if a.merge:
+        rows = [r for m in a.merge for r in json.load(open(m))["rows"]]
+        for r in rows:
+            check(r)
+        cmds = "; ".join(json.load(open(m))["command"] for m in a.merge)
+        print(render(rows, cmds, a.out))
+        return 1 if any(r["violations"] for r in rows) else 0
     opt = os.path.join(a.build, "bin", "remat-opt")
     only = set(x for x in a.only.split(",") if x)
     planners = [p for p in a.planners.split(",") if p]
