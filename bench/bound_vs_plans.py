@@ -179,7 +179,9 @@ def check_same_bound(row, fn, pl):
         return
     b = fn["recompute_cost_bound"]
     row.setdefault("run_bounds", {})["remat_" + pl] = b
-    if "bound_time_s" not in row:
+    if "bound_time_s" not in row or (row["bound"] is None and b is not None):
+        # planner none's (the input's graph), else the first planner's (the
+        # split graph, the same for every planner)
         row["bound"] = b
         row["bound_time_s"] = fn.get("recompute_cost_bound_time_s")
         row["bound_note"] = fn.get("recompute_cost_bound_note")
@@ -235,8 +237,10 @@ def render(rows, cmd, path):
         lines += [hdr, "|" + "---|" * (hdr.count("|") - 1)]
         for r in rs:
             costs = ", ".join("%s %s" % (k, fmt(v)) for k, v in sorted(r["costs"].items()))
-            bound = fmt(r["bound"]) if r["bound"] is not None else "none (%s)" % (r.get("bound_note") or
-                                                                               r.get("note") or "-")
+            why = (r.get("bound_note") or r.get("note") or "-").replace("|", "/")
+            if "under the lower bound" in why:
+                why = "refused: under the lower bound"
+            bound = fmt(r["bound"]) if r["bound"] is not None else "none (%s)" % why[:160]
             cells = [r["input"], r["budget"], str(r["budget_bytes"]), bound]
             if kind == "mlir":
                 cells.append(fmt(r.get("milp_bound")))

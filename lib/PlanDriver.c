@@ -370,8 +370,12 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
     result->budgetMet = result->peakBytesBefore <= budgetBytes;
     if (result->budgetMet)
       rematRecomputeBoundSetTrivial(&result->recomputeBound);
-    else // --planner=none under a budget: the bound alone says what any plan costs
+    else if (!rematGraphHasSharedEmpty(graph)) // --planner=none: the bound alone says what any plan costs
       rematComputeRecomputeBound(graph, profile, budgetBytes, &result->recomputeBound);
+    else
+      snprintf(result->recomputeBound.note, sizeof(result->recomputeBound.note),
+               "not computed without a planner on a function with a shared tensor.empty (the planners split it "
+               "first; the bound is then on the split function)");
     result->stepTimeSeconds = rematCostGetGraphTime(profile, graph);
     rematGraphDestroy(graph);
     return mlirLogicalResultSuccess();

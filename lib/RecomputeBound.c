@@ -331,6 +331,24 @@ static int byCostPerByte(const void *a, const void *b) {
   return x->firstNode < y->firstNode ? -1 : (x->firstNode > y->firstNode ? 1 : 0);
 }
 
+bool rematGraphHasSharedEmpty(RematGraph graph) {
+  const RematGraphImpl *g = rematGraphImpl(graph);
+  intptr_t *readers = calloc((size_t)(g->numValues + 1), sizeof(intptr_t));
+  bool shared = false;
+  if (!readers)
+    return true; // out of memory: claim nothing
+  for (intptr_t k = 0; k < g->numOps; ++k)
+    for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u)
+      readers[g->uses[u]]++;
+  for (intptr_t v = g->numArgs; v < g->numValues && !shared; ++v) {
+    intptr_t d = g->values[v].defOp;
+    MlirStringRef name = g->ops[d].name;
+    shared = readers[v] > 1 && name.length == 12 && memcmp(name.data, "tensor.empty", 12) == 0;
+  }
+  free(readers);
+  return shared;
+}
+
 void rematRecomputeBoundSetTrivial(RematRecomputeBound *out) {
   memset(out, 0, sizeof(*out));
   out->computed = true;

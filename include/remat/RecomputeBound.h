@@ -46,6 +46,12 @@ typedef struct RematRecomputeBound {
 void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profile, int64_t budgetBytes,
                                 RematRecomputeBound *out);
 
+/// True when one tensor.empty is the destination of several ops: the
+/// simulator does not model the copies that makes, so the planners split it
+/// first (lib/SplitEmpties.h) and a bound on the graph as written would not
+/// be about the function they plan.
+bool rematGraphHasSharedEmpty(RematGraph graph);
+
 /// A computed bound of 0 for a budget that holds without recomputation.
 void rematRecomputeBoundSetTrivial(RematRecomputeBound *out);
 
