@@ -78,6 +78,12 @@ static void checkPlan(const RematGraphTables *t, RematPlannerKind kind, int64_t 
     // Erased originals (moves) make the cost less than the clones' sum.
     if (sum + 1e-9 * (1 + sum) < r.recomputeCost)
       violation("the recompute cost exceeds its decisions' costs", t, name, budget, detail);
+    // No schedule within the budget costs less than the bound (docs/bound.md).
+    if (r.budgetMet && rematRecomputeBoundHasValue(&r.recomputeBound) &&
+        r.recomputeBound.cost > r.recomputeCost * (1 + 1e-9))
+      violation("the recompute cost is under its recompute_cost_bound", t, name, budget, detail);
+    if (r.budgetMet && r.recomputeBound.computed && r.recomputeBound.infeasible)
+      violation("a plan fits a budget the recompute bound says no schedule fits", t, name, budget, detail);
     numMet += r.budgetMet;
   } else {
     ++numUnderBound;

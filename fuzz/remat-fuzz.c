@@ -1207,6 +1207,15 @@ static bool checkPlanner(MlirOperation base, const char *baseText, const OpCensu
     if (result.peakBytesAfter < c->lowerBound)
       violation(c, "%s reached %" PRId64 " bytes, under the lower bound %" PRId64, rematPlannerKindGetName(c->planner),
                 result.peakBytesAfter, c->lowerBound);
+    // So does the recompute cost bound (docs/bound.md), and its proof that
+    // no schedule fits.
+    const RematRecomputeBound *rb = &result.recomputeBound;
+    if (result.budgetMet && rematRecomputeBoundHasValue(rb) && rb->cost > result.recomputeTimeSeconds * (1 + 1e-9))
+      violation(c, "%s's recompute cost %g is under its recompute_cost_bound %g", rematPlannerKindGetName(c->planner),
+                result.recomputeTimeSeconds, rb->cost);
+    if (result.budgetMet && rb->computed && rb->infeasible)
+      violation(c, "%s fits a budget the recompute bound says no schedule fits (%" PRId64 " bytes at op %ld)",
+                rematPlannerKindGetName(c->planner), rb->forcedBytes, (long)rb->op);
   }
   bool met = !failed && result.budgetMet;
   int p = c->planner == RematPlannerSqrt ? 0 : c->planner == RematPlannerGreedy ? 1 : 2;

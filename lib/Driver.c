@@ -231,6 +231,7 @@ RematFunctionReport rematDriverFunctionGetReport(const RematDriverFunction *f, c
                                .numFusedOps = p->numFusedOps,
                                .peakBytesFused = p->peakBytesFused,
                                .flopsBeforeFusion = p->flopsBeforeFusion,
+                               .recomputeBound = p->recomputeBound,
                                .decisions = p->decisions,
                                .numDecisions = p->numDecisions};
 }

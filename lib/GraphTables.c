@@ -361,6 +361,10 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
                 (long long)budget, (long long)bound.bytes);
   }
   result->budgetMet = result->peakBytesBefore <= budget;
+  if (result->budgetMet)
+    rematRecomputeBoundSetTrivial(&result->recomputeBound);
+  else
+    rematComputeRecomputeBound(graph, &kGraphUnits, budget, &result->recomputeBound);
   if (result->budgetMet || kind == RematPlannerNone)
     return RematGraphPlanOk;
 

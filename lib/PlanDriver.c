@@ -220,6 +220,7 @@ static MlirLogicalResult splitEmptiesBeforePlanning(MlirOperation func, const Re
   rematMemoryTrackerDestroy(split);
   if (splitPeak <= budgetBytes) {
     result->budgetMet = true;
+    rematRecomputeBoundSetTrivial(&result->recomputeBound);
     result->peakBytesAfter = result->peakBytesPlanned = splitPeak;
     result->stepTimeSeconds = rematCostGetGraphTime(profile, *graph);
     rematGraphDestroy(*graph);
@@ -345,6 +346,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
     }
     if (result->peakBytesFused >= 0 && result->peakBytesFused <= budgetBytes) {
       result->budgetMet = true;
+      rematRecomputeBoundSetTrivial(&result->recomputeBound);
       result->peakBytesAfter = result->peakBytesPlanned = result->peakBytesFused;
       result->stepTimeSeconds = rematCostGetGraphTime(profile, graph);
       rematGraphDestroy(graph);
@@ -366,6 +368,14 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   }
   if (kind == RematPlannerNone || result->peakBytesBefore <= budgetBytes) {
     result->budgetMet = result->peakBytesBefore <= budgetBytes;
+    if (result->budgetMet)
+      rematRecomputeBoundSetTrivial(&result->recomputeBound);
+    else if (!rematGraphHasSharedEmpty(graph)) // --planner=none: the bound alone says what any plan costs
+      rematComputeRecomputeBound(graph, profile, budgetBytes, &result->recomputeBound);
+    else
+      snprintf(result->recomputeBound.note, sizeof(result->recomputeBound.note),
+               "not computed without a planner on a function with a shared tensor.empty (the planners split it "
+               "first; the bound is then on the split function)");
     result->stepTimeSeconds = rematCostGetGraphTime(profile, graph);
     rematGraphDestroy(graph);
     return mlirLogicalResultSuccess();
@@ -377,6 +387,8 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   if (done)
     return mlirLogicalResultSuccess();
   double baseTimeSeconds = rematCostGetGraphTime(profile, graph);
+  // On the graph the planner searches (empties split, fused when it was).
+  rematComputeRecomputeBound(graph, profile, budgetBytes, &result->recomputeBound);
   double t0 = nowSeconds();
   RematSimContext ctx;
   Planner P;

@@ -265,6 +265,16 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
     double base = rematGraphGetTotalFlops(g) - r->recomputeFlops;
     emit(w, "  recompute:       %.4g flops (%.2f%% of the step), %.4g s on %s\n", r->recomputeFlops,
          base > 0 ? 100.0 * r->recomputeFlops / base : 0.0, r->recomputeTimeSeconds, r->profile->name);
+    if (rematRecomputeBoundHasValue(&r->recomputeBound) && r->budgetMet) {
+      emit(w, "  recompute bound: %.4g s (no schedule within the budget recomputes less; gap %.1f%%)\n",
+           r->recomputeBound.cost, 100.0 * rematRecomputeBoundGap(&r->recomputeBound, r->recomputeTimeSeconds));
+    } else if (rematRecomputeBoundHasValue(&r->recomputeBound)) {
+      emit(w, "  recompute bound: %.4g s (no schedule within the budget recomputes less)\n", r->recomputeBound.cost);
+    } else {
+      char note[256];
+      rematRecomputeBoundGetNote(&r->recomputeBound, note, sizeof(note));
+      emit(w, "  recompute bound: none (%s)\n", note);
+    }
     char copiesBefore[64], copiesAfter[64];
     formatBytes(r->copyBytesBefore, copiesBefore, sizeof(copiesBefore));
     formatBytes(rematGraphGetCopyBytes(g), copiesAfter, sizeof(copiesAfter));
@@ -390,6 +400,24 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
        rematCostGetGraphTime(r->profile, g) - r->recomputeTimeSeconds, r->recomputeTimeSeconds);
   emit(w, ", \"copy_bytes_before\": %" PRId64 ", \"copy_bytes_after\": %" PRId64 ", \"step_time_change_s\": %.6g",
        r->copyBytesBefore, rematGraphGetCopyBytes(g), stepTimeChange(r));
+  if (r->budgetBytes >= 0) {
+    const RematRecomputeBound *b = &r->recomputeBound;
+    if (rematRecomputeBoundHasValue(b)) {
+      // The gap compares a plan within the budget with the bound: none
+      // without one.
+      emit(w, ", \"recompute_cost_bound\": %.9g, \"optimality_gap\": ", b->cost);
+      if (r->budgetMet)
+        emit(w, "%.6g", rematRecomputeBoundGap(b, r->recomputeTimeSeconds));
+      else
+        emit(w, "null");
+    } else {
+      char note[256];
+      rematRecomputeBoundGetNote(b, note, sizeof(note));
+      emit(w, ", \"recompute_cost_bound\": null, \"optimality_gap\": null, \"recompute_cost_bound_note\": ");
+      emitJSONString(w, note);
+    }
+    emit(w, ", \"recompute_cost_bound_time_s\": %.6g", b->seconds);
+  }
   if (r->fused)
     emit(w, ", \"fused_ops_removed\": %ld, \"peak_bytes_fused\": %" PRId64 ", \"input_flops\": %.17g",
          (long)r->numFusedOps, r->peakBytesFused, r->flopsBeforeFusion);

@@ -17,6 +17,7 @@
 
 #include "remat/Graph.h"
 #include "remat/Plan.h"
+#include "remat/RecomputeBound.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -94,6 +95,9 @@ typedef struct RematGraphPlanResult {
   const char *searchEffort; ///< the default planner's (Plan.h), or NULL
   intptr_t numDecisions;
   RematGraphDecision *decisions; ///< owned; in (anchor, op) order
+  /// With a budget: a lower bound on the recompute cost of any schedule
+  /// within it (0 when the peak fits; lib/RecomputeBound.c).
+  RematRecomputeBound recomputeBound;
 } RematGraphPlanResult;
 
 /// Checks `tables`, builds the graph and plans it for `budgetBytes` (or, when

@@ -17,6 +17,7 @@
 #include "mlir-c/IR.h"
 #include "remat/Cost.h"
 #include "remat/Graph.h"
+#include "remat/RecomputeBound.h"
 #include "remat/Size.h" // rematParseSize, declared here before it had its own header
 
 #ifdef __cplusplus
@@ -137,6 +138,10 @@ typedef struct RematPlanResult {
   /// Per phase; with fusion, of both plans (planSeconds and namingSeconds
   /// are the kept plan's).
   RematPhaseTimes phases;
+  /// A lower bound on the recompute cost of any schedule of the planned
+  /// function (fused, when it was) within the budget (lib/RecomputeBound.c);
+  /// not computed without a budget under the peak.
+  RematRecomputeBound recomputeBound;
 } RematPlanResult;
 
 /// Rewrites `func` so that its peak fits `budgetBytes`, using `kind`.

@@ -12,6 +12,7 @@
 #include "remat/Graph.h"
 #include "remat/Memory.h"
 #include "remat/Plan.h"
+#include "remat/RecomputeBound.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,7 +50,10 @@ typedef struct RematFunctionReport {
   int64_t peakBytesFused;
   double flopsBeforeFusion;
   double stepTimeFusedSeconds, stepTimeUnfusedSeconds;
-  const char *fusionSkipped;      ///< why fusion was not tried, or NULL/empty
+  const char *fusionSkipped; ///< why fusion was not tried, or NULL/empty
+  /// With a planned budget: a lower bound on any schedule's recompute cost
+  /// (RematPlanResult.recomputeBound); `computed` false: none (its note says why).
+  RematRecomputeBound recomputeBound;
   const RematDecision *decisions; ///< borrowed
   intptr_t numDecisions;
 } RematFunctionReport;

@@ -67,6 +67,16 @@ static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
     fprintf(f, "  recompute %s (%s) before %s (%s): %lld bytes, cost %.17g\n", ids[x->op], t->ops[x->op].name,
             ids[x->anchor], t->ops[x->anchor].name, (long long)x->bytes, x->cost);
   }
+  if (rematRecomputeBoundHasValue(&r->recomputeBound)) {
+    fprintf(f, "  recompute cost bound %.17g (no schedule within the budget recomputes less", r->recomputeBound.cost);
+    if (r->budgetMet)
+      fprintf(f, "; gap %.1f%%", 100.0 * rematRecomputeBoundGap(&r->recomputeBound, r->recomputeCost));
+    fputs(")\n", f);
+  } else {
+    char note[256];
+    rematRecomputeBoundGetNote(&r->recomputeBound, note, sizeof(note));
+    fprintf(f, "  recompute cost bound: none (%s)\n", note);
+  }
 }
 
 static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const RematGraphPlanResult *r,
@@ -96,6 +106,21 @@ static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
     writeJSONString(f, r->searchEffort);
   else
     fputs("null", f);
+  const RematRecomputeBound *b = &r->recomputeBound;
+  if (rematRecomputeBoundHasValue(b)) {
+    // The gap compares a plan within the budget with the bound: none without one.
+    fprintf(f, ", \"recompute_cost_bound\": %.17g, \"optimality_gap\": ", b->cost);
+    if (r->budgetMet)
+      fprintf(f, "%.17g", rematRecomputeBoundGap(b, r->recomputeCost));
+    else
+      fputs("null", f);
+  } else {
+    char note[256];
+    rematRecomputeBoundGetNote(b, note, sizeof(note));
+    fputs(", \"recompute_cost_bound\": null, \"optimality_gap\": null, \"recompute_cost_bound_note\": ", f);
+    writeJSONString(f, note);
+  }
+  fprintf(f, ", \"recompute_cost_bound_time_s\": %.6f", b->seconds);
   fprintf(f, ", \"erased_ops\": %ld, \"decisions\": [", (long)r->numErasedOps);
   for (intptr_t d = 0; d < r->numDecisions; ++d) {
     const RematGraphDecision *x = &r->decisions[d];

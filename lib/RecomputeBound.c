@@ -1,0 +1,634 @@
+//===- RecomputeBound.c - A lower bound on the recompute cost -------------===//
+//
+// Steps 1-2 of bench/recompute_bound.py's argument (its docstring) on
+// remat's own graph, without a solver: per point, the LP relaxation of the
+// cheapest relief of the bytes forced live there beyond the budget.
+// docs/bound.md states the proof in full; in short:
+//
+// Nodes: a chain of in-place writes into one buffer (its point: the first
+// execution of its last writer, whose version readers outside read), and
+// each op that writes no internal buffer but reads one (the return).
+// 1. Forced order R(a, b): every execution of b's op follows the first of
+//    a's, in every schedule: b's chain reads a's final version, or a's op
+//    runs once at its position (not recomputable, or every original kept)
+//    and b's comes later; transitively. Nothing else (moves).
+// 2. At x's point, the buffers x's op writes and reads are live.
+// 3. A node computed before x (R(i, x)) whose final version a node after x
+//    (R(x, r)) reads is held at x or its op runs again (an extra
+//    execution); a node on neither side but read after x is held, or runs
+//    after x with its inputs computed before x held or run again.
+// 4. A recomputation after x reads its inputs: held at x (less relief) or
+//    run again (more cost): per op a convex cost curve (lower hull).
+// 5. Bound at x: the cheapest relief of excess(x) over those curves, in
+//    its LP relaxation (segments by cost per byte), and at least the
+//    cheapest op that can relieve anything. The bound: the max over x. If
+//    what cannot be relieved exceeds the budget, no schedule fits.
+// Dropped in the schedule's favour (each only lowers the bound): inputs of
+// inputs, clones' own memory, one extra execution relieving several points
+// (hence the max, not a sum); each input and node counted once per point.
+//
+//===----------------------------------------------------------------------===//
+#include "remat/RecomputeBound.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Clock.h"
+#include "GraphInternal.h"
+
+typedef uint64_t Word;
+
+typedef struct Node {
+  intptr_t op;     // the op whose first execution is the node's point
+  int64_t bytes;   // the buffer's bytes (0 for a reader node)
+  bool fixed;      // runs once, at its own position (never cloned nor moved)
+  bool relievable; // may be recomputed: a buffer node whose op is recomputable
+} Node;
+
+typedef struct Coarse {
+  intptr_t numNodes;
+  Node *nodes;         // in order of their op (ties: by buffer)
+  intptr_t *liveBegin; // numNodes + 1 offsets into live
+  intptr_t *live;      // nodes whose buffer the node's op reads (live there)
+  intptr_t *depsBegin; // numNodes + 1 offsets into deps
+  intptr_t *deps;      // nodes whose final version the node's op reads
+  // Nodes whose final version some op of the node's in-place chain reads,
+  // when each writer of the chain reads the version before it (every
+  // execution of the node's op then follows one of each writer); else deps.
+  intptr_t *orderBegin;
+  intptr_t *order;
+  intptr_t *usersBegin; // users in the order: numNodes + 1 offsets
+  intptr_t *users;
+  int64_t returnExtra; // copies made at the return (the last op)
+} Coarse;
+
+static void coarseFree(Coarse *c) {
+  free(c->nodes);
+  free(c->liveBegin);
+  free(c->live);
+  free(c->depsBegin);
+  free(c->deps);
+  free(c->orderBegin);
+  free(c->order);
+  free(c->usersBegin);
+  free(c->users);
+  memset(c, 0, sizeof(*c));
+}
+
+static bool internalValue(const RematGraphImpl *g, intptr_t v) {
+  intptr_t b = g->values[v].buffer;
+  return b >= 0 && !g->buffers[b].external && g->buffers[b].rootValue >= 0;
+}
+
+static bool recomputableOp(RematOpClass cls) { return cls == RematOpClassPure || cls == RematOpClassView; }
+
+/// The op that wrote the contents `v` shows: its definer, through views.
+static intptr_t contentsWriter(const RematGraphImpl *g, intptr_t v) {
+  intptr_t d = g->values[v].defOp;
+  for (intptr_t guard = 0; d >= 0 && guard < g->numOps && g->ops[d].cls == RematOpClassView; ++guard) {
+    intptr_t s = g->values[v].aliasSource;
+    if (s < 0)
+      break;
+    v = s;
+    d = g->values[s].defOp;
+  }
+  return d;
+}
+
+/// Position of op `w` among the writers wOps[lo, hi) (sorted), or -1.
+static intptr_t findWriter(const intptr_t *wOps, intptr_t lo, intptr_t hi, intptr_t w) {
+  intptr_t end = hi;
+  while (lo < hi) {
+    intptr_t mid = lo + (hi - lo) / 2;
+    if (wOps[mid] < w)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < end && wOps[lo] == w ? lo : -1;
+}
+
+/// The coarse graph. A buffer's writers (its non-view ops with a result in
+/// it), in order, form chains: a writer continues the chain when it writes
+/// into the version the one before it wrote (its destination's contents are
+/// that writer's), so that each of its executions follows one of the
+/// previous writer's; a writer into anything else (a dead tensor.empty
+/// shared by many ops, say) starts a new chain. A node per chain: its bytes
+/// the buffer's, its point the first execution of its last writer (which
+/// writes the version readers outside the chain read; a reader of an
+/// earlier version gets no order from it). And a node per op that writes no
+/// internal buffer but reads one (the return always). False with a note
+/// when memory runs out.
+static bool coarsen(const RematGraphImpl *g, bool allFixed, Coarse *c, char *note, size_t noteSize) {
+  intptr_t nOps = g->numOps, nBufs = g->numBuffers, nVals = g->numValues;
+  bool ok = false;
+  intptr_t *wBegin = calloc((size_t)(nBufs + 2), sizeof(intptr_t));
+  intptr_t *wLen = calloc((size_t)(nBufs + 1), sizeof(intptr_t));
+  intptr_t *wOps = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));
+  intptr_t *wSeg = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));    // chain of each writer entry
+  intptr_t *segLast = malloc(sizeof(intptr_t) * (size_t)(nVals + 1)); // per chain: its last writer
+  intptr_t *segBuf = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));
+  intptr_t *segFirst = malloc(sizeof(intptr_t) * (size_t)(nVals + 1)); // its first writer entry
+  intptr_t *nodeOfSeg = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));
+  intptr_t *first = calloc((size_t)(nOps + 2), sizeof(intptr_t)); // nodes of op k: [first[k], first[k+1])
+  intptr_t *perOp = calloc((size_t)(nOps + 1), sizeof(intptr_t));
+  intptr_t *placed = calloc((size_t)(nOps + 1), sizeof(intptr_t));
+  intptr_t *segOfNode = NULL, *mark = NULL;
+  if (!wBegin || !wLen || !wOps || !wSeg || !segLast || !segBuf || !segFirst || !nodeOfSeg || !first || !perOp ||
+      !placed)
+    goto oom;
+  for (intptr_t k = 0; k < nOps; ++k)
+    for (intptr_t r = 0; g->ops[k].cls != RematOpClassView && r < g->ops[k].numResults; ++r) {
+      intptr_t v = g->ops[k].firstResult + r;
+      if (internalValue(g, v))
+        wBegin[g->values[v].buffer + 1]++;
+    }
+  for (intptr_t b = 0; b < nBufs; ++b)
+    wBegin[b + 1] += wBegin[b];
+  intptr_t numSegs = 0;
+  for (intptr_t k = 0; k < nOps; ++k)
+    for (intptr_t r = 0; g->ops[k].cls != RematOpClassView && r < g->ops[k].numResults; ++r) {
+      intptr_t v = g->ops[k].firstResult + r;
+      if (!internalValue(g, v))
+        continue;
+      intptr_t b = g->values[v].buffer, p = wBegin[b] + wLen[b];
+      if (wLen[b] > 0 && wOps[p - 1] == k)
+        continue; // two results of one op in one buffer: one writer
+      intptr_t dest = g->values[v].destination;
+      bool continues = wLen[b] > 0 && dest >= 0 && contentsWriter(g, dest) == wOps[p - 1];
+      if (!continues) {
+        segBuf[numSegs] = b;
+        segFirst[numSegs] = p;
+        ++numSegs;
+      }
+      wOps[p] = k;
+      wSeg[p] = continues ? wSeg[p - 1] : numSegs - 1;
+      segLast[wSeg[p]] = k;
+      wLen[b]++;
+    }
+  for (intptr_t s = 0; s < numSegs; ++s)
+    perOp[segLast[s]]++;
+  intptr_t n = 0;
+  for (intptr_t k = 0; k < nOps; ++k) {
+    if (perOp[k] == 0) {
+      bool reads = k == nOps - 1;
+      for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd && !reads; ++u)
+        reads = internalValue(g, g->uses[u]);
+      perOp[k] = reads ? -1 : 0; // -1: a reader node
+    }
+    first[k] = n;
+    n += perOp[k] < 0 ? 1 : perOp[k];
+  }
+  first[nOps] = n;
+  c->numNodes = n;
+  c->nodes = calloc((size_t)(n + 1), sizeof(Node));
+  c->liveBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
+  c->depsBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
+  c->usersBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
+  c->orderBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
+  // Reads per node: its op's (live, deps); its chain's writers' (order).
+  intptr_t cap = 1, orderCap = 1;
+  for (intptr_t k = 0; k < nOps; ++k) {
+    intptr_t uses = g->ops[k].usesEnd - g->ops[k].usesBegin;
+    cap += (perOp[k] < 0 ? 1 : perOp[k]) * uses;
+    orderCap += (g->ops[k].numResults + 1) * uses;
+  }
+  c->live = malloc(sizeof(intptr_t) * (size_t)cap);
+  c->deps = malloc(sizeof(intptr_t) * (size_t)cap);
+  c->order = malloc(sizeof(intptr_t) * (size_t)orderCap);
+  c->users = malloc(sizeof(intptr_t) * (size_t)orderCap);
+  mark = malloc(sizeof(intptr_t) * (size_t)(n + 1));
+  segOfNode = malloc(sizeof(intptr_t) * (size_t)(n + 1));
+  if (!c->nodes || !c->liveBegin || !c->depsBegin || !c->usersBegin || !c->orderBegin || !c->live || !c->deps ||
+      !c->order || !c->users || !mark || !segOfNode)
+    goto oom;
+  for (intptr_t k = 0; k < nOps; ++k) {
+    // A non-recomputable op is never cloned nor erased: it runs once, at its
+    // position; with keepOriginals every original does.
+    bool fixedOp = allFixed || !recomputableOp(g->ops[k].cls);
+    for (intptr_t j = first[k]; j < first[k + 1]; ++j) {
+      c->nodes[j] = (Node){.op = k, .fixed = fixedOp, .relievable = perOp[k] > 0 && recomputableOp(g->ops[k].cls)};
+      segOfNode[j] = -1;
+    }
+  }
+  for (intptr_t s = 0; s < numSegs; ++s) { // an op's chains take its nodes in order
+    intptr_t k = segLast[s], j = first[k] + placed[k]++;
+    nodeOfSeg[s] = j;
+    segOfNode[j] = s;
+    c->nodes[j].bytes = g->buffers[segBuf[s]].bytes;
+  }
+  // Reads of node i's op: live at its execution whichever version; deps:
+  // final versions (written by the chain's last writer), which order.
+  for (intptr_t i = 0; i < n; ++i)
+    mark[i] = -1;
+  intptr_t numLive = 0, numDeps = 0;
+  for (intptr_t i = 0; i < n; ++i) {
+    c->liveBegin[i] = numLive;
+    c->depsBegin[i] = numDeps;
+    intptr_t k = c->nodes[i].op;
+    for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u) {
+      intptr_t v = g->uses[u];
+      if (!internalValue(g, v))
+        continue;
+      intptr_t b = g->values[v].buffer, w = contentsWriter(g, v);
+      intptr_t p = w < 0 ? -1 : findWriter(wOps, wBegin[b], wBegin[b] + wLen[b], w);
+      if (p < 0)
+        continue;
+      intptr_t d = nodeOfSeg[wSeg[p]];
+      if (c->nodes[d].op == k || mark[d] == i)
+        continue;
+      mark[d] = i;
+      c->live[numLive++] = d;
+      if (w == c->nodes[d].op && w < k)
+        c->deps[numDeps++] = d;
+    }
+  }
+  c->liveBegin[n] = numLive;
+  c->depsBegin[n] = numDeps;
+  // The order's edges: the final versions every writer of the node's chain
+  // reads (each execution of the last writer follows one of each).
+  for (intptr_t i = 0; i < n; ++i)
+    mark[i] = -1;
+  intptr_t numOrder = 0;
+  for (intptr_t i = 0; i < n; ++i) {
+    c->orderBegin[i] = numOrder;
+    intptr_t q = c->nodes[i].op, s = segOfNode[i];
+    intptr_t pFirst = s >= 0 ? segFirst[s] : 0, pEnd = s >= 0 ? wBegin[segBuf[s]] + wLen[segBuf[s]] : 1;
+    for (intptr_t p = pFirst; p < pEnd; ++p) {
+      if (s >= 0 && wSeg[p] != s)
+        continue;
+      intptr_t k = s >= 0 ? wOps[p] : q;
+      for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u) {
+        intptr_t v = g->uses[u];
+        if (!internalValue(g, v))
+          continue;
+        intptr_t b = g->values[v].buffer, w = contentsWriter(g, v);
+        intptr_t pw = w < 0 ? -1 : findWriter(wOps, wBegin[b], wBegin[b] + wLen[b], w);
+        if (pw < 0)
+          continue;
+        intptr_t d = nodeOfSeg[wSeg[pw]];
+        if (d == i || c->nodes[d].op == q || mark[d] == i || w != c->nodes[d].op || w >= k)
+          continue;
+        mark[d] = i;
+        c->order[numOrder++] = d;
+        c->usersBegin[d + 1]++;
+      }
+    }
+  }
+  c->orderBegin[n] = numOrder;
+  for (intptr_t i = 0; i < n; ++i)
+    c->usersBegin[i + 1] += c->usersBegin[i];
+  for (intptr_t i = 0; i < n; ++i)
+    mark[i] = c->usersBegin[i];
+  for (intptr_t i = 0; i < n; ++i)
+    for (intptr_t e = c->orderBegin[i]; e < c->orderBegin[i + 1]; ++e)
+      c->users[mark[c->order[e]]++] = i;
+  c->returnExtra = 0;
+  for (intptr_t b = 0; b < nBufs; ++b)
+    if (g->buffers[b].allocOp == nOps - 1 && g->buffers[b].rootValue < 0 && !g->buffers[b].external)
+      c->returnExtra += g->buffers[b].bytes;
+  ok = true;
+  goto done;
+oom:
+  snprintf(note, noteSize, "out of memory");
+done:
+  free(wBegin);
+  free(wLen);
+  free(wOps);
+  free(wSeg);
+  free(segLast);
+  free(segBuf);
+  free(segFirst);
+  free(nodeOfSeg);
+  free(first);
+  free(perOp);
+  free(placed);
+  free(segOfNode);
+  free(mark);
+  if (!ok)
+    coarseFree(c);
+  return ok;
+}
+
+static inline bool bitGet(const Word *row, intptr_t i) { return (row[i >> 6] >> (i & 63)) & 1; }
+static inline void bitSet(Word *row, intptr_t i) { row[i >> 6] |= (Word)1 << (i & 63); }
+
+/// An op whose nodes may be relieved: one extra execution of it, at its
+/// cost, relieves at most all of them (`bytes`, their sum).
+typedef struct Item {
+  double cost;
+  int64_t bytes;
+  intptr_t firstNode, endNode;
+} Item;
+
+/// By cost per byte, then by node (deterministic).
+static int byCostPerByte(const void *a, const void *b) {
+  const Item *x = a, *y = b;
+  double l = x->cost * (double)y->bytes, r = y->cost * (double)x->bytes; // bytes > 0
+  if (l != r)
+    return l < r ? -1 : 1;
+  return x->firstNode < y->firstNode ? -1 : (x->firstNode > y->firstNode ? 1 : 0);
+}
+
+bool rematGraphHasSharedEmpty(RematGraph graph) {
+  const RematGraphImpl *g = rematGraphImpl(graph);
+  intptr_t *readers = calloc((size_t)(g->numValues + 1), sizeof(intptr_t));
+  bool shared = false;
+  if (!readers)
+    return true; // out of memory: claim nothing
+  for (intptr_t k = 0; k < g->numOps; ++k)
+    for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u)
+      readers[g->uses[u]]++;
+  for (intptr_t v = g->numArgs; v < g->numValues && !shared; ++v) {
+    intptr_t d = g->values[v].defOp;
+    MlirStringRef name = g->ops[d].name;
+    shared = readers[v] > 1 && name.length == 12 && memcmp(name.data, "tensor.empty", 12) == 0;
+  }
+  free(readers);
+  return shared;
+}
+
+void rematRecomputeBoundSetTrivial(RematRecomputeBound *out) {
+  memset(out, 0, sizeof(*out));
+  out->computed = true;
+  out->op = -1;
+}
+
+void rematRecomputeBoundGetNote(const RematRecomputeBound *b, char *buf, size_t size) {
+  if (!size)
+    return;
+  if (!b->computed)
+    snprintf(buf, size, "%s", b->note[0] ? b->note : "not computed for this plan");
+  else if (b->infeasible)
+    snprintf(buf, size, "no schedule fits the budget: %lld bytes are live at op %ld in every schedule",
+             (long long)b->forcedBytes, (long)b->op);
+  else
+    buf[0] = '\0';
+}
+
+double rematRecomputeBoundGap(const RematRecomputeBound *b, double recomputeCost) {
+  if (recomputeCost <= 0)
+    return b->cost <= 0 ? 0.0 : -1.0;
+  return (recomputeCost - b->cost) / recomputeCost;
+}
+
+void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profile, int64_t budgetBytes,
+                                RematRecomputeBound *out) {
+  double t0 = rematNowSeconds();
+  memset(out, 0, sizeof(*out));
+  out->op = -1;
+  const RematGraphImpl *g = rematGraphImpl(graph);
+  Coarse c;
+  memset(&c, 0, sizeof(c));
+  if (!coarsen(g, g->keepOriginals, &c, out->note, sizeof(out->note)))
+    return;
+  intptr_t n = c.numNodes;
+  out->numNodes = n;
+  if (n > REMAT_RECOMPUTE_BOUND_MAX_NODES) {
+    snprintf(out->note, sizeof(out->note), "skipped: %ld nodes, over %d (the bound's analysis is quadratic in nodes)",
+             (long)n, REMAT_RECOMPUTE_BOUND_MAX_NODES);
+    coarseFree(&c);
+    return;
+  }
+  intptr_t W = (n + 63) / 64;
+  Word *reach = calloc((size_t)(n * W + 1), sizeof(Word));  // reach[a]: b with R(a, b)
+  Word *before = calloc((size_t)(n * W + 1), sizeof(Word)); // before[x]: i with R(i, x)
+  Word *cand = calloc((size_t)(W + 1), sizeof(Word));
+  Word *needed = calloc((size_t)(W + 1), sizeof(Word));
+  Word *taken = calloc((size_t)(W + 1), sizeof(Word));
+  Item *items = calloc((size_t)(n + 1), sizeof(Item));
+  Item *freeItems = calloc((size_t)(n + 1), sizeof(Item));
+  Item *inputs = calloc((size_t)(n + 1), sizeof(Item));
+  Item *segs = calloc((size_t)(2 * n + c.depsBegin[n] + 2), sizeof(Item));
+  int64_t *hullS = calloc((size_t)(n + 2), sizeof(int64_t));
+  double *hullC = calloc((size_t)(n + 2), sizeof(double));
+  double *opCost = malloc(sizeof(double) * (size_t)(g->numOps + 1));
+  if (!reach || !before || !cand || !needed || !taken || !items || !freeItems || !inputs || !segs || !hullS || !hullC ||
+      !opCost) {
+    snprintf(out->note, sizeof(out->note), "out of memory");
+    goto done;
+  }
+  for (intptr_t k = 0; k < g->numOps; ++k)
+    opCost[k] = rematCostGetOpTime(profile, graph, k);
+  // reach, from the end: R(a, b) for b reading a's final version, for b
+  // after a fixed a, and transitively.
+  for (intptr_t a = n - 1; a >= 0; --a) {
+    Word *row = reach + a * W;
+    if (c.nodes[a].fixed) {
+      for (intptr_t b = a + 1; b < n; ++b)
+        if (c.nodes[b].op > c.nodes[a].op)
+          bitSet(row, b);
+      continue;
+    }
+    for (intptr_t e = c.usersBegin[a]; e < c.usersBegin[a + 1]; ++e) {
+      intptr_t u = c.users[e];
+      bitSet(row, u);
+      const Word *ur = reach + u * W;
+      for (intptr_t w = 0; w < W; ++w)
+        row[w] |= ur[w];
+    }
+  }
+  for (intptr_t a = 0; a < n; ++a) { // before: the transpose
+    const Word *row = reach + a * W;
+    for (intptr_t w = 0; w < W; ++w)
+      for (Word m = row[w]; m; m &= m - 1)
+        bitSet(before + (w * 64 + __builtin_ctzll(m)) * W, a);
+  }
+  intptr_t numItems = 0;
+  for (intptr_t i = 0; i < n;) {
+    intptr_t j = i;
+    int64_t bytes = 0;
+    while (j < n && c.nodes[j].op == c.nodes[i].op)
+      bytes += c.nodes[j++].bytes;
+    if (c.nodes[i].relievable && bytes > 0)
+      items[numItems++] = (Item){.cost = opCost[c.nodes[i].op], .bytes = bytes, .firstNode = i, .endNode = j};
+    i = j;
+  }
+  qsort(items, (size_t)numItems, sizeof(Item), byCostPerByte);
+
+  double best = 0;
+  for (intptr_t x = 0; x < n; ++x) {
+    const Word *after = reach + x * W, *bef = before + x * W;
+    intptr_t xop = c.nodes[x].op;
+    // needed: nodes whose final version a node every execution of which is
+    // after x reads.
+    memset(needed, 0, sizeof(Word) * (size_t)W);
+    memset(taken, 0, sizeof(Word) * (size_t)W);
+    for (intptr_t w = 0; w < W; ++w)
+      for (Word m = after[w]; m; m &= m - 1) {
+        intptr_t r = w * 64 + __builtin_ctzll(m);
+        for (intptr_t e = c.depsBegin[r]; e < c.depsBegin[r + 1]; ++e)
+          bitSet(needed, c.deps[e]);
+      }
+    // Live at x whatever the schedule: the buffers x's op writes (x and its
+    // siblings) and those it reads, and the return's copies at the return.
+    int64_t forced = xop == g->numOps - 1 ? c.returnExtra : 0, relievable = 0;
+    for (intptr_t j = x; j >= 0 && c.nodes[j].op == xop; --j)
+      bitSet(taken, j), forced += c.nodes[j].bytes;
+    for (intptr_t j = x + 1; j < n && c.nodes[j].op == xop; ++j)
+      bitSet(taken, j), forced += c.nodes[j].bytes;
+    for (intptr_t e = c.liveBegin[x]; e < c.liveBegin[x + 1]; ++e)
+      if (!bitGet(taken, c.live[e]))
+        bitSet(taken, c.live[e]), forced += c.nodes[c.live[e]].bytes;
+    // cand: needed and computed before x: held at x, or relieved (its op
+    // runs again after x).
+    for (intptr_t w = 0; w < W; ++w) {
+      cand[w] = needed[w] & bef[w] & ~taken[w];
+      taken[w] |= cand[w];
+      for (Word m = cand[w]; m; m &= m - 1) {
+        const Node *nd = &c.nodes[w * 64 + __builtin_ctzll(m)];
+        if (nd->relievable)
+          relievable += nd->bytes;
+        else
+          forced += nd->bytes;
+      }
+    }
+    // Free nodes (neither before nor after x) that are needed: held at x, or
+    // run after x, reading each input held at x or run again after x (an
+    // extra execution, for an input computed before x). Inputs counted once
+    // (taken), and only those of single-buffer ops: at least
+    // min(bytes, inputs' bytes) at x, relieved at no less than the inputs'
+    // cheapest cost per byte.
+    intptr_t numFree = 0;
+    // Relieving anything at x runs some op once more: at least the cheapest
+    // such op of a class that can relieve bytes here (the relaxation's
+    // fractions may cost less).
+    double minOption = -1;
+    for (intptr_t w = 0; w < W; ++w)
+      for (Word m = needed[w] & ~bef[w] & ~after[w] & ~taken[w]; m; m &= m - 1) {
+        intptr_t v = w * 64 + __builtin_ctzll(m);
+        int64_t in = 0, fixedIn = 0;
+        double rate = -1, cheapest = -1;
+        for (intptr_t e = c.depsBegin[v]; e < c.depsBegin[v + 1]; ++e) {
+          intptr_t d = c.deps[e];
+          if (!bitGet(bef, d) || bitGet(taken, d) || !c.nodes[d].bytes || c.nodes[d].op == c.nodes[v].op ||
+              (d > 0 && c.nodes[d - 1].op == c.nodes[d].op) || (d + 1 < n && c.nodes[d + 1].op == c.nodes[d].op))
+            continue;
+          bitSet(taken, d);
+          in += c.nodes[d].bytes;
+          if (!c.nodes[d].relievable) {
+            fixedIn += c.nodes[d].bytes;
+            continue;
+          }
+          double r = opCost[c.nodes[d].op] / (double)c.nodes[d].bytes;
+          if (rate < 0 || r < rate)
+            rate = r;
+          if (cheapest < 0 || opCost[c.nodes[d].op] < cheapest)
+            cheapest = opCost[c.nodes[d].op];
+        }
+        int64_t e = c.nodes[v].bytes < in ? c.nodes[v].bytes : in;
+        int64_t f = c.nodes[v].bytes < fixedIn ? c.nodes[v].bytes : fixedIn;
+        forced += f;
+        if (e > f) {
+          freeItems[numFree++] = (Item){.cost = rate * (double)(e - f), .bytes = e - f, .firstNode = v};
+          if (minOption < 0 || cheapest < minOption)
+            minOption = cheapest;
+        }
+        relievable += e - f;
+      }
+    if (forced > budgetBytes) {
+      out->infeasible = true;
+      out->op = xop;
+      out->forcedBytes = forced;
+      break;
+    }
+    int64_t excess = forced + relievable - budgetBytes;
+    if (excess <= 0)
+      continue;
+    // Each relievable op's choices as segments of the lower convex hull of
+    // (bytes relieved, cost): its extra execution after x reads its inputs;
+    // one computed before x and counted nowhere else (taken: each input
+    // serves one op) is held at x (bytes less relieved) or runs again too
+    // (its cost). Inputs of those are not followed (dropped: a lower cost).
+    intptr_t numSegs = 0;
+    for (intptr_t s = 0; s < numItems; ++s) {
+      const Item *it = &items[s];
+      bool active = false;
+      for (intptr_t j = it->firstNode; j < it->endNode && !active; ++j)
+        active = bitGet(cand, j);
+      if (!active)
+        continue;
+      if (minOption < 0 || it->cost < minOption)
+        minOption = it->cost;
+      intptr_t numIn = 0;
+      int64_t inBytes = 0;
+      for (intptr_t e = c.depsBegin[it->firstNode]; e < c.depsBegin[it->firstNode + 1]; ++e) {
+        intptr_t d = c.deps[e];
+        if (!bitGet(bef, d) || bitGet(taken, d) || !c.nodes[d].bytes || (d > 0 && c.nodes[d - 1].op == c.nodes[d].op) ||
+            (d + 1 < n && c.nodes[d + 1].op == c.nodes[d].op))
+          continue;
+        bitSet(taken, d);
+        inBytes += c.nodes[d].bytes;
+        if (c.nodes[d].relievable)
+          inputs[numIn++] = (Item){.cost = opCost[c.nodes[d].op], .bytes = c.nodes[d].bytes, .firstNode = d};
+      }
+      if (numIn == 0 && inBytes == 0) {
+        segs[numSegs++] = *it;
+        continue;
+      }
+      qsort(inputs, (size_t)numIn, sizeof(Item), byCostPerByte);
+      // Points: all inputs held, then the cheapest per byte run again first.
+      hullS[0] = 0, hullC[0] = 0;
+      intptr_t h = 1;
+      int64_t pS = it->bytes - inBytes;
+      double pC = it->cost;
+      for (intptr_t k = -1; k < numIn; ++k) {
+        if (k >= 0)
+          pS += inputs[k].bytes, pC += inputs[k].cost;
+        if (pS <= 0)
+          continue;
+        // Lower hull: drop the last point while it lies on or above the
+        // line from the one before it to this one.
+        while (h >= 2 && (hullC[h - 1] - hullC[h - 2]) * (double)(pS - hullS[h - 2]) >=
+                             (pC - hullC[h - 2]) * (double)(hullS[h - 1] - hullS[h - 2]))
+          --h;
+        hullS[h] = pS, hullC[h] = pC, ++h;
+      }
+      for (intptr_t k = 1; k < h; ++k)
+        segs[numSegs++] =
+            (Item){.cost = hullC[k] - hullC[k - 1], .bytes = hullS[k] - hullS[k - 1], .firstNode = it->firstNode};
+    }
+    for (intptr_t t = 0; t < numFree; ++t)
+      segs[numSegs++] = freeItems[t];
+    qsort(segs, (size_t)numSegs, sizeof(Item), byCostPerByte);
+    // The cheapest fractional relief: segments by cost per byte (a hull's
+    // segments come in its order: their costs per byte increase).
+    double cost = 0;
+    for (intptr_t s = 0; s < numSegs && excess > 0; ++s) {
+      const Item *it = &segs[s];
+      if (it->bytes <= excess) {
+        cost += it->cost;
+        excess -= it->bytes;
+      } else {
+        cost += it->cost * (double)excess / (double)it->bytes;
+        excess = 0;
+      }
+    }
+    if (minOption > cost)
+      cost = minOption;
+    if (cost > best) {
+      best = cost;
+      out->op = xop;
+    }
+  }
+  // The sum above may exceed the exact minimum by a few ulps: shave a
+  // relative 1e-9 so that a plan achieving it is never "beaten" by rounding.
+  out->cost = out->infeasible ? 0 : best * (1 - 1e-9);
+  out->computed = true;
+done:
+  free(opCost);
+  free(reach);
+  free(before);
+  free(cand);
+  free(needed);
+  free(taken);
+  free(items);
+  free(freeItems);
+  free(inputs);
+  free(segs);
+  free(hullS);
+  free(hullC);
+  coarseFree(&c);
+  out->seconds = rematNowSeconds() - t0;
+}
