@@ -14,7 +14,7 @@ plan file (lines `FUNC OP ANCHOR`) replays with `remat-opt --plan-file=P.txt FIL
 the stats (JSON) give the solver status, objective, MIP gap, model size and times.
 
 The model (Jain et al., "Checkmate", MLSys 2020, one stage per node) is built on a
-coarsened graph that is exact for the schedule simulator of lib/Schedule.c (see
+coarsened graph that is exact for the schedule simulator of lib/Sim*.c (see
 bench/README.md, "The MILP"):
 
 - node = the ops that write one buffer: the allocating op, the ops that write it in

@@ -17,7 +17,7 @@ THE ARGUMENT. Everything is on milp.py's coarse graph (coarsen(): node = the ops
 writing one buffer, views of it included; deps/users = the node-level reads;
 pinned = non-recomputable or results unused in the input, the return and free ops
 that read node buffers among them) and milp.py's simulate() semantics, which
-milp.py documents as exact for lib/Schedule.c's simulator: a schedule runs node i
+milp.py documents as exact for the simulator of lib/Sim*.c: a schedule runs node i
 at stages >= i (clones anchored at later ops, originals possibly erased = moved),
 pinned nodes exactly once at their own stage; an instance reads the latest version
 of each dep computed before it; only *alive* instances (whose results some alive

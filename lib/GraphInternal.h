@@ -122,7 +122,7 @@ bool rematRunPipelineQuietly(MlirOperation module, const char *pipeline);
 static inline RematGraphImpl *rematGraphImpl(RematGraph graph) { return (RematGraphImpl *)graph.ptr; }
 
 /// Bytes of the copy the deallocation pipeline makes of a returned value
-/// (Graph.c and Schedule.c model it the same way).
+/// (Graph.c and SimBuffers.c model it the same way).
 static inline int64_t rematReturnCopyBytes(const RematGraphImpl *g, int64_t bytes) {
   return (bytes + g->returnCopyAlignment - 1) / g->returnCopyAlignment * g->returnCopyAlignment;
 }

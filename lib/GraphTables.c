@@ -24,6 +24,7 @@
 
 #include "Clock.h"
 #include "GraphInternal.h"
+#include "PlanPortfolio.h"
 #include "PlanSearch.h"
 #include "Schedule.h"
 #include "remat/Cost.h"

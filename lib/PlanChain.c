@@ -9,7 +9,7 @@
 // Requires the timeline to be complete (rematSimulationComplete).
 //
 //===----------------------------------------------------------------------===//
-#include "PlanSearch.h"
+#include "PlanChain.h"
 
 #include <string.h>
 
@@ -63,7 +63,7 @@ static bool extendChain(Planner *P, const RematSimulation *sim, intptr_t value, 
   return false;
 }
 
-/// extendChain for the other files (PlanSearch.h); this file calls
+/// extendChain for the other files (PlanChain.h); this file calls
 /// extendChain itself, which the compiler may inline here.
 bool rematExtendChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor, intptr_t dropBuffer,
                       intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c) {

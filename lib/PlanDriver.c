@@ -3,7 +3,7 @@
 // rematPlanAndRewrite (remat/Plan.h; rematApplySchedule is PlanReplay.c's): measure the
 // function, resolve the budget, refuse one under the lower bound, run the
 // pre-planning rewrites (Fuse.h, SplitEmpties.h), run the chosen planner
-// (PlanSearch.h) and record its plan (PlanRecord.h); with elementwise fusion,
+// (PlanPortfolio.h) and record its plan (PlanRecord.h); with elementwise fusion,
 // plan with and without it and keep the faster step. Also the planner names.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "Fuse.h"
+#include "PlanPortfolio.h"
 #include "PlanRecord.h"
 #include "PlanSearch.h"
 #include "SplitEmpties.h"

@@ -1,6 +1,6 @@
 //===- PlanGroup.c - Group picks: several values from one kept input ------===//
 //
-// Part of the default planner's search (PlanSearch.h), on graphs up to
+// Part of the search at the peaks (PlanPeaks.c), on graphs up to
 // kExactPruneOps ops with SearchOptions.groups: pickAt's candidates are
 // single values; a group pick recomputes several values together right
 // after the peak from one input kept alive for all of them
@@ -8,7 +8,9 @@
 // pick is applied. Requires a complete timeline.
 //
 //===----------------------------------------------------------------------===//
-#include "PlanSearch.h"
+#include "PlanGroup.h"
+
+#include "PlanChain.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 //===- PlanPortfolio.c - The default planner: restarts and local search ---===//
 //
 // RematPlannerDefault (rematPlanPortfolio): the chain-aware search of
-// PlanSearch.c run as a portfolio of searches, keeping the best plan: when
+// PlanPeaks.c run as a portfolio of searches, keeping the best plan: when
 // stuck above the budget, restarts from segment checkpoints (PlanSqrt.c) and
 // from looser targets; once a plan fits, local search (neighbours that forbid
 // one of its costliest values, a refined score, repairs with group picks);
@@ -13,7 +13,10 @@
 // SearchOptions (PlanSearch.h).
 //
 //===----------------------------------------------------------------------===//
-#include "PlanSearch.h"
+#include "PlanPortfolio.h"
+
+#include "PlanPeaks.h"
+#include "PlanSqrt.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-//===- PlanSearch.h - The search state of the greedy and default planners ===//
+//===- PlanSearch.h - The planners' search state --------------------------===//
 //
 // Internal to lib/. The planners search over recompute schedules
 // (Schedule.h) and check each step on the exact simulated timeline; only the
@@ -12,13 +12,17 @@
 // the default planner also operands already freed there, when recomputing
 // them costs less than keeping them.
 //
-// The search state (Planner) and what works on it:
-//   PlanSearch.c    state, decisions, stage profile, memo, pickAt, the rounds
-//                   at the peak (rematPlanAtPeaks) and pruning
-//   PlanChain.c     recompute chains and the candidates at the peak
-//   PlanGroup.c     group picks (several values from one kept input)
-//   PlanSqrt.c      the sqrt planner (segment checkpointing)
-//   PlanPortfolio.c the default planner's restarts and local search
+// The planner's files, in layers: each calls only the layers below it, by
+// including their headers (test/style/plan-layers.test checks it).
+//   PlanSearch.h/.c    the search state (Planner) and its decisions
+//   PlanChain.h/.c     recompute chains and the candidates at the peak
+//   PlanGroup.h/.c     group picks (several values from one kept input)
+//   PlanPeaks.h/.c     strategy: the greedy and chain-aware search at the
+//                      peaks, and pruning
+//   PlanSqrt.h/.c      strategy: segment checkpointing (the sqrt planner,
+//                      and the default planner's layer-cut restarts)
+//   PlanPortfolio.h/.c the default planner's portfolio over the strategies,
+//                      and the one dispatch of every planner kind
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_LIB_PLANSEARCH_H
@@ -78,7 +82,7 @@ typedef struct Decision {
   bool removed;
   // A later decision whose chain, placed earlier, recomputes every op of
   // this one: its clones serve this one's reads too (joint recomputation,
-  // see subsumedCost in PlanSearch.c), so this one is out of the schedule.
+  // see subsumedCost in PlanPeaks.c), so this one is out of the schedule.
   // -1 when not.
   intptr_t subsumedBy;
   // A group pick (rematPickGroupAt): its values, planner->members[firstMember,
@@ -112,7 +116,7 @@ typedef struct ChainMemo {
   int64_t extendedAtPeak;
   intptr_t subsumed; // later decisions the (joint) chain takes over
   // Stopped early: its score exceeded `limit` (reused under a limit as
-  // tight only by the reduced effort: stopHolds in PlanSearch.c).
+  // tight only by the reduced effort: stopHolds in PlanPeaks.c).
   bool aborted;
   double limit;
 } ChainMemo;
@@ -208,7 +212,7 @@ typedef struct Planner {
   intptr_t *extended; // buffers a chain keeps alive longer (up to kMaxExtended)
   intptr_t numExtended;
   // Per stage: the most bytes live at any of its instances, in blocks of
-  // kStageBlock stages (PlanSearch.c): stageLive[p] + stageBlockAdd[p /
+  // kStageBlock stages (PlanPeaks.c): stageLive[p] + stageBlockAdd[p /
   // kStageBlock], with each block's largest stageLive in stageBlockMax, so
   // that a pick's range update and the search for the highest stage cost
   // about sqrt(n) instead of n.
@@ -305,7 +309,7 @@ static inline bool isRejected(const Planner *P, intptr_t value, intptr_t anchor,
 }
 
 //===----------------------------------------------------------------------===//
-// PlanSearch.c
+// PlanSearch.c: the state and its decisions
 //===----------------------------------------------------------------------===//
 
 /// A planner for `budget` with no decisions; false when out of memory (free
@@ -336,83 +340,11 @@ int rematCompareDecisionClass(const Planner *P, intptr_t a, intptr_t b);
 bool rematSameDecisionClass(const Planner *P, intptr_t a, intptr_t b);
 /// Forgets every memoized chain: the timeline changed.
 void rematPlannerMemoClear(Planner *P);
-/// The greedy (`chainAware` false) and the default planner's search: rounds
-/// of picks at the peak, each checked on the exact timeline, until the plan
-/// fits or nothing at the peak helps. `sim`: the plan's timeline, in and out.
-bool rematPlanAtPeaks(Planner *P, RematSimulation *sim, bool chainAware);
-/// Whether one exact trial per decision is affordable: graphs up to
-/// kExactPruneOps ops, or plans within kExactPruneWork (ops x decisions).
-static inline bool rematExactPruneAffordable(const Planner *P) {
-  return P->g->numOps <= kExactPruneOps || (int64_t)P->g->numOps * P->numDecisions <= kExactPruneWork;
-}
-/// Drops decisions the budget does not need, the costliest first (each
-/// tried alone on the exact timeline when rematExactPruneAffordable, else
-/// the 8 costliest).
-bool rematPruneDecisions(Planner *P, RematSimulation *sim);
-
-//===----------------------------------------------------------------------===//
-// PlanChain.c
-//===----------------------------------------------------------------------===//
-
-/// Adds to the chain being built (see PlanChain.c) the ops that recompute
-/// `value` before op `anchor`; ops chained since the last chain was started
-/// count as already recomputed there.
-bool rematExtendChain(Planner *P, const RematSimulation *sim, intptr_t value, intptr_t anchor, intptr_t dropBuffer,
-                      intptr_t peakPos, ChainMode mode, const bool *dropped, Chain *c);
-/// Whether buffer `b` is a candidate at instance `t`, and which (*out).
-bool rematFindTarget(const Planner *P, const RematSimulation *sim, intptr_t b, intptr_t t, Target *out);
-/// The chain that recomputes `target` before its anchor, into P->chain.
-bool rematBuildTargetChain(Planner *P, const RematSimulation *sim, const Target *target, intptr_t peakPos,
-                           ChainMode mode, Chain *c);
-/// rematExtendChain (ChainFull) for a target, with the ops of its views
-/// (Target.views) re-executed after it, so that no later read is left on the
-/// dropped buffer: the sqrt planner's segments. A chain that fails leaves
-/// the group as it was.
-bool rematExtendTargetChain(Planner *P, const RematSimulation *sim, const Target *target, intptr_t anchor,
-                            intptr_t peakPos, const bool *dropped, Chain *c);
-/// The cost of the part of the chain P->chain[0, len) at `anchor` that is a
-/// move, not a recomputation.
-double rematMoveSavings(Planner *P, const RematSimulation *sim, intptr_t anchor, intptr_t len);
-
-//===----------------------------------------------------------------------===//
-// PlanGroup.c
-//===----------------------------------------------------------------------===//
-
-/// Builds the chain that recomputes every member of a group before `anchor`
-/// into P->groupOps (see PlanGroup.c).
-bool rematBuildGroup(Planner *P, const RematSimulation *sim, const Target *members, intptr_t n, intptr_t anchor,
-                     intptr_t t, intptr_t keep, GroupEval *out);
-/// The best group pick at instance `t`, replacing *best when it scores lower.
-bool rematPickGroupAt(Planner *P, const RematSimulation *sim, intptr_t t, int64_t need, const bool *picked,
-                      const intptr_t *idle, intptr_t numIdle, bool *found, double *bestScore, int64_t *bestGain,
-                      Pick *best);
-
-//===----------------------------------------------------------------------===//
-// PlanSqrt.c, PlanPortfolio.c
-//===----------------------------------------------------------------------===//
-
-/// The sqrt planner: Chen et al.'s segment checkpointing (PlanSqrt.c). Its
-/// plan peaks under both the timeline's peak and `ceiling` (the input's
-/// peak), or it makes none.
-bool rematPlanSqrt(Planner *P, RematSimulation *sim, int64_t ceiling);
-/// The default planner's restarts from checkpoints (PlanPortfolio.c): every
-/// `segmentCuts`-th layer cut of the values stashed at the peak kept (0:
-/// every ceil(sqrt(#cuts))-th), the rest recomputed segment by segment; no
-/// plan when that does not lower the peak. The sqrt planner until
-/// 2026-12-02, kept as it was so that the default planner's plans stay.
-bool rematPlanLayerCutCheckpoints(Planner *P, RematSimulation *sim, intptr_t segmentCuts);
-/// The default planner: the chain-aware search, then its portfolio of
-/// restarts and local search, keeping the best plan in (P, sim). `*effort`
-/// says how much of the portfolio ran: "full" (graphs up to kExactPruneOps
-/// ops), "reduced+variant" (over it, within kExactPruneWork) or "reduced",
-/// either followed by "+classes" when the class-wise moves ran.
-bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
-                        const char **effort);
-/// Runs planner `kind` from the unchanged timeline `sim`, leaving the plan in
-/// (P, sim): the one dispatch of the MLIR driver (PlanDriver.c) and of graph
-/// planning (GraphTables.c). `ceiling`: the peak the sqrt planner's plan stays
-/// under. `*effort` is set by the default planner only.
-bool rematRunPlanner(Planner *P, RematSimulation *sim, const RematSimContext *ctx, RematPlannerKind kind,
-                     int64_t budget, int64_t ceiling, const char **effort);
+/// Adds a value to the last decision's group.
+bool rematPlannerAddMember(Planner *P, intptr_t value, int64_t bytes);
+/// `array` (capacity *cap elements of `size` bytes, full) reallocated to
+/// twice that (at least 32); NULL when out of memory, with `array` and *cap
+/// as they were.
+void *rematPlannerGrowArray(void *array, intptr_t *cap, size_t size);
 
 #endif // REMAT_LIB_PLANSEARCH_H

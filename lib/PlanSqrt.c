@@ -8,11 +8,13 @@
 // right before the backward first reads any of its values.
 //
 // Also the older rule the default planner restarts from
-// (rematPlanLayerCutCheckpoints, PlanPortfolio.c). Uses the search state and
-// chains of PlanSearch.h.
+// (rematPlanLayerCutCheckpoints, PlanPortfolio.c). Uses the search state
+// (PlanSearch.h) and chains (PlanChain.h).
 //
 //===----------------------------------------------------------------------===//
-#include "PlanSearch.h"
+#include "PlanSqrt.h"
+
+#include "PlanChain.h"
 
 #include <math.h>
 #include <stdlib.h>

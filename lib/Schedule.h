@@ -89,7 +89,7 @@ typedef struct RematSimContext {
   // argument) and its result number there.
   intptr_t *useDef;
   intptr_t *useResult;
-  // Scratch the replay reuses from one simulation to the next (Schedule.c);
+  // Scratch the replay reuses from one simulation to the next (SimInternal.h);
   // a context serves one simulation at a time.
   struct RematSimScratch *scratch;
 } RematSimContext;
