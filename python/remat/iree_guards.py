@@ -20,8 +20,11 @@ its VM conversion and never merges, fuses across or moves) stop both:
   dispatch; a barrier would materialise it), views (reshapes, extract_slice,
   cast), constants;
 - before every recomputation (an op remat-opt marked `remat.clone`), on each of
-  its tensor operands but those an empty, fill or constant makes: the clone's
-  operands are fresh values, so CSE cannot merge it with its original.
+  its tensor operands but those an empty, fill or constant makes, and on each
+  tensor its regions read from outside (a `linalg.generic` whose body gathers
+  from a captured weight with `tensor.extract`, as torch-mlir's weight flips
+  do, has only an empty destination as operand): the clone's inputs are fresh
+  values, so CSE cannot merge it with its original.
 
 A value only the return reads gets no barrier: IREE then writes it straight into
 the result's storage (for a donated argument, in place), as remat's model counts
@@ -68,6 +71,25 @@ def guard(text):
             return bool(owners) and all(getattr(w, "name", w.operation.name if hasattr(w, "operation") else "")
                                         in RETURNS for w in owners)
 
+        def captured_tensors(o):
+            # [(value, [(nested op, operand index)])] for each non-free tensor value defined
+            # outside o that an op nested in o's regions reads, in first-use order.
+            inside, uses = set(), {}
+
+            def walk(op):
+                for region in op.regions:
+                    for blk in region.blocks:
+                        inside.update(blk.arguments)
+                        for n in blk.operations:
+                            inside.update(n.results)
+                            for i, v in enumerate(n.operands):
+                                uses.setdefault(v, []).append((n, i))
+                            walk(n)
+
+            walk(o)
+            return [(v, us) for v, us in uses.items()
+                    if v not in inside and isinstance(v.type, ir.RankedTensorType) and not free_value(v)]
+
         for fn in module.body.operations:
             if fn.operation.name not in ("util.func", "func.func") or not fn.regions[0].blocks:
                 continue
@@ -82,6 +104,12 @@ def guard(text):
                             if isinstance(v.type, ir.RankedTensorType) and not free_value(v):
                                 o.operands[i] = barrier(v, o).results[0]
                                 guarded = True
+                        # Tensors its body reads from outside (captured, not operands).
+                        for v, users in captured_tensors(o):
+                            g = barrier(v, o).results[0]
+                            for u, i in users:
+                                u.operands[i] = g
+                            guarded = True
                         clones += guarded
                     for r in o.results:
                         if not isinstance(r.type, ir.RankedTensorType) or returned_only(r):
