@@ -64,6 +64,17 @@ def git_rev():
     return p.stdout.strip() + ("-dirty" if d.stdout.strip() else "")
 
 
+def build_type(build):
+    """CMAKE_BUILD_TYPE of the build remat-opt comes from (plan times depend on it)."""
+    try:
+        for line in open(os.path.join(build, "CMakeCache.txt")):
+            if line.startswith("CMAKE_BUILD_TYPE:"):
+                return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
 def inputs(kinds, work):
     """(name, path) of every input of the kinds asked for, the .xz ones decompressed into work."""
     out = []
@@ -269,8 +280,10 @@ def render(data, md_path):
     L = ["# Time-memory curves: remat's planners on the steps users bring", "",
          "Made by `bench/curves.py` (issue 37, deliverable 4; bench/README.md). Generated file: "
          "`--rerender` rewrites it from `curves.json`.", "",
-         "- machine: %s" % data["machine"], "- remat commit: %s" % data["git"], "- date: %s" % data["date"],
-         "- command: `%s`" % data["command"], "- planners: %s" % ", ".join(planners), "",
+         "- machine: %s" % data["machine"],
+         "- remat commit: %s (%s, build type %s)" % (data["git"], data.get("remat_opt", "?"),
+                                                   data.get("build_type", "?")), "- date: %s" % data["date"],
+         "- command: `%s` (%s s, one remat-opt at a time)" % (data["command"], data.get("wall_s", "?")), "- planners: %s" % ", ".join(planners), "",
          "Per input: budget (label, bytes, %% of the unplanned peak, x the lower bound LB), then per planner "
          "the recompute as a %% of the step's flops (recompute_flops / baseline_flops) when the budget is met, "
          "or *not met (planned peak)*; *bound* is the default planner's recompute_cost_bound (seconds, h200 "
@@ -459,7 +472,7 @@ def main():
     data = {"machine": "%s, %d cores" % (machine.cpu_model(), os.cpu_count()), "git": git_rev(),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "command": "bench/.venv/bin/python bench/curves.py " + " ".join(sys.argv[1:]),
-            "remat_opt": os.path.relpath(opt_bin, ROOT), "planners": planners, "budgets": a.budgets.split(","),
+            "remat_opt": os.path.relpath(opt_bin, ROOT), "build_type": build_type(a.build), "planners": planners, "budgets": a.budgets.split(","),
             "inputs": []}
     t0 = time.time()
     for name, mlir in todo:
