@@ -11,7 +11,8 @@ print("inputs", [i["input"] for i in d["inputs"]], "planners", pl)
 print("labels", [r["budget"] for r in rows])
 print("header", all(k in d for k in ("machine", "git", "command", "date")), bool(d["git"]))
 print("descending", all(a["budget_bytes"] > b["budget_bytes"] for a, b in zip(rows, rows[1:])))
-print("lb_row", rows[-1]["budget_bytes"] == inp["lower_bound_bytes"])
+print("skipped", inp.get("skipped_under_lower_bound"), "over_lb", all(r["budget_bytes"] >= inp["lower_bound_bytes"]
+                                                                        for r in rows))
 full = rows[0]["planners"]
 print("full_zero", rows[0]["budget_bytes"] == inp["peak_bytes"] and
       all(e["met"] and e["recompute_flops"] == 0 and e["recompute_pct_flops"] == 0.0 for e in full.values()))
