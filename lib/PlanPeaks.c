@@ -874,6 +874,19 @@ static int compareKicks(const void *a, const void *b) {
   return (int)x->mode - (int)y->mode;
 }
 
+typedef struct TargetSize {
+  int64_t bytes;
+  intptr_t value, index;
+} TargetSize;
+
+/// Largest buffer first; ties by value (deterministic).
+static int compareTargetSize(const void *a, const void *b) {
+  const TargetSize *x = a, *y = b;
+  if (x->bytes != y->bytes)
+    return x->bytes > y->bytes ? -1 : 1;
+  return (x->value > y->value) - (x->value < y->value);
+}
+
 intptr_t rematRankKicks(Planner *P, RematSimulation *sim, RematKick *out, intptr_t max) {
   size_t nb = (size_t)(sim->numBuffers + 1);
   intptr_t *idle = malloc(nb * sizeof(*idle));
@@ -888,6 +901,29 @@ intptr_t rematRankKicks(Planner *P, RematSimulation *sim, RematKick *out, intptr
   intptr_t numIdle = collectIdleBuffers(P, sim, idle);
   for (intptr_t i = 0; i < numIdle; ++i)
     numTargets += rematFindTarget(P, sim, idle[i], t, &targets[numTargets]);
+  // Each is simulated four times: on a large graph with hundreds of targets
+  // at its peak, only the largest kMaxKickTargets (a kick frees much, or it
+  // is not worth its new peak).
+  if (numTargets > kMaxKickTargets) {
+    TargetSize *bySize = malloc((size_t)numTargets * sizeof(*bySize));
+    Target *kept = malloc((size_t)kMaxKickTargets * sizeof(*kept));
+    if (!bySize || !kept) {
+      free(bySize);
+      free(kept);
+      free(idle);
+      free(targets);
+      return -1;
+    }
+    for (intptr_t i = 0; i < numTargets; ++i)
+      bySize[i] = (TargetSize){sim->buffers[targets[i].buffer].bytes, targets[i].value, i};
+    qsort(bySize, (size_t)numTargets, sizeof(*bySize), compareTargetSize);
+    for (intptr_t i = 0; i < kMaxKickTargets; ++i)
+      kept[i] = targets[bySize[i].index];
+    memcpy(targets, kept, (size_t)kMaxKickTargets * sizeof(*kept));
+    numTargets = kMaxKickTargets;
+    free(bySize);
+    free(kept);
+  }
   RematKick *all = NULL;
   intptr_t numAll = 0, capAll = 0;
   bool ok = true;

@@ -32,11 +32,13 @@ typedef struct RematKick {
   int64_t peak;
   double cost;
 } RematKick;
-/// The candidates at the plan's peak, each at its first late reader and at
-/// the valley before it (both chain modes), each simulated exactly with the
-/// plan, whatever its peak (the search keeps only steps that lower it):
-/// the `max` with the lowest peak (then the least cost) into `out`. Their
-/// number, -1 when out of memory. `sim`: the plan's complete timeline.
+enum { kMaxKickTargets = 32 }; // candidates ranked as kicks, the largest first
+/// The candidates at the plan's peak (the kMaxKickTargets largest), each at
+/// its first late reader and at the valley before it, in both chain modes,
+/// each simulated exactly with the plan whatever its peak (the search keeps
+/// only steps that lower it): the `max` with the lowest peak (then the least
+/// cost) into `out`. Their number, -1 when out of memory. `sim`: the plan's
+/// complete timeline.
 intptr_t rematRankKicks(Planner *P, RematSimulation *sim, RematKick *out, intptr_t max);
 /// Adds kick `k` (ranked on the same timeline `sim`) to the plan and
 /// simulates it into `sim`. *applied false when it cannot be (the plan is
