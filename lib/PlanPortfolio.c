@@ -777,6 +777,7 @@ static bool escapeByKicks(Planner *P, RematSimulation *sim, const RematSimContex
                  rematApplyKick(&Q, &trial, &kicks[i / 2], &applied);
       if (run && applied && i % 2 == 1)
         run = keepOnlyLastDecision(&Q, &trial, ctx, budget);
+      Q.opt.groups = true;
       ++descents;
       run = run && applied && rematPlanAtPeaks(&Q, &trial, true) && rematPruneDecisions(&Q, &trial);
       ok = keepBetterPlan(P, sim, &Q, &trial, budget, run);
