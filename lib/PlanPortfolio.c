@@ -6,7 +6,8 @@
 // from looser targets; once a plan fits, local search (neighbours that forbid
 // one of its costliest values, a refined score, repairs with group picks);
 // variants with other candidate sets and from a looser budget; and when
-// every search ends over the budget, restarts with perturbed scores; over
+// every search ends over the budget, restarts with perturbed scores, then
+// kicks (a step that raises the peak, and the search again from it); over
 // 4,000 ops, repairs and local search by class of alike decisions. How
 // many searches and from where is the fixed PortfolioConfig below, apart
 // from the search state; what each search does differently is its
