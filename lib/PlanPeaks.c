@@ -961,7 +961,7 @@ intptr_t rematRankKicks(Planner *P, RematSimulation *sim, RematKick *out, intptr
       all[numAll++] = k;
     }
   }
-  if (ok) {
+  if (ok && numAll > 0) { // `all` is NULL when there is none
     qsort(all, (size_t)numAll, sizeof(*all), compareKicks);
     n = numAll < max ? numAll : max;
     memcpy(out, all, (size_t)n * sizeof(*out));
