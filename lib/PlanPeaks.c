@@ -842,3 +842,152 @@ bool rematPruneDecisions(Planner *P, RematSimulation *sim) {
   free(order);
   return true;
 }
+
+//===----------------------------------------------------------------------===//
+// Kicks: one step at the peak, whatever it does to the peak
+//===----------------------------------------------------------------------===//
+
+/// Builds kick `k`'s chain on `sim` and adds it as a decision. False when
+/// its chain cannot be built or frees nothing at the peak (*pushed false)
+/// or when out of memory.
+static bool pushKick(Planner *P, const RematSimulation *sim, const RematKick *k, bool *pushed) {
+  Chain c;
+  *pushed = false;
+  if (!rematBuildTargetChain(P, sim, &k->target, sim->peakInstance, k->mode, &c) ||
+      sim->buffers[k->target.buffer].bytes <= c.extendedAtPeak)
+    return true;
+  *pushed = true;
+  return rematPlannerPushDecision(P, k->target.value, k->target.anchor, &c, sim->buffers[k->target.buffer].bytes,
+                                  sim->instAnchor[k->target.lastReadBefore] + 1, k->target.anchor - 1);
+}
+
+static int compareKicks(const void *a, const void *b) {
+  const RematKick *x = a, *y = b;
+  if (x->peak != y->peak)
+    return x->peak < y->peak ? -1 : 1;
+  if (x->cost != y->cost)
+    return x->cost < y->cost ? -1 : 1;
+  if (x->target.value != y->target.value)
+    return x->target.value < y->target.value ? -1 : 1;
+  if (x->target.anchor != y->target.anchor)
+    return x->target.anchor < y->target.anchor ? -1 : 1;
+  return (int)x->mode - (int)y->mode;
+}
+
+typedef struct TargetSize {
+  int64_t bytes;
+  intptr_t value, index;
+} TargetSize;
+
+/// Largest buffer first; ties by value (deterministic).
+static int compareTargetSize(const void *a, const void *b) {
+  const TargetSize *x = a, *y = b;
+  if (x->bytes != y->bytes)
+    return x->bytes > y->bytes ? -1 : 1;
+  return (x->value > y->value) - (x->value < y->value);
+}
+
+intptr_t rematRankKicks(Planner *P, RematSimulation *sim, RematKick *out, intptr_t max) {
+  size_t nb = (size_t)(sim->numBuffers + 1);
+  intptr_t *idle = malloc(nb * sizeof(*idle));
+  Target *targets = malloc(nb * sizeof(*targets));
+  intptr_t n = 0, numTargets = 0, t = sim->peakInstance;
+  if (!idle || !targets) {
+    free(idle);
+    free(targets);
+    return -1;
+  }
+  computeStageLive(P, sim);
+  intptr_t numIdle = collectIdleBuffers(P, sim, idle);
+  for (intptr_t i = 0; i < numIdle; ++i)
+    numTargets += rematFindTarget(P, sim, idle[i], t, &targets[numTargets]);
+  // Each is simulated four times: on a large graph with hundreds of targets
+  // at its peak, only the largest kMaxKickTargets (a kick frees much, or it
+  // is not worth its new peak).
+  if (numTargets > kMaxKickTargets) {
+    TargetSize *bySize = malloc((size_t)numTargets * sizeof(*bySize));
+    Target *kept = malloc((size_t)kMaxKickTargets * sizeof(*kept));
+    if (!bySize || !kept) {
+      free(bySize);
+      free(kept);
+      free(idle);
+      free(targets);
+      return -1;
+    }
+    for (intptr_t i = 0; i < numTargets; ++i)
+      bySize[i] = (TargetSize){sim->buffers[targets[i].buffer].bytes, targets[i].value, i};
+    qsort(bySize, (size_t)numTargets, sizeof(*bySize), compareTargetSize);
+    for (intptr_t i = 0; i < kMaxKickTargets; ++i)
+      kept[i] = targets[bySize[i].index];
+    memcpy(targets, kept, (size_t)kMaxKickTargets * sizeof(*kept));
+    numTargets = kMaxKickTargets;
+    free(bySize);
+    free(kept);
+  }
+  RematKick *all = NULL;
+  intptr_t numAll = 0, capAll = 0;
+  bool ok = true;
+  for (intptr_t i = 0; ok && i < numTargets; ++i) {
+    if (P->opt.forbidden && P->opt.forbidden[targets[i].value])
+      continue;
+    // At its first late reader, and at the valley before it (valleyAfter):
+    // there the chain's own intermediates cost least.
+    intptr_t valley = valleyAfter(P, sim, t, &targets[i]);
+    for (int m = 0; ok && m < 4; ++m) {
+      RematKick k = {targets[i], (ChainMode)(m % 2), 0, 0};
+      if (m >= 2 && !shiftAnchor(P, sim, t, 3, valley, &k.target))
+        continue;
+      bool pushed = false;
+      ok = pushKick(P, sim, &k, &pushed);
+      if (!ok || !pushed)
+        continue;
+      RematSimulation trial;
+      bool valid = rematPlannerSimulateTrial(P, sim, INT64_MAX, &trial);
+      ok = trial.status != RematSimOutOfMemory;
+      k.peak = trial.peakBytes;
+      k.cost = trial.recomputeCost;
+      rematSimulationFree(&trial);
+      popDecision(P);
+      if (!valid)
+        continue;
+      if (numAll == capAll) {
+        RematKick *grown = rematPlannerGrowArray(all, &capAll, sizeof(*all));
+        if (!grown) {
+          ok = false;
+          break;
+        }
+        all = grown;
+      }
+      all[numAll++] = k;
+    }
+  }
+  if (ok && numAll > 0) { // `all` is NULL when there is none
+    qsort(all, (size_t)numAll, sizeof(*all), compareKicks);
+    n = numAll < max ? numAll : max;
+    memcpy(out, all, (size_t)n * sizeof(*out));
+  }
+  free(all);
+  free(idle);
+  free(targets);
+  return ok ? n : -1;
+}
+
+bool rematApplyKick(Planner *P, RematSimulation *sim, const RematKick *k, bool *applied) {
+  *applied = false;
+  bool ok = pushKick(P, sim, k, applied);
+  if (!ok || !*applied)
+    return ok;
+  RematSimulation trial;
+  memset(&trial, 0, sizeof(trial));
+  if (rematPlannerSimulate(P, true, &trial)) {
+    rematSimulationFree(sim);
+    *sim = trial;
+    rematPlannerMemoClear(P);
+    return true;
+  }
+  *applied = false;
+  ok = trial.status != RematSimOutOfMemory;
+  rematSimulationFree(&trial);
+  popDecision(P);
+  return ok;
+}

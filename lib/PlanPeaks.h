@@ -24,5 +24,25 @@ static inline bool rematExactPruneAffordable(const Planner *P) {
 /// tried alone on the exact timeline when rematExactPruneAffordable, else
 /// the 8 costliest).
 bool rematPruneDecisions(Planner *P, RematSimulation *sim);
+/// A kick: one candidate at the plan's peak (target, chain mode, place)
+/// with the plan's exact peak and recompute cost once it is added.
+typedef struct RematKick {
+  Target target;
+  ChainMode mode;
+  int64_t peak;
+  double cost;
+} RematKick;
+enum { kMaxKickTargets = 32 }; // candidates ranked as kicks, the largest first
+/// The candidates at the plan's peak (the kMaxKickTargets largest), each at
+/// its first late reader and at the valley before it, in both chain modes,
+/// each simulated exactly with the plan whatever its peak (the search keeps
+/// only steps that lower it): the `max` with the lowest peak (then the least
+/// cost) into `out`. Their number, -1 when out of memory. `sim`: the plan's
+/// complete timeline.
+intptr_t rematRankKicks(Planner *P, RematSimulation *sim, RematKick *out, intptr_t max);
+/// Adds kick `k` (ranked on the same timeline `sim`) to the plan and
+/// simulates it into `sim`. *applied false when it cannot be (the plan is
+/// then unchanged). False only when out of memory.
+bool rematApplyKick(Planner *P, RematSimulation *sim, const RematKick *k, bool *applied);
 
 #endif // REMAT_LIB_PLANPEAKS_H

@@ -6,7 +6,8 @@
 // from looser targets; once a plan fits, local search (neighbours that forbid
 // one of its costliest values, a refined score, repairs with group picks);
 // variants with other candidate sets and from a looser budget; and when
-// every search ends over the budget, restarts with perturbed scores; over
+// every search ends over the budget, restarts with perturbed scores, then
+// kicks (a step that raises the peak, and the search again from it); over
 // 4,000 ops, repairs and local search by class of alike decisions. How
 // many searches and from where is the fixed PortfolioConfig below, apart
 // from the search state; what each search does differently is its
@@ -32,6 +33,7 @@ typedef struct PortfolioConfig {
   double noiseAmp;      // retryWithNoise's perturbation (SearchOptions.noiseAmp)
   intptr_t noiseOps;    // retryWithNoise runs noiseOps / #ops seeds ...
   intptr_t minNoiseSeeds, maxNoiseSeeds; // ... at least and at most these
+  int kicksPerPlan, kicks;               // escapeByKicks: kicks ranked per plan, descents in all
   // Over kExactPruneOps ops (improveByClasses): class-wise repair and local
   // search neighbours (repairs only where the decisions were not each
   // pruned on the exact timeline: after that pruning, on the 4k and 15k
@@ -52,6 +54,8 @@ static const PortfolioConfig kPortfolio = {
     .noiseOps = 8000,
     .minNoiseSeeds = 2,
     .maxNoiseSeeds = 16,
+    .kicksPerPlan = 8,
+    .kicks = 24,
     .classRepairs = 3,
     .classRepairsAfterExactPrune = 0,
     .classRestarts = 2,
@@ -61,7 +65,8 @@ static const PortfolioConfig kPortfolio = {
 
 enum {
   kNumSegments = sizeof(kPortfolio.segments) / sizeof(kPortfolio.segments[0]),
-  kMaxRestarts = 16, // room for the local search's candidates (improveByRestarts)
+  kMaxRestarts = 16,     // room for the local search's candidates (improveByRestarts)
+  kMaxKicksPerPlan = 64, // room for escapeByKicks' kicks from one plan
 };
 
 //===----------------------------------------------------------------------===//
@@ -718,6 +723,75 @@ static bool planKeepingPastPeak(Planner *P, RematSimulation *sim, const RematSim
 }
 
 //===----------------------------------------------------------------------===//
+// Kicks: compound steps out of a plan stuck over the budget
+//===----------------------------------------------------------------------===//
+
+/// Q's plan reduced to its last decision, simulated into `sim`.
+static bool keepOnlyLastDecision(Planner *Q, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
+  Planner R;
+  RematSimulation only;
+  memset(&only, 0, sizeof(only));
+  bool ok = rematPlannerInit(&R, ctx, budget) && rematPlannerCopyDecision(&R, Q, Q->numDecisions - 1);
+  R.maxChain = Q->maxChain;
+  R.opt.resultTargets = Q->opt.resultTargets;
+  R.opt.joint = Q->opt.joint;
+  R.opt.keepPastPeak = Q->opt.keepPastPeak;
+  ok = ok && rematPlannerSimulate(&R, true, &only);
+  Planner tmp = *Q;
+  *Q = R;
+  R = tmp;
+  rematPlannerFree(&R);
+  rematSimulationFree(sim);
+  *sim = only;
+  return ok;
+}
+
+/// When every search ends over the budget: the search keeps only steps
+/// that lower the peak (or leave it at fewer points), so it stops where
+/// freeing a buffer at the peak makes another point at least as high (the
+/// freed value's chain, or what it keeps alive, lands near the peak), even
+/// when later steps would then bring both under it. A kick takes such a
+/// step anyway: the candidates at the best plan's peak are each simulated
+/// exactly with the plan (rematRankKicks), and from each of the
+/// kPortfolio.kicksPerPlan whose peak is lowest the search descends again,
+/// twice: from the plan with the kick (its rejections cleared: they were
+/// about other timelines), and from the kick alone (the plan's other
+/// decisions, made before the kick, may be what keeps the new peak up). A
+/// result that fits, or has a lower peak than the plan, becomes the plan,
+/// and the kicks start again from it. At most kPortfolio.kicks descents in
+/// all: counts, so plans do not depend on the machine. A plan that fits is
+/// then made cheaper by the usual local search.
+static bool escapeByKicks(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
+  RematKick kicks[kMaxKicksPerPlan];
+  bool ok = true;
+  for (int descents = 0; ok && sim->peakBytes > budget && descents < kPortfolio.kicks;) {
+    intptr_t n = rematRankKicks(P, sim, kicks, kPortfolio.kicksPerPlan);
+    if (n < 0)
+      return false;
+    int64_t before = sim->peakBytes;
+    for (intptr_t i = 0; ok && i < 2 * n && descents < kPortfolio.kicks && sim->peakBytes == before; ++i) {
+      Planner Q;
+      RematSimulation trial;
+      memset(&trial, 0, sizeof(trial));
+      bool applied = false;
+      bool run = rematPlannerInit(&Q, ctx, budget) && copyPlanWithout(&Q, P, -1, NULL, &trial) &&
+                 rematApplyKick(&Q, &trial, &kicks[i / 2], &applied);
+      if (run && applied && i % 2 == 1)
+        run = keepOnlyLastDecision(&Q, &trial, ctx, budget);
+      Q.opt.groups = true;
+      ++descents;
+      run = run && applied && rematPlanAtPeaks(&Q, &trial, true) && rematPruneDecisions(&Q, &trial);
+      ok = keepBetterPlan(P, sim, &Q, &trial, budget, run);
+    }
+    if (sim->peakBytes == before)
+      break;
+  }
+  if (ok && sim->peakBytes <= budget)
+    ok = improveByRestarts(P, sim, ctx, budget);
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
 // The default planner
 //===----------------------------------------------------------------------===//
 
@@ -765,6 +839,8 @@ bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext 
     ok = retryWithNoise(P, sim, ctx, budget);
   if (ok && P->g->numOps <= kExactPruneOps)
     ok = planKeepingPastPeak(P, sim, ctx, budget);
+  if (ok && sim->peakBytes > budget && P->g->numOps <= kExactPruneOps)
+    ok = escapeByKicks(P, sim, ctx, budget);
   return ok;
 }
 
