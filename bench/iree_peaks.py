@@ -128,9 +128,11 @@ def main():
     if a.append:
         with open(a.out + ".json") as f:
             old = json.load(f)
-        names = {r["step"] for r in results}
-        results = [r for r in old["results"] if r["step"] not in names] + results
+        new = {r["step"]: r for r in results}
+        kept = [new.pop(r["step"], r) for r in old["results"]]  # replaced where it stood
+        results = kept + list(new.values())
         command = old["meta"]["command"] + "; " + command
+        commit = f"{old['meta']['commit']} (the steps appended: {commit})"
     meta = {"command": command, "commit": commit,
             "machine": f"{cpu_model()} ({platform.machine()}, {os.cpu_count()} cores)",
             "iree": "iree-base-compiler/runtime 3.13 (the exporters' venv), llvm-cpu generic, local-sync",
