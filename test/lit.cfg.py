@@ -69,5 +69,6 @@ with open(os.path.join(config.remat_src_root, "python", "requirements.txt"), "rb
                          "venv-" + hashlib.sha256(_f.read()).hexdigest()[:12])
 _torch_py = os.path.join(_venv, "bin", "python")
 config.substitutions.append(("%torch_python", _torch_py))
+config.substitutions.append(("%iree_compile", os.path.join(_venv, "bin", "iree-compile")))
 if os.path.exists(os.path.join(_venv, ".requirements.txt")) and os.path.exists(_torch_py):
     config.available_features.add("torch")

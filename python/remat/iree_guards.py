@@ -24,7 +24,11 @@ its VM conversion and never merges, fuses across or moves) stop both:
   tensor its regions read from outside (a `linalg.generic` whose body gathers
   from a captured weight with `tensor.extract`, as torch-mlir's weight flips
   do, has only an empty destination as operand): the clone's inputs are fresh
-  values, so CSE cannot merge it with its original.
+  values, so CSE cannot merge it with its original. A clone that reads no
+  tensor at all gets the same for the scalars its body reads from outside (the
+  i64 seed of torch-mlir's dropout mask) or, reading none (an iota), its
+  indices offset by a barrier on 0 (IREE drops a destination the body never
+  reads, so a barrier there would not keep the clone apart).
 
 A value only the return reads gets no barrier: IREE then writes it straight into
 the result's storage (for a donated argument, in place), as remat's model counts
@@ -90,6 +94,52 @@ def guard(text):
             return [(v, us) for v, us in uses.items()
                     if v not in inside and isinstance(v.type, ir.RankedTensorType) and not free_value(v)]
 
+        def captured_scalars(o):
+            # [(value, [(nested op, operand index)])] for each value of another type (an i64 seed,
+            # an index) defined outside o, not by a constant, that an op nested in o reads.
+            inside, uses = set(), {}
+
+            def walk(op):
+                for region in op.regions:
+                    for blk in region.blocks:
+                        inside.update(blk.arguments)
+                        for n in blk.operations:
+                            inside.update(n.results)
+                            for i, v in enumerate(n.operands):
+                                uses.setdefault(v, []).append((n, i))
+                            walk(n)
+
+            walk(o)
+            return [(v, us) for v, us in uses.items()
+                    if v not in inside and not isinstance(v.type, ir.ShapedType) and not free_value(v)]
+
+        def offset_indices(o):
+            # linalg.index i -> i + z in o's body, z a barrier on the constant 0 before o.
+            indices = []
+
+            def walk(op):
+                for region in op.regions:
+                    for blk in region.blocks:
+                        for n in blk.operations:
+                            if n.operation.name == "linalg.index":
+                                indices.append(n.operation)
+                            walk(n.operation)
+
+            walk(o)
+            if not indices:
+                return False
+            index = ir.IndexType.get()
+            zero = ir.Operation.create("arith.constant", results=[index],
+                                       attributes={"value": ir.IntegerAttr.get(index, 0)})
+            ir.InsertionPoint(o).insert(zero)
+            z = barrier(zero.results[0], o).results[0]
+            for idx in indices:
+                add = ir.Operation.create("arith.addi", results=[index], operands=[idx.results[0], z])
+                ir.InsertionPoint(idx).insert(add)
+                idx.move_before(add)
+                idx.results[0].replace_all_uses_except(add.results[0], add)
+            return True
+
         for fn in module.body.operations:
             if fn.operation.name not in ("util.func", "func.func") or not fn.regions[0].blocks:
                 continue
@@ -110,6 +160,20 @@ def guard(text):
                             for u, i in users:
                                 u.operands[i] = g
                             guarded = True
+                        if not guarded:
+                            # Nothing above: a clone that computes from indices and scalars only
+                            # (torch-mlir's dropout mask: an empty destination and the seed, an
+                            # i64, read in its body). Its scalars become fresh values; without
+                            # any (an iota, a causal mask), its indices are offset by a fresh
+                            # zero. (A barrier on the empty destination does not do: IREE drops a
+                            # destination the body never reads, then merges the clone.)
+                            for v, users in captured_scalars(o):
+                                g = barrier(v, o).results[0]
+                                for u, i in users:
+                                    u.operands[i] = g
+                                guarded = True
+                            if not guarded:
+                                guarded = offset_indices(o)
                         clones += guarded
                     for r in o.results:
                         if not isinstance(r.type, ir.RankedTensorType) or returned_only(r):
