@@ -75,9 +75,9 @@ def guard(text):
             return bool(owners) and all(getattr(w, "name", w.operation.name if hasattr(w, "operation") else "")
                                         in RETURNS for w in owners)
 
-        def captured_tensors(o):
-            # [(value, [(nested op, operand index)])] for each non-free tensor value defined
-            # outside o that an op nested in o's regions reads, in first-use order.
+        def captured(o):
+            # {value: [(nested op, operand index)]} for each value defined outside o that an op
+            # nested in o's regions reads, in first-use order.
             inside, uses = set(), {}
 
             def walk(op):
@@ -91,27 +91,15 @@ def guard(text):
                             walk(n)
 
             walk(o)
-            return [(v, us) for v, us in uses.items()
-                    if v not in inside and isinstance(v.type, ir.RankedTensorType) and not free_value(v)]
+            return {v: us for v, us in uses.items() if v not in inside and not free_value(v)}
+
+        def captured_tensors(o):
+            # The tensors among them (a weight a flip gathers from).
+            return [(v, us) for v, us in captured(o).items() if isinstance(v.type, ir.RankedTensorType)]
 
         def captured_scalars(o):
-            # [(value, [(nested op, operand index)])] for each value of another type (an i64 seed,
-            # an index) defined outside o, not by a constant, that an op nested in o reads.
-            inside, uses = set(), {}
-
-            def walk(op):
-                for region in op.regions:
-                    for blk in region.blocks:
-                        inside.update(blk.arguments)
-                        for n in blk.operations:
-                            inside.update(n.results)
-                            for i, v in enumerate(n.operands):
-                                uses.setdefault(v, []).append((n, i))
-                            walk(n)
-
-            walk(o)
-            return [(v, us) for v, us in uses.items()
-                    if v not in inside and not isinstance(v.type, ir.ShapedType) and not free_value(v)]
+            # The values of other types among them, constants aside (an i64 seed, an index).
+            return [(v, us) for v, us in captured(o).items() if not isinstance(v.type, ir.ShapedType)]
 
         def offset_indices(o):
             # linalg.index i -> i + z in o's body, z a barrier on the constant 0 before o.
