@@ -101,6 +101,15 @@ def guard(text):
             # The values of other types among them, constants aside (an i64 seed, an index).
             return [(v, us) for v, us in captured(o).items() if not isinstance(v.type, ir.ShapedType)]
 
+        def guard_captured(values, o):
+            # A barrier before o on each captured value, read by its users in o's body instead;
+            # whether there was any.
+            for v, users in values:
+                g = barrier(v, o).results[0]
+                for u, i in users:
+                    u.operands[i] = g
+            return bool(values)
+
         def offset_indices(o):
             # linalg.index i -> i + z in o's body, z a barrier on the constant 0 before o.
             indices = []
@@ -143,11 +152,7 @@ def guard(text):
                                 o.operands[i] = barrier(v, o).results[0]
                                 guarded = True
                         # Tensors its body reads from outside (captured, not operands).
-                        for v, users in captured_tensors(o):
-                            g = barrier(v, o).results[0]
-                            for u, i in users:
-                                u.operands[i] = g
-                            guarded = True
+                        guarded |= guard_captured(captured_tensors(o), o)
                         if not guarded:
                             # Nothing above: a clone that computes from indices and scalars only
                             # (torch-mlir's dropout mask: an empty destination and the seed, an
@@ -155,13 +160,7 @@ def guard(text):
                             # any (an iota, a causal mask), its indices are offset by a fresh
                             # zero. (A barrier on the empty destination does not do: IREE drops a
                             # destination the body never reads, then merges the clone.)
-                            for v, users in captured_scalars(o):
-                                g = barrier(v, o).results[0]
-                                for u, i in users:
-                                    u.operands[i] = g
-                                guarded = True
-                            if not guarded:
-                                guarded = offset_indices(o)
+                            guarded = guard_captured(captured_scalars(o), o) or offset_indices(o)
                         clones += guarded
                     for r in o.results:
                         if not isinstance(r.type, ir.RankedTensorType) or returned_only(r):
