@@ -58,12 +58,6 @@ def sh(cmd):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
-def git_rev():
-    p = sh(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"])
-    d = sh(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"])
-    return p.stdout.strip() + ("-dirty" if d.stdout.strip() else "")
-
-
 def build_type(build):
     """CMAKE_BUILD_TYPE of the build remat-opt comes from (plan times depend on it)."""
     try:
@@ -478,7 +472,7 @@ def main():
     if not todo:
         print("curves.py: no input matches --inputs %s --only %s" % (a.inputs, a.only), file=sys.stderr)
         return 1
-    data = {"machine": "%s, %d cores" % (machine.cpu_model(), os.cpu_count()), "git": git_rev(),
+    data = {"machine": "%s, %d cores" % (machine.cpu_model(), os.cpu_count()), "git": machine.git_rev(ROOT),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "command": "bench/.venv/bin/python bench/curves.py " + " ".join(sys.argv[1:]),
             "remat_opt": os.path.relpath(opt_bin, ROOT), "build_type": build_type(a.build), "planners": planners, "budgets": a.budgets.split(","),

@@ -12,3 +12,13 @@ def cpu_model(default="unknown"):
     except OSError:
         pass
     return default
+
+
+def git_rev(root):
+    """The short commit of the checkout at `root`, with "-dirty" when tracked files changed."""
+    import subprocess
+
+    def git(*args):
+        return subprocess.run(["git", "-C", root, *args], capture_output=True, text=True).stdout.strip()
+
+    return git("rev-parse", "--short", "HEAD") + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")

@@ -28,17 +28,12 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 import optimum  # noqa: E402
+from machine import git_rev  # noqa: E402
 import recompute_bound  # noqa: E402
 
 
 def sh(cmd):
     return subprocess.run(cmd, capture_output=True, text=True)
-
-
-def git_rev():
-    p = sh(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"])
-    d = sh(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"])
-    return p.stdout.strip() + ("-dirty" if d.stdout.strip() else "")
 
 
 def machine():
@@ -141,7 +136,7 @@ def refresh_planner(a):
         row["planners"][pl] = entry
         json.dump(data, open(a.out + ".json", "w"), indent=1)  # after every row: a long run can be cut
     data.setdefault("refreshed", []).append(
-        {"planner": pl, "git": git_rev(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        {"planner": pl, "git": git_rev(ROOT), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
          "command": "python3 bench/optimum_table.py " + " ".join(sys.argv[1:]), "rows_changed": changed})
     json.dump(data, open(a.out + ".json", "w"), indent=1)
     render(data, a.out + ".md")
@@ -204,7 +199,7 @@ def main():
     data = json.load(open(a.out + ".json")) if os.path.exists(a.out + ".json") else {"rows": []}
     rows = {(r["input"], r["budget"]): r for r in data["rows"]}
     only = set(a.only.split(",")) if a.only else None
-    data.update({"machine": machine(), "git": git_rev(), "time_limit_s": a.time_limit, "model": a.model,
+    data.update({"machine": machine(), "git": git_rev(ROOT), "time_limit_s": a.time_limit, "model": a.model,
                  "bound_time_limit_s": a.bound_time_limit,
                  "workers": a.workers, "command": "bench/.venv/bin/python bench/optimum_table.py " +
                  " ".join(sys.argv[1:]), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())})

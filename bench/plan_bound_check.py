@@ -103,7 +103,7 @@ def main():
     only = set(a.only.split(",")) if a.only else None
     paths = dict(optimum_table.inputs(["ci", "examples", "bench"], os.path.join(BENCH, "work", "optimum-table")))
     out = {"command": "bench/.venv/bin/python bench/plan_bound_check.py " + " ".join(sys.argv[1:]),
-           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "git": optimum_table.git_rev(),
+           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "git": optimum_table.git_rev(ROOT),
            "machine": optimum_table.machine(), "table": os.path.relpath(a.table, ROOT), "rows": []}
     graphs = {}
     for r in table["rows"]:
