@@ -75,22 +75,24 @@ def guard(text):
             return bool(owners) and all(getattr(w, "name", w.operation.name if hasattr(w, "operation") else "")
                                         in RETURNS for w in owners)
 
+        def nested_blocks(op):
+            # Every block of op's regions, nested ones included.
+            for region in op.regions:
+                for blk in region.blocks:
+                    yield blk
+                    for n in blk.operations:
+                        yield from nested_blocks(n)
+
         def captured(o):
             # {value: [(nested op, operand index)]} for each value defined outside o that an op
             # nested in o's regions reads, in first-use order.
             inside, uses = set(), {}
-
-            def walk(op):
-                for region in op.regions:
-                    for blk in region.blocks:
-                        inside.update(blk.arguments)
-                        for n in blk.operations:
-                            inside.update(n.results)
-                            for i, v in enumerate(n.operands):
-                                uses.setdefault(v, []).append((n, i))
-                            walk(n)
-
-            walk(o)
+            for blk in nested_blocks(o):
+                inside.update(blk.arguments)
+                for n in blk.operations:
+                    inside.update(n.results)
+                    for i, v in enumerate(n.operands):
+                        uses.setdefault(v, []).append((n, i))
             return {v: us for v, us in uses.items() if v not in inside and not free_value(v)}
 
         def captured_tensors(o):
@@ -112,17 +114,8 @@ def guard(text):
 
         def offset_indices(o):
             # linalg.index i -> i + z in o's body, z a barrier on the constant 0 before o.
-            indices = []
-
-            def walk(op):
-                for region in op.regions:
-                    for blk in region.blocks:
-                        for n in blk.operations:
-                            if n.operation.name == "linalg.index":
-                                indices.append(n.operation)
-                            walk(n.operation)
-
-            walk(o)
+            indices = [n.operation for blk in nested_blocks(o) for n in blk.operations
+                       if n.operation.name == "linalg.index"]
             if not indices:
                 return False
             index = ir.IndexType.get()
