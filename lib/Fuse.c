@@ -2,20 +2,28 @@
 //
 // See Fuse.h. The fusion itself is MLIR's (its default control: a producer is
 // fused only into the single op that uses it, so no work is duplicated); this
-// file runs it on one function and counts what it removed, and runs it as the
-// planner's optional first step (rematFuseBeforePlanning): fused, or put back
-// when the fused function's lower bound refuses the budget.
+// file first gives each use of a pure broadcast its own copy
+// (rematSplitBroadcasts: a copy fused into its user computes nothing, so
+// nothing is duplicated either), runs the fusion on one function and counts
+// what it removed, and runs it as the planner's optional first step
+// (rematFuseBeforePlanning): fused, or put back when the fused function's
+// lower bound refuses the budget.
 //
 //===----------------------------------------------------------------------===//
 #include "Fuse.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "IRBuild.h"
 #include "Pipeline.h"
 #include "PlanRecord.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
 #include "remat/Memory.h"
+#include "remat/Passes.h"
 
 static intptr_t countBodyOps(MlirOperation func) {
   intptr_t n = 0;
@@ -26,8 +34,152 @@ static intptr_t countBodyOps(MlirOperation func) {
   return n;
 }
 
+//===----------------------------------------------------------------------===//
+// Broadcasts split per use
+//===----------------------------------------------------------------------===//
+
+/// Whether every iterator of linalg op `op` is parallel (printing is the C
+/// API's only view of an iterator type).
+static bool allParallel(MlirOperation op) {
+  MlirAttribute types = mlirOperationGetAttributeByName(op, rematStr("iterator_types"));
+  if (mlirAttributeIsNull(types) || !mlirAttributeIsAArray(types))
+    return false;
+  for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(types); ++i) {
+    char text[96] = {0};
+    RematFixedText t = {text, sizeof(text), 0};
+    mlirAttributePrint(mlirArrayAttrGetElement(types, i), rematAppendToFixedText, &t);
+    if (!strstr(text, "parallel"))
+      return false;
+  }
+  return true;
+}
+
+/// A linalg.generic's input count, from its operand segments (-1: none).
+static intptr_t genericInputs(MlirOperation op) {
+  MlirAttribute segments = mlirOperationGetAttributeByName(op, rematStr("operandSegmentSizes"));
+  if (!rematIsOp(op, "linalg.generic") || mlirAttributeIsNull(segments) || !mlirAttributeIsADenseI32Array(segments) ||
+      mlirDenseArrayGetNumElements(segments) != 2)
+    return -1;
+  return mlirDenseI32ArrayGetElement(segments, 0);
+}
+
+/// A pure broadcast: a linalg.generic with one tensor result, all loops
+/// parallel, its result written through a permutation, whose body only
+/// yields one of its inputs' elements (no arithmetic: a bias, or a scalar
+/// such as Adam's bias correction, spread over a tensor).
+static bool isPureBroadcast(MlirOperation op) {
+  intptr_t inputs = genericInputs(op);
+  if (inputs < 1 || mlirOperationGetNumResults(op) != 1 || mlirOperationGetNumOperands(op) != inputs + 1 ||
+      !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))) || !allParallel(op))
+    return false;
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, rematStr("indexing_maps"));
+  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) || mlirArrayAttrGetNumElements(maps) != inputs + 1)
+    return false;
+  MlirAttribute outMap = mlirArrayAttrGetElement(maps, inputs);
+  if (!mlirAttributeIsAAffineMap(outMap) || !mlirAffineMapIsPermutation(mlirAffineMapAttrGetValue(outMap)))
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  if (mlirBlockIsNull(body))
+    return false;
+  MlirOperation yield = mlirBlockGetFirstOperation(body);
+  if (mlirOperationIsNull(yield) || !rematIsOp(yield, "linalg.yield") ||
+      !mlirOperationIsNull(mlirOperationGetNextInBlock(yield)) || mlirOperationGetNumOperands(yield) != 1)
+    return false;
+  MlirValue yielded = mlirOperationGetOperand(yield, 0);
+  return mlirValueIsABlockArgument(yielded) && mlirBlockEqual(mlirBlockArgumentGetOwner(yielded), body) &&
+         mlirBlockArgumentGetArgNumber(yielded) < inputs;
+}
+
+/// Whether MLIR's elementwise fusion folds the producer of operand `index`
+/// of `user` (a pure broadcast, see isPureBroadcast) into `user` once that
+/// is its only use: `user` is an all-parallel linalg.generic in `block`
+/// reading it as an input (linalg::areElementwiseOpsFusable).
+static bool fusesInto(MlirOperation user, intptr_t index, MlirBlock block) {
+  intptr_t inputs = genericInputs(user);
+  return inputs >= 0 && index < inputs && mlirBlockEqual(mlirOperationGetBlock(user), block) && allParallel(user);
+}
+
+intptr_t rematSplitBroadcasts(MlirOperation func) {
+  if (!rematIsFuncWithBody(func))
+    return 0;
+  MlirBlock body = rematFuncBody(func);
+  intptr_t split = 0;
+  MlirOperation *users = NULL;
+  intptr_t *indices = NULL, cap = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!isPureBroadcast(op))
+      continue;
+    MlirValue result = mlirOperationGetResult(op, 0);
+    intptr_t n = 0;
+    bool all = true;
+    for (MlirOpOperand u = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(u) && all;
+         u = mlirOpOperandGetNextUse(u)) {
+      MlirOperation user = mlirOpOperandGetOwner(u);
+      intptr_t index = (intptr_t)mlirOpOperandGetOperandNumber(u);
+      // Split only when every copy fuses: one left over would be a buffer
+      // of its own, more memory than the shared broadcast.
+      all = fusesInto(user, index, body);
+      if (!all)
+        break;
+      if (n == cap) {
+        intptr_t grown = cap ? 2 * cap : 16;
+        MlirOperation *u2 = realloc(users, (size_t)grown * sizeof(*users));
+        if (u2)
+          users = u2;
+        intptr_t *i2 = u2 ? realloc(indices, (size_t)grown * sizeof(*indices)) : NULL;
+        if (!i2) {
+          all = false;
+          break;
+        }
+        indices = i2;
+        cap = grown;
+      }
+      users[n] = user;
+      indices[n++] = index;
+    }
+    if (!all || n < 2)
+      continue;
+    // The original keeps the use that comes first; every other use reads a
+    // copy made right before it, with its own destination when that is a
+    // tensor.empty (one empty shared by two writers would be one buffer).
+    for (intptr_t i = 1; i < n; ++i)
+      if (mlirOperationIsBeforeInBlock(users[i], users[0]) ||
+          (mlirOperationEqual(users[i], users[0]) && indices[i] < indices[0])) {
+        MlirOperation user = users[0];
+        intptr_t index = indices[0];
+        users[0] = users[i];
+        indices[0] = indices[i];
+        users[i] = user;
+        indices[i] = index;
+      }
+    MlirValue dest = mlirOperationGetOperand(op, mlirOperationGetNumOperands(op) - 1);
+    MlirOperation empty = mlirValueIsAOpResult(dest) ? mlirOpResultGetOwner(dest) : (MlirOperation){NULL};
+    if (!mlirOperationIsNull(empty) && !rematIsOp(empty, "tensor.empty"))
+      empty = (MlirOperation){NULL};
+    for (intptr_t i = 1; i < n; ++i) {
+      MlirOperation copy = mlirOperationClone(op);
+      if (!mlirOperationIsNull(empty)) {
+        MlirOperation freshDest = rematInsertBefore(users[i], mlirOperationClone(empty));
+        mlirOperationSetOperand(copy, mlirOperationGetNumOperands(copy) - 1, mlirOperationGetResult(freshDest, 0));
+      }
+      rematInsertBefore(users[i], copy);
+      mlirOperationSetOperand(users[i], indices[i], mlirOperationGetResult(copy, 0));
+      ++split;
+    }
+  }
+  free(users);
+  free(indices);
+  return split;
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
 MlirLogicalResult rematFuseElementwise(MlirOperation func, intptr_t *opsRemoved) {
   intptr_t before = countBodyOps(func);
+  rematSplitBroadcasts(func);
   MlirLogicalResult result = rematRunPipelineOn(func, "func.func", "func.func(linalg-fuse-elementwise-ops)");
   *opsRemoved = mlirLogicalResultIsSuccess(result) ? before - countBodyOps(func) : 0;
   return result;

@@ -4,6 +4,7 @@
 //   remat-estimate{dim-bound=N}                    (rematAnnotateEstimate)
 //   remat{budget=SIZE planner=NAME profile=NAME}   (rematRunPass)
 //   remat-expand-scatters                          (rematExpandScattersInFunction)
+//   remat-split-broadcasts                         (rematSplitBroadcasts)
 // Options need C++ (Pass::Option), so this shim is C++; the work is done by
 // the C functions of remat/Passes.h. See docs/plugin.md.
 //
@@ -134,6 +135,22 @@ struct ExpandScattersPass : mlir::PassWrapper<ExpandScattersPass, mlir::Operatio
   }
 };
 
+/// A copy of each multi-use pure broadcast per use, so that MLIR's
+/// linalg-fuse-elementwise-ops (which fuses a producer into its one use
+/// only) folds every copy: what remat-opt --fuse-elementwise and
+/// scripts/remat-iree run before the fusion (docs/planner.md).
+struct SplitBroadcastsPass : mlir::PassWrapper<SplitBroadcastsPass, mlir::OperationPass<mlir::func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SplitBroadcastsPass)
+  llvm::StringRef getArgument() const override { return "remat-split-broadcasts"; }
+  llvm::StringRef getDescription() const override {
+    return "Give each use of a pure broadcast (linalg.generic) that elementwise fusion would fold its own copy";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::linalg::LinalgDialect, mlir::tensor::TensorDialect>();
+  }
+  void runOnOperation() override { rematSplitBroadcasts(wrap(getOperation())); }
+};
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT ::mlir::PassPluginLibraryInfo mlirGetPassPluginInfo() {
@@ -141,5 +158,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT ::mlir::PassPlu
             mlir::PassRegistration<EstimatePass>();
             mlir::PassRegistration<RematPass>();
             mlir::PassRegistration<ExpandScattersPass>();
+            mlir::PassRegistration<SplitBroadcastsPass>();
           }};
 }

@@ -57,6 +57,19 @@ bool rematEstimateReadsModule(MlirOperation func);
 /// the defaults (budget "", planner "default", profile "h200").
 MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const char *planner, const char *profile);
 
+/// The body of the `remat-split-broadcasts` pass, and the first step of
+/// remat's elementwise fusion (remat-opt --fuse-elementwise, docs/planner.md):
+/// a pure broadcast (a linalg.generic whose body only yields an input's
+/// element, all loops parallel) used by several ops, each of which MLIR's
+/// `linalg-fuse-elementwise-ops` would fold it into were it the only use (an
+/// all-parallel linalg.generic in the same block reading it as an input), gets
+/// a copy per use, made right before that use (with its own destination when
+/// that is a tensor.empty). The fusion, which folds a producer into its one
+/// use only, then folds each copy: the broadcast tensor is never allocated,
+/// and no arithmetic is duplicated (a copy computes nothing). Results are
+/// bit-identical. Returns the number of copies made.
+intptr_t rematSplitBroadcasts(MlirOperation func);
+
 /// Creates the `remat-estimate` external pass on func.func (runs
 /// rematAnnotateEstimate). The caller owns the pass until it is added to a
 /// pass manager. External passes cannot be named in textual pipelines: add it
