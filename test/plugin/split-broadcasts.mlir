@@ -82,3 +82,83 @@ func.func @feeds_a_matmul(%s: tensor<f32>, %a: tensor<4x8xf32>, %w: tensor<8x8xf
 // SPLIT-COUNT-1: ins(%arg0 : tensor<f32>)
 // SPLIT-NOT: ins(%arg0 : tensor<f32>)
 // SPLIT: linalg.matmul
+
+// A dynamic shape: each copy gets its own tensor.empty of the same size.
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @dynamic(%b: tensor<8xf32>, %a: tensor<?x8xf32>, %c: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %bc = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<?x8xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %bc : tensor<?x8xf32>, tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<?x8xf32>
+  %v = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bc : tensor<?x8xf32>, tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.subf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<?x8xf32>
+  return %u, %v : tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// SPLIT-LABEL: func.func @dynamic
+// SPLIT: %[[N:.*]] = tensor.dim
+// SPLIT: tensor.empty(%[[N]]) : tensor<?x8xf32>
+// SPLIT: ins(%arg0 : tensor<8xf32>)
+// SPLIT: %[[E3:.*]] = tensor.empty(%[[N]]) : tensor<?x8xf32>
+// SPLIT-NEXT: ins(%arg0 : tensor<8xf32>) outs(%[[E3]] : tensor<?x8xf32>)
+// FUSED-LABEL: func.func @dynamic
+// FUSED-NOT: ins(%arg0 : tensor<8xf32>) outs
+// FUSED: return
+
+// Returned, or read inside a loop: the broadcast stays one tensor.
+func.func @returned_or_nested(%s: tensor<f32>, %a: tensor<4x8xf32>, %lb: index, %ub: index, %st: index) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %bc = linalg.generic {indexing_maps = [#scalar, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<f32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %bc : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e1 : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %m = arith.mulf %x, %y : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %bc2 = linalg.generic {indexing_maps = [#scalar, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<f32>) outs(%e2 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x8xf32>
+  %r = scf.for %i = %lb to %ub step %st iter_args(%acc = %a) -> (tensor<4x8xf32>) {
+    %w = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%acc, %bc2 : tensor<4x8xf32>, tensor<4x8xf32>) outs(%acc : tensor<4x8xf32>) {
+    ^bb0(%x: f32, %y: f32, %out: f32):
+      %m = arith.mulf %x, %y : f32
+      linalg.yield %m : f32
+    } -> tensor<4x8xf32>
+    scf.yield %w : tensor<4x8xf32>
+  }
+  %z = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %bc2 : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e1 : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %m = arith.addf %x, %y : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  return %bc, %r, %z : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// SPLIT-LABEL: func.func @returned_or_nested
+// SPLIT-COUNT-2: ins(%arg0 : tensor<f32>)
+// SPLIT-NOT: ins(%arg0 : tensor<f32>)
+// SPLIT: return
