@@ -27,6 +27,7 @@ LAYERS = {
     "PlanGroup": 4,  # group picks
     "PlanPeaks": 5,  # the strategies
     "PlanSqrt": 5,
+    "PlanCover": 5,
     "PlanPortfolio": 6,  # the default planner, the dispatch
     "PlanRecord": 7,  # the drivers (record, replay, plan a function), which
     "PlanReplay": 7,  # share PlanRecord.h
