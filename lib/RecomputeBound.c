@@ -109,6 +109,32 @@ static intptr_t findWriter(const intptr_t *wOps, intptr_t lo, intptr_t hi, intpt
   return lo < end && wOps[lo] == w ? lo : -1;
 }
 
+/// Bytes op `k` may write into a buffer it also reads, in some schedule,
+/// though the input writes them apart: a result written out of place
+/// because its destination is read later is written into the destination
+/// once those reads have moved (to clones: the simulation's
+/// freedDestination, lib/SimBuffers.c). Per such result, the smaller of the
+/// two buffers (all of the result when the destination is an argument's,
+/// which no point counts); the point of `k` counts both, so the bound takes
+/// this much back. Found by the fuzz target: a relu both returned and the
+/// destination of a later subtraction, recomputed at the return, lets the
+/// subtraction write in place, under a budget the bound had called
+/// infeasible.
+static int64_t sharedWithDestination(const RematGraphImpl *g, intptr_t k) {
+  int64_t shared = 0;
+  for (intptr_t r = 0; r < g->ops[k].numResults; ++r) {
+    intptr_t v = g->ops[k].firstResult + r, dest = g->values[v].destination;
+    if (dest < 0 || g->values[v].aliasSource >= 0 || !internalValue(g, v) || g->values[dest].buffer < 0)
+      continue;
+    const RematBufferInfo *d = &g->buffers[g->values[dest].buffer];
+    if (d->lastUseOp <= k || d->readOnly || (d->external && (d->rootValue >= g->numArgs || d->allocOp >= 0)))
+      continue;
+    int64_t bytes = g->buffers[g->values[v].buffer].bytes;
+    shared += d->external || d->bytes >= bytes ? bytes : d->bytes;
+  }
+  return shared;
+}
+
 /// The coarse graph. A buffer's writers (its non-view ops with a result in
 /// it), in order, form chains: a writer continues the chain when it writes
 /// into the version the one before it wrote (its destination's contents are
@@ -471,6 +497,7 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
     for (intptr_t e = c.liveBegin[x]; e < c.liveBegin[x + 1]; ++e)
       if (!bitGet(taken, c.live[e]))
         bitSet(taken, c.live[e]), forced += c.nodes[c.live[e]].bytes;
+    forced -= sharedWithDestination(g, xop);
     // cand: needed and computed before x: held at x, or relieved (its op
     // runs again after x).
     for (intptr_t w = 0; w < W; ++w) {
