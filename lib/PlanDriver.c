@@ -2,7 +2,7 @@
 //
 // rematPlanAndRewrite (remat/Plan.h; rematApplySchedule is PlanReplay.c's): measure the
 // function, resolve the budget, refuse one under the lower bound, run the
-// pre-planning rewrites (Fuse.h, SplitEmpties.h), run the chosen planner
+// pre-planning rewrites (Fuse.h, SplitEmpties.h, HoistReaders.h), run the chosen planner
 // (PlanPortfolio.h) and record its plan (PlanRecord.h); with elementwise fusion,
 // plan with and without it and keep the faster step. Also the planner names.
 //
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "Fuse.h"
+#include "HoistReaders.h"
 #include "PlanPortfolio.h"
 #include "PlanRecord.h"
 #include "PlanSearch.h"
@@ -164,18 +165,58 @@ static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const Rema
 static int64_t smallestMetBudget(MlirOperation input, const RematGraphOptions *options, int64_t reached,
                                  const RematCostProfile *profile);
 
+static MlirLogicalResult planOnce(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
+                                  double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
+                                  RematPlanResult *result) {
+  return options->fuseElementwise
+             ? planWithAndWithoutFusion(func, options, budgetBytes, budgetPercent, kind, profile, result)
+             : planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result, NULL);
+}
+
 MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                       double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                       RematPlanResult *result) {
   double start = nowSeconds();
   // Kept to find a budget that works when this one is not met (the function
   // is rewritten by then).
-  MlirOperation input =
-      kind != RematPlannerNone && !options->skipSmallestBudgetSearch ? mlirOperationClone(func) : (MlirOperation){NULL};
-  MlirLogicalResult status =
-      options->fuseElementwise
-          ? planWithAndWithoutFusion(func, options, budgetBytes, budgetPercent, kind, profile, result)
-          : planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result, NULL);
+  MlirOperation input = kind != RematPlannerNone ? mlirOperationClone(func) : (MlirOperation){NULL};
+  MlirLogicalResult status = planOnce(func, options, budgetBytes, budgetPercent, kind, profile, result);
+  RematGraphOptions hoisting = *options;
+  hoisting.hoistReaders = true;
+  if (!mlirOperationIsNull(input) && !options->hoistReaders && mlirLogicalResultIsSuccess(status) &&
+      !result->budgetMet && result->peakBytesAfter > 0) {
+    // Missed in the input's order: once more with last readers moved up
+    // (HoistReaders.h), kept when it fits, or reaches a lower peak.
+    MlirOperation rewritten = mlirOperationClone(func);
+    MlirOperation again = mlirOperationClone(input);
+    mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(again, 0));
+    mlirOperationDestroy(again);
+    RematPlanResult hoisted;
+    memset(&hoisted, 0, sizeof(hoisted));
+    MlirLogicalResult hoistedStatus = planOnce(func, &hoisting, budgetBytes, budgetPercent, kind, profile, &hoisted);
+    bool better = mlirLogicalResultIsSuccess(hoistedStatus) && hoisted.numHoistedReaders > 0 &&
+                  (hoisted.budgetMet || hoisted.peakBytesAfter < result->peakBytesAfter);
+    if (better) {
+      rematPhaseTimesAdd(&hoisted.phases, &result->phases);
+      rematPlanResultFree(result);
+      *result = hoisted;
+      options = &hoisting;
+    } else {
+      mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(rewritten, 0));
+      if (mlirLogicalResultIsFailure(hoistedStatus)) {
+        // Out of memory or remat's own error: the input's order met every
+        // check the new one repeats.
+        status = hoistedStatus;
+        result->internalError = hoisted.internalError;
+      }
+      rematPlanResultFree(&hoisted);
+    }
+    mlirOperationDestroy(rewritten);
+  }
+  if (!mlirOperationIsNull(input) && options->skipSmallestBudgetSearch) {
+    mlirOperationDestroy(input);
+    input = (MlirOperation){NULL};
+  }
   if (!mlirOperationIsNull(input)) {
     if (mlirLogicalResultIsSuccess(status) && !result->budgetMet && result->peakBytesAfter > 0) {
       // Planned in place (a detached clone has no module around it); the
@@ -230,13 +271,89 @@ static MlirLogicalResult splitEmptiesBeforePlanning(MlirOperation func, const Re
   return mlirLogicalResultSuccess();
 }
 
+/// The peak of the function `graph` was built from, -1 when out of memory.
+static int64_t trackedPeak(RematGraph graph) {
+  RematMemoryTracker t = rematMemoryTrackerCreate(graph);
+  if (rematMemoryTrackerIsNull(t))
+    return -1;
+  int64_t peak = rematMemoryTrackerGetPeakBytes(t);
+  rematMemoryTrackerDestroy(t);
+  return peak;
+}
+
+/// The pre-planning moves of last readers (HoistReaders.h; reported, the
+/// input's own peak stays peak_bytes_before). When something moved, `*graph`
+/// is rebuilt on the reordered function; the order is kept only when its
+/// peak is no higher (the moves lower live bytes under the old graph's
+/// in-place decisions, which the rebuilt graph decides again), and if it
+/// fits the budget the result is complete (`*done`). On failure or when
+/// done, `*graph` is destroyed.
+static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const RematGraphOptions *options,
+                                                    int64_t budgetBytes, const RematCostProfile *profile,
+                                                    RematGraph *graph, RematPlanResult *result, bool *done) {
+  *done = false;
+  double t0 = nowSeconds();
+  int64_t peakBefore = trackedPeak(*graph);
+  MlirOperation saved = mlirOperationClone(func);
+  intptr_t moved = peakBefore < 0 ? -1 : rematHoistShrinkingReaders(*graph);
+  result->phases.graphBuild += nowSeconds() - t0;
+  if (moved <= 0) {
+    mlirOperationDestroy(saved);
+    if (moved == 0)
+      return mlirLogicalResultSuccess();
+    rematGraphDestroy(*graph);
+    return mlirLogicalResultFailure();
+  }
+  RematGraph hoisted = createGraphTimed(func, options, &result->phases, &result->phases.graphBuild);
+  if (rematGraphIsNull(hoisted)) {
+    mlirOperationDestroy(saved);
+    rematGraphDestroy(*graph);
+    return mlirLogicalResultFailure();
+  }
+  t0 = nowSeconds();
+  int64_t peak = trackedPeak(hoisted);
+  result->phases.graphBuild += nowSeconds() - t0;
+  rematGraphDestroy(*graph); // its ops are the moved ones
+  if (peak >= 0 && peak > budgetBytes) {
+    t0 = nowSeconds();
+    int64_t bound = rematGraphGetLowerBound(hoisted).bytes;
+    result->phases.lowerBound += nowSeconds() - t0;
+    if (bound > budgetBytes)
+      peak = INT64_MAX; // refused on the new order: the input's stands
+  }
+  if (peak < 0 || peak > peakBefore) {
+    // Bufferization decided differently on the new order (or its lower bound
+    // is over the budget): the input's order stands, and the graph is built
+    // on it once more.
+    rematGraphDestroy(hoisted);
+    mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(saved, 0));
+    mlirOperationDestroy(saved);
+    if (peak < 0)
+      return mlirLogicalResultFailure();
+    *graph = createGraphTimed(func, options, &result->phases, &result->phases.graphBuild);
+    return rematGraphIsNull(*graph) ? mlirLogicalResultFailure() : mlirLogicalResultSuccess();
+  }
+  mlirOperationDestroy(saved);
+  *graph = hoisted;
+  result->numHoistedReaders = moved;
+  if (peak <= budgetBytes) {
+    result->budgetMet = true;
+    rematRecomputeBoundSetTrivial(&result->recomputeBound);
+    result->peakBytesAfter = result->peakBytesPlanned = peak;
+    result->stepTimeSeconds = rematCostGetGraphTime(profile, *graph);
+    rematGraphDestroy(*graph);
+    *done = true;
+  }
+  return mlirLogicalResultSuccess();
+}
+
 /// The unchanged function's timeline into `sim`, checked against the memory
 /// tracker's peak (of the input, or of what fusion or the split of shared
 /// empties made of it): the planners start from it.
 static bool simulateUnchanged(const Planner *P, RematGraph graph, MlirOperation func, RematPlanResult *result,
                               RematSimulation *sim) {
   int64_t baselinePeak = result->peakBytesFused >= 0 ? result->peakBytesFused : result->peakBytesBefore;
-  if (result->numSplitEmpties > 0) {
+  if (result->numSplitEmpties > 0 || result->numHoistedReaders > 0) {
     RematMemoryTracker t = rematMemoryTrackerCreate(graph);
     baselinePeak = rematMemoryTrackerIsNull(t) ? -1 : rematMemoryTrackerGetPeakBytes(t);
     if (!rematMemoryTrackerIsNull(t))
@@ -384,6 +501,11 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   bool done = false;
   if (mlirLogicalResultIsFailure(
           splitEmptiesBeforePlanning(func, options, budgetBytes, profile, &graph, result, &done)))
+    return mlirLogicalResultFailure();
+  if (done)
+    return mlirLogicalResultSuccess();
+  if (options->hoistReaders && mlirLogicalResultIsFailure(hoistReadersBeforePlanning(func, options, budgetBytes,
+                                                                                     profile, &graph, result, &done)))
     return mlirLogicalResultFailure();
   if (done)
     return mlirLogicalResultSuccess();

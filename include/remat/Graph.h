@@ -56,6 +56,11 @@ typedef struct RematGraphOptions {
   /// peak_bytes_before stay those of the input; the lower bound checked is
   /// the fused function's. docs/planner.md, "Elementwise fusion".
   bool fuseElementwise;
+  /// rematPlanAndRewrite only, set by it: before planning, move each op that
+  /// is the last reader of tensors larger than what it allocates up to right
+  /// after the last op it must follow (lib/HoistReaders.h). rematPlanAndRewrite
+  /// plans the input's order first and this order when that misses the budget.
+  bool hoistReaders;
   /// Count buffers as runtime/gpu accounts device allocations: every one at
   /// a multiple of 64 bytes, the deallocation pipeline's copies of returned
   /// values included (the CPU lowering aligns those to 16). remat-opt sets it

@@ -119,6 +119,10 @@ typedef struct RematPlanResult {
   /// tensor.empty clones made before planning: one empty handed to several
   /// ops as their destination gets one per use (its contents are undefined).
   intptr_t numSplitEmpties;
+  /// Ops moved up before planning, each right after the last op it must
+  /// follow, because it is the last reader of more bytes than it allocates
+  /// (lib/HoistReaders.h): the planner clones ops in program order.
+  intptr_t numHoistedReaders;
   /// RematGraphOptions.fuseElementwise: ops the fusion removed, the fused
   /// function's peak before any recomputation (-1 when it did not run) and
   /// the input's flops (the fused step's can differ by folded constants).

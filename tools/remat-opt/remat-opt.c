@@ -415,6 +415,14 @@ static bool printNotes(const RematDriverResult *r, const Options *opts) {
               "remat-opt: note: function #%ld hands one tensor.empty to several ops as their destination; "
               "%ld copies were made so that each use has its own (contents are undefined) before planning\n",
               (long)i, (long)plan->numSplitEmpties);
+    if (plan->numHoistedReaders > 0)
+      fprintf(stderr,
+              "remat-opt: note: function #%ld: %ld %s the last %s of tensors larger than what %s allocates, "
+              "moved up before planning right after the last op %s must follow, so that those tensors are freed "
+              "there (recomputations clone ops in program order)\n",
+              (long)i, (long)plan->numHoistedReaders, plan->numHoistedReaders == 1 ? "op is" : "ops are",
+              plan->numHoistedReaders == 1 ? "reader" : "readers", plan->numHoistedReaders == 1 ? "it" : "each",
+              plan->numHoistedReaders == 1 ? "it" : "each");
     if (opts->hasBudget && !plan->budgetMet) {
       unmet = true;
       fprintf(stderr,

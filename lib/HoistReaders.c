@@ -1,0 +1,243 @@
+//===- HoistReaders.c - Last readers moved up to free buffers early -------===//
+//
+// See HoistReaders.h. Reads the graph's tables (reads, buffers, in-place
+// decisions) and moves ops in the IR with the MLIR C API; the program order
+// while moving is a linked list over op ids with sparse keys, so that "is
+// this reader later" stays a comparison.
+//
+//===----------------------------------------------------------------------===//
+#include "HoistReaders.h"
+
+#include <stdlib.h>
+
+#include "GraphInternal.h"
+#include "IRBuild.h"
+
+typedef struct Order {
+  intptr_t *next, *prev; // op ids, -1 at the ends
+  int64_t *key;          // increasing along the list
+  intptr_t first;
+} Order;
+
+static const int64_t kKeySpacing = (int64_t)1 << 20;
+
+static void renumber(Order *o) {
+  int64_t k = kKeySpacing;
+  for (intptr_t i = o->first; i >= 0; i = o->next[i], k += kKeySpacing)
+    o->key[i] = k;
+}
+
+static void unlink(Order *o, intptr_t i) {
+  if (o->prev[i] >= 0)
+    o->next[o->prev[i]] = o->next[i];
+  else
+    o->first = o->next[i];
+  if (o->next[i] >= 0)
+    o->prev[o->next[i]] = o->prev[i];
+  o->next[i] = o->prev[i] = -1;
+}
+
+/// Links the unlinked op `i` right after `at`; renumbers when no key is left
+/// between the two.
+static void linkAfter(Order *o, intptr_t i, intptr_t at) {
+  intptr_t after = o->next[at];
+  o->prev[i] = at;
+  o->next[i] = after;
+  o->next[at] = i;
+  if (after >= 0)
+    o->prev[after] = i;
+  int64_t hi = after >= 0 ? o->key[after] : o->key[at] + 2 * kKeySpacing;
+  if (hi - o->key[at] < 2) {
+    renumber(o);
+    return;
+  }
+  o->key[i] = o->key[at] + (hi - o->key[at]) / 2;
+}
+
+/// The value's only reader, or -1 (none, or several).
+static intptr_t onlyReader(const intptr_t *readersBegin, const intptr_t *readers, intptr_t v) {
+  return readersBegin[v + 1] - readersBegin[v] == 1 ? readers[readersBegin[v]] : -1;
+}
+
+/// The ops that write only into `x`'s destination and move with it: a
+/// tensor.empty read by x alone, or a linalg.fill of such an empty read by
+/// x alone (then both, empty first). Returns how many (at most 2 per
+/// result, written to `chain`).
+static intptr_t destinationChain(const RematGraphImpl *g, const intptr_t *readersBegin, const intptr_t *readers,
+                                 intptr_t x, intptr_t *chain) {
+  const RematOpInfo *op = &g->ops[x];
+  intptr_t count = 0;
+  for (intptr_t r = 0; r < op->numResults; ++r) {
+    intptr_t dest = g->values[op->firstResult + r].destination;
+    if (dest < 0 || onlyReader(readersBegin, readers, dest) != x)
+      continue;
+    intptr_t def = g->values[dest].defOp;
+    if (def < 0 || g->ops[def].numResults != 1)
+      continue;
+    if (rematNameIs(g->ops[def].name, "tensor.empty")) {
+      chain[count++] = def;
+      continue;
+    }
+    if (!rematNameIs(g->ops[def].name, "linalg.fill"))
+      continue;
+    intptr_t fillDest = g->values[g->ops[def].firstResult].destination;
+    if (fillDest < 0 || onlyReader(readersBegin, readers, fillDest) != def)
+      continue;
+    intptr_t empty = g->values[fillDest].defOp;
+    if (empty < 0 || !rematNameIs(g->ops[empty].name, "tensor.empty"))
+      continue;
+    chain[count++] = empty;
+    chain[count++] = def;
+  }
+  return count;
+}
+
+static bool inList(const intptr_t *list, intptr_t count, intptr_t x) {
+  for (intptr_t i = 0; i < count; ++i)
+    if (list[i] == x)
+      return true;
+  return false;
+}
+
+intptr_t rematHoistShrinkingReaders(RematGraph graph) {
+  const RematGraphImpl *g = rematGraphImpl(graph);
+  intptr_t n = g->numOps, nv = g->numValues, nb = g->numBuffers;
+  if (n < 2 || g->fromTables)
+    return 0;
+  // Readers per value (CSR from the ops' reads) and values per buffer.
+  intptr_t *readersBegin = calloc((size_t)nv + 1, sizeof(intptr_t));
+  intptr_t *readers = malloc((size_t)(g->numUses ? g->numUses : 1) * sizeof(intptr_t));
+  intptr_t *bufBegin = calloc((size_t)nb + 1, sizeof(intptr_t));
+  intptr_t *bufValues = malloc((size_t)(nv ? nv : 1) * sizeof(intptr_t));
+  intptr_t *fill = malloc((size_t)(nv > nb ? nv : nb) * sizeof(intptr_t) + 1);
+  intptr_t *seenBuffer = malloc((size_t)(nb ? nb : 1) * sizeof(intptr_t));
+  Order o = {malloc((size_t)n * sizeof(intptr_t)), malloc((size_t)n * sizeof(intptr_t)),
+             malloc((size_t)n * sizeof(int64_t)), 0};
+  intptr_t moved = -1;
+  if (!readersBegin || !readers || !bufBegin || !bufValues || !fill || !seenBuffer || !o.next || !o.prev || !o.key)
+    goto done;
+  for (intptr_t i = 0; i < n; ++i)
+    for (intptr_t u = g->ops[i].usesBegin; u < g->ops[i].usesEnd; ++u)
+      ++readersBegin[g->uses[u] + 1];
+  for (intptr_t v = 0; v < nv; ++v)
+    readersBegin[v + 1] += readersBegin[v];
+  for (intptr_t v = 0; v < nv; ++v)
+    fill[v] = readersBegin[v];
+  for (intptr_t i = 0; i < n; ++i)
+    for (intptr_t u = g->ops[i].usesBegin; u < g->ops[i].usesEnd; ++u)
+      readers[fill[g->uses[u]]++] = i;
+  for (intptr_t v = 0; v < nv; ++v)
+    if (g->values[v].buffer >= 0)
+      ++bufBegin[g->values[v].buffer + 1];
+  for (intptr_t b = 0; b < nb; ++b)
+    bufBegin[b + 1] += bufBegin[b];
+  for (intptr_t b = 0; b < nb; ++b)
+    fill[b] = bufBegin[b];
+  for (intptr_t v = 0; v < nv; ++v)
+    if (g->values[v].buffer >= 0)
+      bufValues[fill[g->values[v].buffer]++] = v;
+  for (intptr_t b = 0; b < nb; ++b)
+    seenBuffer[b] = -1;
+  for (intptr_t i = 0; i < n; ++i) {
+    o.next[i] = i + 1 < n ? i + 1 : -1;
+    o.prev[i] = i - 1;
+  }
+  renumber(&o);
+  moved = 0;
+
+  for (intptr_t x = 0; x < n; ++x) {
+    const RematOpInfo *op = &g->ops[x];
+    if (op->cls != RematOpClassPure || op->numResults == 0)
+      continue;
+    intptr_t chain[16];
+    intptr_t chainLen = op->numResults <= 8 ? destinationChain(g, readersBegin, readers, x, chain) : 0;
+    // What x allocates: its results' fresh buffers, its moved destinations'.
+    int64_t allocated = 0;
+    for (intptr_t r = op->firstResult; r < op->firstResult + op->numResults; ++r) {
+      intptr_t b = g->values[r].buffer;
+      if (b < 0)
+        continue;
+      seenBuffer[b] = x; // x's own buffers: never freed by x
+      intptr_t alloc = g->buffers[b].allocOp;
+      if (alloc == x || inList(chain, chainLen, alloc))
+        allocated += g->buffers[b].bytes;
+    }
+    // The last op x must follow (a producer of what it reads, or another
+    // reader of a buffer it frees) and the bytes it frees.
+    intptr_t after = -1;
+    int64_t freed = 0;
+#define FOLLOW(opId)                                                                                                   \
+  do {                                                                                                                 \
+    intptr_t f_ = (opId);                                                                                              \
+    if (f_ >= 0 && (after < 0 || o.key[f_] > o.key[after]))                                                            \
+      after = f_;                                                                                                      \
+  } while (0)
+    for (intptr_t c = 0; c < chainLen; ++c)
+      for (intptr_t u = g->ops[chain[c]].usesBegin; u < g->ops[chain[c]].usesEnd; ++u)
+        if (!inList(chain, chainLen, g->values[g->uses[u]].defOp))
+          FOLLOW(g->values[g->uses[u]].defOp);
+    for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u) {
+      intptr_t v = g->uses[u];
+      if (inList(chain, chainLen, g->values[v].defOp))
+        continue;
+      FOLLOW(g->values[v].defOp);
+      intptr_t b = g->values[v].buffer;
+      if (b < 0 || seenBuffer[b] == x)
+        continue;
+      seenBuffer[b] = x;
+      const RematBufferInfo *buf = &g->buffers[b];
+      if (buf->external || buf->result)
+        continue;
+      intptr_t lastOther = -1;
+      bool xIsLast = true;
+      for (intptr_t k = bufBegin[b]; k < bufBegin[b + 1] && xIsLast; ++k)
+        for (intptr_t q = readersBegin[bufValues[k]]; q < readersBegin[bufValues[k] + 1]; ++q) {
+          intptr_t reader = readers[q];
+          if (reader == x)
+            continue;
+          if (o.key[reader] > o.key[x]) {
+            xIsLast = false;
+            break;
+          }
+          if (lastOther < 0 || o.key[reader] > o.key[lastOther])
+            lastOther = reader;
+        }
+      if (!xIsLast)
+        continue;
+      freed += buf->bytes;
+      FOLLOW(lastOther);
+    }
+#undef FOLLOW
+    if (freed <= allocated || after < 0)
+      continue;
+    // Already right after it (its destinations in between)?
+    intptr_t before = o.prev[x];
+    while (before >= 0 && before != after && inList(chain, chainLen, before))
+      before = o.prev[before];
+    if (before == after)
+      continue;
+    intptr_t at = after;
+    for (intptr_t c = 0; c < chainLen; ++c) {
+      unlink(&o, chain[c]);
+      linkAfter(&o, chain[c], at);
+      mlirOperationMoveAfter(g->ops[chain[c]].op, g->ops[at].op);
+      at = chain[c];
+    }
+    unlink(&o, x);
+    linkAfter(&o, x, at);
+    mlirOperationMoveAfter(op->op, g->ops[at].op);
+    ++moved;
+  }
+
+done:
+  free(readersBegin);
+  free(readers);
+  free(bufBegin);
+  free(bufValues);
+  free(fill);
+  free(seenBuffer);
+  free(o.next);
+  free(o.prev);
+  free(o.key);
+  return moved;
+}

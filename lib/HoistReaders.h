@@ -1,0 +1,33 @@
+//===- HoistReaders.h - Last readers moved up to free buffers early -*- C -*-===//
+//
+// Internal to lib/: a pre-planning rewrite (PlanDriver.c). Exporters print
+// ops in the order the framework traced them, and a small reader of a large
+// tensor can come long after that tensor's other readers: SDPA's
+// decomposition checks the masked scores for fully masked rows (a compare
+// and an `and` reduction, 2x4x32x1 booleans in the end) only after the
+// softmax, so the scores stay live across it. The planner places the ops a
+// recomputation clones in program order, so every recomputed softmax keeps
+// that order too. Moving such a reader right after the last op it must
+// follow frees the tensor there; pure tensor ops only, so the results are
+// the same values.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_LIB_HOISTREADERS_H
+#define REMAT_LIB_HOISTREADERS_H
+
+#include <stdint.h>
+
+#include "remat/Graph.h"
+
+/// Moves, in program order, each pure top-level op of `graph`'s function
+/// that is the last reader of buffers larger than what it allocates right
+/// after the last op it depends on or must follow (the other readers of the
+/// buffers it frees); a `tensor.empty` (or a `linalg.fill` of one) that only
+/// it writes into moves with it. Every move lowers the bytes live over the
+/// ops it passes under the graph's in-place decisions. The function is
+/// changed, the graph is not (rebuild it). Returns the number of ops moved
+/// (their destinations not counted), or -1 when out of memory (then nothing
+/// has moved).
+intptr_t rematHoistShrinkingReaders(RematGraph graph);
+
+#endif // REMAT_LIB_HOISTREADERS_H
