@@ -75,6 +75,7 @@ def cell(r):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--base", required=True)
+    ap.add_argument("--base-commit", default="", help="the commit BASE was built from, for the table")
     ap.add_argument("--new", default=os.path.join(ROOT, "build", "bin", "remat-opt"))
     ap.add_argument("--budgets", default="50%,40%,35%,30%,25%")
     ap.add_argument("--out", default=os.path.join(BENCH, "results", "hoist-readers"))
@@ -95,7 +96,13 @@ def main():
             rows.append({"input": name, "budget": budget, "base": base, "new": new,
                          "same": cell(base) == cell(new)})
             print(f"{name} {budget}: base {cell(base)}, new {cell(new)}", flush=True)
-    machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    model = platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            model = next(l.split(":", 1)[1].strip() for l in fh if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    machine = f"{model}, {os.cpu_count()} cores"
     cmd = "python3 bench/hoist_readers.py " + " ".join(sys.argv[1:])
     with open(args.out + ".json", "w") as fh:
         json.dump({"machine": machine, "commit": commit, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -103,7 +110,7 @@ def main():
     differ = [r for r in rows if not r["same"]]
     lines = ["# Last readers moved up: the second plan against the planner without it", "",
              "Made by `bench/hoist_readers.py` (docs/planner.md, \"Moving last readers up\").", "",
-             f"- machine: {machine}", f"- remat commit: {commit} (new), base: `{args.base}`",
+             f"- machine: {machine}", f"- remat commit: {commit} (new), base: {args.base_commit or '?'} (`{args.base}`)",
              f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
              f"- command: `{cmd}` ({time.time() - start:.0f} s, two remat-opt at a time)", "",
              f"{len(rows)} plans (input x budget), {len(rows) - len(differ)} the same in both builds; those that differ "

@@ -99,6 +99,31 @@ static bool inList(const intptr_t *list, intptr_t count, intptr_t x) {
   return false;
 }
 
+/// Bytes of the fresh buffers op `x` (with its destination chain) allocates.
+static int64_t freshBytes(const RematGraphImpl *g, intptr_t x, const intptr_t *chain, intptr_t chainLen) {
+  int64_t bytes = 0;
+  const RematOpInfo *op = &g->ops[x];
+  for (intptr_t r = op->firstResult; r < op->firstResult + op->numResults; ++r) {
+    intptr_t b = g->values[r].buffer;
+    if (b >= 0 && (g->buffers[b].allocOp == x || inList(chain, chainLen, g->buffers[b].allocOp)))
+      bytes += g->buffers[b].bytes;
+  }
+  return bytes;
+}
+
+/// The op that reads every result of `x` and nothing else does, or -1.
+static intptr_t soleReaderOfResults(const RematGraphImpl *g, const intptr_t *readersBegin, const intptr_t *readers,
+                                    intptr_t x) {
+  intptr_t y = -1;
+  for (intptr_t r = g->ops[x].firstResult; r < g->ops[x].firstResult + g->ops[x].numResults; ++r) {
+    intptr_t only = onlyReader(readersBegin, readers, r);
+    if (only < 0 || (y >= 0 && only != y))
+      return -1;
+    y = only;
+  }
+  return y;
+}
+
 intptr_t rematHoistShrinkingReaders(RematGraph graph) {
   const RematGraphImpl *g = rematGraphImpl(graph);
   intptr_t n = g->numOps, nv = g->numValues, nb = g->numBuffers;
@@ -151,6 +176,46 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph) {
       continue;
     intptr_t chain[16];
     intptr_t chainLen = op->numResults <= 8 ? destinationChain(g, readersBegin, readers, x, chain) : 0;
+    // A reduced pair: x's results are read by one op y alone, which
+    // allocates less than x. Both (with their destinations) go right after
+    // the producers of what they read: x's results live only until y, and
+    // there (before the ops that come between) fewer buffers are live; what
+    // stays is y's smaller result (SDPA's fully-masked-row check: a compare of
+    // the scores and an `and` reduction).
+    intptr_t y = soleReaderOfResults(g, readersBegin, readers, x);
+    if (y > x && g->ops[y].cls == RematOpClassPure && g->ops[y].numResults > 0 && g->ops[y].numResults <= 8) {
+      intptr_t unit[34];
+      intptr_t unitLen = 0;
+      for (intptr_t c = 0; c < chainLen; ++c)
+        unit[unitLen++] = chain[c];
+      unit[unitLen++] = x;
+      intptr_t yChainLen = destinationChain(g, readersBegin, readers, y, unit + unitLen);
+      unitLen += yChainLen;
+      unit[unitLen++] = y;
+      if (freshBytes(g, y, unit + unitLen - 1 - yChainLen, yChainLen) < freshBytes(g, x, chain, chainLen)) {
+        intptr_t after = -1;
+        for (intptr_t k = 0; k < unitLen; ++k)
+          for (intptr_t u = g->ops[unit[k]].usesBegin; u < g->ops[unit[k]].usesEnd; ++u) {
+            intptr_t def = g->values[g->uses[u]].defOp;
+            if (def >= 0 && !inList(unit, unitLen, def) && (after < 0 || o.key[def] > o.key[after]))
+              after = def;
+          }
+        bool inPlace = after >= 0;
+        for (intptr_t k = 0, at = after; k < unitLen && inPlace; ++k)
+          inPlace = (at = o.next[at]) == unit[k];
+        if (after >= 0 && !inPlace) {
+          intptr_t at = after;
+          for (intptr_t k = 0; k < unitLen; ++k) {
+            unlink(&o, unit[k]);
+            linkAfter(&o, unit[k], at);
+            mlirOperationMoveAfter(g->ops[unit[k]].op, g->ops[at].op);
+            at = unit[k];
+          }
+          moved += 2;
+          continue;
+        }
+      }
+    }
     // What x allocates: its results' fresh buffers, its moved destinations'.
     int64_t allocated = 0;
     for (intptr_t r = op->firstResult; r < op->firstResult + op->numResults; ++r) {
