@@ -296,14 +296,15 @@ bool rematPlanCover(Planner *P, RematSimulation *sim, bool *proven) {
   freeCover(&cv);
   if (!ok)
     return false;
+  // An invalid schedule is the caller's to refuse (keepBetterPlan): only
+  // running out of memory fails here.
   RematSimulation planned;
-  bool valid = rematPlannerSimulate(P, true, &planned);
+  (void)rematPlannerSimulate(P, true, &planned);
   if (planned.status == RematSimOutOfMemory) {
     rematSimulationFree(&planned);
     return false;
   }
   rematSimulationFree(sim);
   *sim = planned;
-  (void)valid; // an invalid schedule is the caller's to refuse (keepBetterPlan)
   return true;
 }
