@@ -15,7 +15,12 @@ the stats (JSON) give the solver status, objective, MIP gap, model size and time
 
 The model (Jain et al., "Checkmate", MLSys 2020, one stage per node) is built on a
 coarsened graph that is exact for the schedule simulator of lib/Sim*.c (see
-bench/README.md, "The MILP"):
+bench/README.md, "The MILP") but for one thing: a result written out of place only
+because its destination is read later is written in place by the simulator once those
+reads have moved (freedDestination, lib/SimBuffers.c); here it keeps its own buffer.
+On such graphs (fuzz/crashes-found/bound-infeasible-in-place.mlir) the model can
+miss schedules, and its optimum can lie above the true one (bench/recompute_bound.py
+takes that sharing back in its bound):
 
 - node = the ops that write one buffer: the allocating op, the ops that write it in
   place (tensor.empty -> linalg.fill -> linalg.matmul), and the views of it. A node is

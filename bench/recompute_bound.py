@@ -97,8 +97,15 @@ Where remat's model could break it, and what is done:
 - Alignment: node bytes are the export's buffer bytes (aligned as the model does).
 - The coarse graph: multi-buffer nodes count their smallest buffer (above);
   milp.py's coarsening refuses graphs it cannot model (exit 2 here too).
+- Out-of-place writes that become in place: the simulator writes a result into its
+  destination once the later reads that forced the copy have moved (freedDestination);
+  milp.py's coarse graph does not. At each point the smaller of the two buffers (all of
+  the result when the destination is an argument) is taken back, as lib/RecomputeBound.c
+  does (sharedWithDestination): without it this script called
+  fuzz/crashes-found/bound-infeasible-in-place.mlir infeasible at 448 bytes, where
+  remat plans a schedule (test/bench/recompute-bound-in-place.test).
 The validity rests on milp.py's simulate() being remat's simulator on the coarse
-graph; bench/results/recompute-bound-validation.md checks the bound against every
+graph (up to the sharing above); bench/results/recompute-bound-validation.md checks the bound against every
 known optimum and every plan at hand.
 
 Exit status: 0 (bound printed), 2 bad input or unsupported graph, 3 highspy missing,
@@ -125,6 +132,30 @@ def node_min_bytes(fn, n):
     if len(n.buffers) <= 1:
         return n.bytes
     return min(fn["buffers"][b]["bytes"] for b in n.buffers)
+
+
+def shared_with_destination(fn, k):
+    """Bytes op k's out-of-place results may share with their destinations: a
+    result written out of place only because its destination is read later is
+    written in place once those reads move (the simulator's freedDestination), so
+    the two buffers need not both count at k: the smaller one, or all of the
+    result when the destination is an argument. lib/RecomputeBound.c,
+    sharedWithDestination (fuzz/crashes-found/bound-infeasible-in-place.mlir)."""
+    values, buffers = fn["values"], fn["buffers"]
+    shared = 0
+    for r in fn["ops"][k]["results"]:
+        v = values[r]
+        dest = v["destination"]
+        if dest < 0 or v["alias_source"] >= 0 or v["buffer"] < 0 or buffers[v["buffer"]]["external"]:
+            continue
+        if values[dest]["buffer"] < 0:
+            continue
+        d = buffers[values[dest]["buffer"]]
+        if d["last_use_op"] <= k or (d["external"] and (d["root_value"] >= fn["num_args"] or d["alloc_op"] >= 0)):
+            continue
+        size = buffers[v["buffer"]]["bytes"]
+        shared += size if d["external"] or d["bytes"] >= size else d["bytes"]
+    return shared
 
 
 def analyse(fn):
@@ -159,7 +190,9 @@ def analyse(fn):
     points = []
     for X in range(N):
         deps = nodes[X].deps
-        base_need.append(own[X] + sum(held[d] for d in deps) + (extra if X == N - 1 else 0))
+        writers = [k for k in nodes[X].ops if not fn["ops"][k]["view"]] or nodes[X].ops
+        base_need.append(own[X] + sum(held[d] for d in deps) + (extra if X == N - 1 else 0)
+                         - shared_with_destination(fn, max(writers)))
         points.append(point(nodes, X, reach, before))
     A = {"nodes": nodes, "extra": extra, "info": info, "held": held, "reach": reach, "readers": readers,
          "before": before, "base_need": base_need, "points": points}
