@@ -38,39 +38,14 @@ static intptr_t countBodyOps(MlirOperation func) {
 // Broadcasts split per use
 //===----------------------------------------------------------------------===//
 
-/// Whether every iterator of linalg op `op` is parallel (printing is the C
-/// API's only view of an iterator type).
-static bool allParallel(MlirOperation op) {
-  MlirAttribute types = mlirOperationGetAttributeByName(op, rematStr("iterator_types"));
-  if (mlirAttributeIsNull(types) || !mlirAttributeIsAArray(types))
-    return false;
-  for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(types); ++i) {
-    char text[96] = {0};
-    RematFixedText t = {text, sizeof(text), 0};
-    mlirAttributePrint(mlirArrayAttrGetElement(types, i), rematAppendToFixedText, &t);
-    if (!strstr(text, "parallel"))
-      return false;
-  }
-  return true;
-}
-
-/// A linalg.generic's input count, from its operand segments (-1: none).
-static intptr_t genericInputs(MlirOperation op) {
-  MlirAttribute segments = mlirOperationGetAttributeByName(op, rematStr("operandSegmentSizes"));
-  if (!rematIsOp(op, "linalg.generic") || mlirAttributeIsNull(segments) || !mlirAttributeIsADenseI32Array(segments) ||
-      mlirDenseArrayGetNumElements(segments) != 2)
-    return -1;
-  return mlirDenseI32ArrayGetElement(segments, 0);
-}
-
 /// A pure broadcast: a linalg.generic with one tensor result, all loops
 /// parallel, its result written through a permutation, whose body only
 /// yields one of its inputs' elements (no arithmetic: a bias, or a scalar
 /// such as Adam's bias correction, spread over a tensor).
 static bool isPureBroadcast(MlirOperation op) {
-  intptr_t inputs = genericInputs(op);
+  intptr_t inputs = rematGenericNumInputs(op);
   if (inputs < 1 || mlirOperationGetNumResults(op) != 1 || mlirOperationGetNumOperands(op) != inputs + 1 ||
-      !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))) || !allParallel(op))
+      !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))) || !rematLinalgAllParallel(op))
     return false;
   MlirAttribute maps = mlirOperationGetAttributeByName(op, rematStr("indexing_maps"));
   if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) || mlirArrayAttrGetNumElements(maps) != inputs + 1)
@@ -95,8 +70,9 @@ static bool isPureBroadcast(MlirOperation op) {
 /// is its only use: `user` is an all-parallel linalg.generic in `block`
 /// reading it as an input (linalg::areElementwiseOpsFusable).
 static bool fusesInto(MlirOperation user, intptr_t index, MlirBlock block) {
-  intptr_t inputs = genericInputs(user);
-  return inputs >= 0 && index < inputs && mlirBlockEqual(mlirOperationGetBlock(user), block) && allParallel(user);
+  intptr_t inputs = rematGenericNumInputs(user);
+  return inputs >= 0 && index < inputs && mlirBlockEqual(mlirOperationGetBlock(user), block) &&
+         rematLinalgAllParallel(user);
 }
 
 intptr_t rematSplitBroadcasts(MlirOperation func) {

@@ -12,6 +12,7 @@
 
 #include "GraphInternal.h"
 #include "IRBuild.h"
+#include "mlir-c/BuiltinAttributes.h"
 
 typedef struct Order {
   intptr_t *next, *prev; // op ids, -1 at the ends
@@ -305,4 +306,76 @@ done:
   free(o.prev);
   free(o.key);
   return moved;
+}
+
+intptr_t rematReuseDyingInputs(RematGraph graph) {
+  const RematGraphImpl *g = rematGraphImpl(graph);
+  intptr_t n = g->numOps, nv = g->numValues;
+  if (n < 2 || g->fromTables)
+    return 0;
+  intptr_t *readersBegin = calloc((size_t)nv + 1, sizeof(intptr_t));
+  intptr_t *readers = malloc((size_t)(g->numUses ? g->numUses : 1) * sizeof(intptr_t));
+  intptr_t *fill = malloc((size_t)(nv ? nv : 1) * sizeof(intptr_t));
+  MlirOperation *deadEmpties = malloc((size_t)n * sizeof(MlirOperation));
+  intptr_t rewritten = -1, numDead = 0;
+  if (!readersBegin || !readers || !fill || !deadEmpties)
+    goto done;
+  for (intptr_t i = 0; i < n; ++i)
+    for (intptr_t u = g->ops[i].usesBegin; u < g->ops[i].usesEnd; ++u)
+      ++readersBegin[g->uses[u] + 1];
+  for (intptr_t v = 0; v < nv; ++v)
+    readersBegin[v + 1] += readersBegin[v];
+  for (intptr_t v = 0; v < nv; ++v)
+    fill[v] = readersBegin[v];
+  for (intptr_t i = 0; i < n; ++i)
+    for (intptr_t u = g->ops[i].usesBegin; u < g->ops[i].usesEnd; ++u)
+      readers[fill[g->uses[u]]++] = i;
+  rewritten = 0;
+  for (intptr_t x = 0; x < n; ++x) {
+    const RematOpInfo *info = &g->ops[x];
+    if (info->cls != RematOpClassPure || info->numResults != 1 || !rematNameIs(info->name, "linalg.generic"))
+      continue;
+    MlirOperation op = info->op;
+    intptr_t inputs = rematGenericNumInputs(op);
+    intptr_t result = info->firstResult, dest = g->values[result].destination;
+    if (inputs < 1 || mlirOperationGetNumOperands(op) != inputs + 1 || dest < 0 ||
+        (g->values[result].aliasSource >= 0 && g->values[result].aliasSource != dest) || g->values[result].buffer < 0 ||
+        onlyReader(readersBegin, readers, dest) != x)
+      continue;
+    intptr_t empty = g->values[dest].defOp;
+    if (empty < 0 || !rematNameIs(g->ops[empty].name, "tensor.empty") || !rematLinalgAllParallel(op) ||
+        rematLinalgBodyReadsOperand(op, inputs))
+      continue;
+    MlirAttribute maps = mlirOperationGetAttributeByName(op, rematStr("indexing_maps"));
+    if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) || mlirArrayAttrGetNumElements(maps) != inputs + 1)
+      continue;
+    MlirAttribute outMap = mlirArrayAttrGetElement(maps, inputs);
+    MlirType resultType = mlirValueGetType(mlirOperationGetResult(op, 0));
+    int64_t resultBytes = g->buffers[g->values[result].buffer].bytes;
+    for (intptr_t i = 0; i < inputs; ++i) {
+      MlirValue operand = mlirOperationGetOperand(op, i);
+      intptr_t v = rematPtrMapGet(&g->valueIds, operand.ptr);
+      if (v < 0 || g->values[v].buffer < 0 || !mlirTypeEqual(mlirValueGetType(operand), resultType) ||
+          !mlirAttributeEqual(mlirArrayAttrGetElement(maps, i), outMap))
+        continue;
+      const RematBufferInfo *b = &g->buffers[g->values[v].buffer];
+      // The input's whole buffer dies here, is remat's to write, and is the
+      // result's size: written in place, element by element, it is the result.
+      if (b->external || b->result || b->readOnly || b->lastUseOp != x || b->bytes != resultBytes)
+        continue;
+      mlirOperationSetOperand(op, inputs, operand);
+      deadEmpties[numDead++] = g->ops[empty].op;
+      ++rewritten;
+      break;
+    }
+  }
+  for (intptr_t k = 0; k < numDead; ++k)
+    mlirOperationDestroy(deadEmpties[k]);
+
+done:
+  free(readersBegin);
+  free(readers);
+  free(fill);
+  free(deadEmpties);
+  return rewritten;
 }

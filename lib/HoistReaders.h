@@ -30,4 +30,16 @@
 /// has moved).
 intptr_t rematHoistShrinkingReaders(RematGraph graph);
 
+/// Makes each all-parallel linalg.generic of `graph`'s function that writes a
+/// fresh `tensor.empty` (read by it alone) and never reads its output write
+/// into an input instead: one of the result's type, read through the output's
+/// indexing map, whose whole buffer the op reads last (not an argument, not
+/// returned, the result's size). Bufferization then writes the result in
+/// place, element by element over the input it replaces: the same values,
+/// one buffer fewer at the op (IREE's dispatches and XLA's buffer assignment
+/// share such buffers too). The empties are erased; the graph is not changed
+/// (rebuild it). Returns the number of ops rewritten, -1 when out of memory
+/// (then nothing has changed).
+intptr_t rematReuseDyingInputs(RematGraph graph);
+
 #endif // REMAT_LIB_HOISTREADERS_H

@@ -18,6 +18,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+bool rematLinalgAllParallel(MlirOperation op) {
+  MlirAttribute types = mlirOperationGetAttributeByName(op, rematStr("iterator_types"));
+  if (mlirAttributeIsNull(types) || !mlirAttributeIsAArray(types))
+    return false;
+  for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(types); ++i) {
+    char text[96] = {0};
+    RematFixedText t = {text, sizeof(text), 0};
+    mlirAttributePrint(mlirArrayAttrGetElement(types, i), rematAppendToFixedText, &t);
+    if (!strstr(text, "parallel"))
+      return false;
+  }
+  return true;
+}
+
+intptr_t rematGenericNumInputs(MlirOperation op) {
+  MlirAttribute segments = mlirOperationGetAttributeByName(op, rematStr("operandSegmentSizes"));
+  if (!rematIsOp(op, "linalg.generic") || mlirAttributeIsNull(segments) || !mlirAttributeIsADenseI32Array(segments) ||
+      mlirDenseArrayGetNumElements(segments) != 2)
+    return -1;
+  return mlirDenseI32ArrayGetElement(segments, 0);
+}
+
 bool rematLinalgBodyReadsOperand(MlirOperation op, intptr_t operand) {
   intptr_t numOperands = mlirOperationGetNumOperands(op);
   if (mlirOperationGetNumRegions(op) != 1 || operand < 0 || operand >= numOperands)

@@ -64,6 +64,14 @@ MlirOperation rematEnclosingModule(MlirOperation op);
 /// `operand` (reads its elements); true when `op` has no such body.
 bool rematLinalgBodyReadsOperand(MlirOperation op, intptr_t operand);
 
+/// Whether every iterator of linalg op `op` is parallel (printing is the C
+/// API's only view of an iterator type).
+bool rematLinalgAllParallel(MlirOperation op);
+
+/// A linalg.generic's input count, from its operand segments (-1: not a
+/// linalg.generic, or no segments).
+intptr_t rematGenericNumInputs(MlirOperation op);
+
 /// An error at `at` reading PREFIX, the name of `named`, SUFFIX.
 void rematEmitErrorNamingOp(MlirOperation at, const char *prefix, MlirOperation named, const char *suffix);
 

@@ -194,7 +194,8 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
     RematPlanResult hoisted;
     memset(&hoisted, 0, sizeof(hoisted));
     MlirLogicalResult hoistedStatus = planOnce(func, &hoisting, budgetBytes, budgetPercent, kind, profile, &hoisted);
-    bool better = mlirLogicalResultIsSuccess(hoistedStatus) && hoisted.numHoistedReaders > 0 &&
+    bool better = mlirLogicalResultIsSuccess(hoistedStatus) &&
+                  hoisted.numHoistedReaders + hoisted.numReusedInputs > 0 &&
                   (hoisted.budgetMet || hoisted.peakBytesAfter < result->peakBytesAfter);
     if (better) {
       rematPhaseTimesAdd(&hoisted.phases, &result->phases);
@@ -297,15 +298,23 @@ static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const Re
   MlirOperation saved = mlirOperationClone(func);
   intptr_t moved = peakBefore < 0 ? -1 : rematHoistShrinkingReaders(*graph);
   result->phases.graphBuild += nowSeconds() - t0;
-  if (moved <= 0) {
-    mlirOperationDestroy(saved);
-    if (moved == 0)
-      return mlirLogicalResultSuccess();
-    rematGraphDestroy(*graph);
-    return mlirLogicalResultFailure();
+  // The moves, then the inputs reused as destinations on the new order.
+  RematGraph hoisted = *graph;
+  if (moved > 0)
+    hoisted = createGraphTimed(func, options, &result->phases, &result->phases.graphBuild);
+  intptr_t reused = moved < 0 || rematGraphIsNull(hoisted) ? -1 : rematReuseDyingInputs(hoisted);
+  if (reused > 0) {
+    if (moved > 0)
+      rematGraphDestroy(hoisted);
+    hoisted = createGraphTimed(func, options, &result->phases, &result->phases.graphBuild);
   }
-  RematGraph hoisted = createGraphTimed(func, options, &result->phases, &result->phases.graphBuild);
-  if (rematGraphIsNull(hoisted)) {
+  if (moved == 0 && reused == 0) {
+    mlirOperationDestroy(saved);
+    return mlirLogicalResultSuccess();
+  }
+  if (moved < 0 || reused < 0 || rematGraphIsNull(hoisted)) {
+    if (!rematGraphIsNull(hoisted) && hoisted.ptr != graph->ptr)
+      rematGraphDestroy(hoisted);
     mlirOperationDestroy(saved);
     rematGraphDestroy(*graph);
     return mlirLogicalResultFailure();
@@ -336,6 +345,7 @@ static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const Re
   mlirOperationDestroy(saved);
   *graph = hoisted;
   result->numHoistedReaders = moved;
+  result->numReusedInputs = reused;
   if (peak <= budgetBytes) {
     result->budgetMet = true;
     rematRecomputeBoundSetTrivial(&result->recomputeBound);

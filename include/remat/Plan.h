@@ -123,6 +123,9 @@ typedef struct RematPlanResult {
   /// follow, because it is the last reader of more bytes than it allocates
   /// (lib/HoistReaders.h): the planner clones ops in program order.
   intptr_t numHoistedReaders;
+  /// Elementwise ops made to write into an input whose buffer dies there,
+  /// in the same second plan (lib/HoistReaders.h, rematReuseDyingInputs).
+  intptr_t numReusedInputs;
   /// RematGraphOptions.fuseElementwise: ops the fusion removed, the fused
   /// function's peak before any recomputation (-1 when it did not run) and
   /// the input's flops (the fused step's can differ by folded constants).

@@ -425,6 +425,11 @@ static bool printNotes(const RematDriverResult *r, const Options *opts) {
               (long)i, (long)plan->numHoistedReaders, plan->numHoistedReaders == 1 ? "op is" : "ops are",
               plan->numHoistedReaders == 1 ? "reader" : "readers", plan->numHoistedReaders == 1 ? "it" : "each",
               plan->numHoistedReaders == 1 ? "it" : "each");
+    if (plan->numReusedInputs > 0)
+      fprintf(stderr,
+              "remat-opt: note: function #%ld: %ld elementwise %s into an input whose buffer dies there instead of "
+              "a fresh tensor.empty, before planning (the same values, one buffer fewer at each)\n",
+              (long)i, (long)plan->numReusedInputs, plan->numReusedInputs == 1 ? "op writes" : "ops write");
     if (opts->hasBudget && !plan->budgetMet) {
       unmet = true;
       fprintf(stderr,
