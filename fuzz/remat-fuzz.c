@@ -1026,6 +1026,23 @@ static uint64_t hashValue(HashMemo *m, MlirValue v) {
   return hashInt(hashOp(m, mlirOpResultGetOwner(v)), (uint64_t)mlirOpResultGetResultNumber(v));
 }
 
+/// Whether operand `i` of `op` is a linalg.generic output its body never
+/// reads: the results do not depend on its contents (the second plan writes
+/// such ops into a dying input instead of a tensor.empty, lib/HoistReaders.h).
+static bool unreadOutput(MlirOperation op, intptr_t i) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (!nameIs(name, "linalg.generic"))
+    return false;
+  MlirAttribute segments = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  if (mlirAttributeIsNull(segments) || !mlirAttributeIsADenseI32Array(segments) ||
+      mlirDenseArrayGetNumElements(segments) != 2 || i < mlirDenseI32ArrayGetElement(segments, 0))
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  if (mlirBlockIsNull(body) || i >= mlirBlockGetNumArguments(body))
+    return false;
+  return mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(body, i)));
+}
+
 static uint64_t hashOp(HashMemo *m, MlirOperation op) {
   bool found;
   uint64_t *slot = memoSlot(m, op.ptr, &found);
@@ -1042,7 +1059,8 @@ static uint64_t hashOp(HashMemo *m, MlirOperation op) {
     mlirAttributePrint(attr.attribute, hashPrinted, &h);
   }
   for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
-    h = hashInt(h, hashValue(m, mlirOperationGetOperand(op, i)));
+    if (!unreadOutput(op, i))
+      h = hashInt(h, hashValue(m, mlirOperationGetOperand(op, i)));
   for (intptr_t i = 0, n = mlirOperationGetNumResults(op); i < n; ++i)
     mlirTypePrint(mlirValueGetType(mlirOperationGetResult(op, i)), hashPrinted, &h);
   for (intptr_t r = 0, n = mlirOperationGetNumRegions(op); r < n; ++r)
@@ -1203,8 +1221,11 @@ static bool checkPlanner(MlirOperation base, const char *baseText, const OpCensu
     free(hashesAfter);
     if (numAfter != numResults)
       violation(c, "the function returns %ld values instead of %ld", (long)numAfter, (long)numResults);
-    // The bound holds for every plan, moves included (docs/memory-model.md).
-    if (result.peakBytesAfter < c->lowerBound)
+    // The bound holds for every plan, moves included (docs/memory-model.md),
+    // on the input as it is: the second plan's rewrite (earlier readers,
+    // outputs written into dying inputs, lib/HoistReaders.h) changes the
+    // memory model the bound is of.
+    if (result.peakBytesAfter < c->lowerBound && result.numHoistedReaders + result.numReusedInputs == 0)
       violation(c, "%s reached %" PRId64 " bytes, under the lower bound %" PRId64, rematPlannerKindGetName(c->planner),
                 result.peakBytesAfter, c->lowerBound);
     // So does the recompute cost bound (docs/bound.md), and its proof that

@@ -183,7 +183,9 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
   MlirLogicalResult status = planOnce(func, options, budgetBytes, budgetPercent, kind, profile, result);
   RematGraphOptions hoisting = *options;
   hoisting.hoistReaders = true;
-  if (!mlirOperationIsNull(input) && !options->hoistReaders && mlirLogicalResultIsSuccess(status) &&
+  // The default planner's only: sqrt and greedy stay the baselines they are.
+  if (!mlirOperationIsNull(input) && kind == RematPlannerDefault && !options->hoistReaders &&
+      mlirLogicalResultIsSuccess(status) &&
       !result->budgetMet && result->peakBytesAfter > 0) {
     // Missed in the input's order: once more with last readers moved up
     // (HoistReaders.h), kept when it fits, or reaches a lower peak.
@@ -363,7 +365,7 @@ static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const Re
 static bool simulateUnchanged(const Planner *P, RematGraph graph, MlirOperation func, RematPlanResult *result,
                               RematSimulation *sim) {
   int64_t baselinePeak = result->peakBytesFused >= 0 ? result->peakBytesFused : result->peakBytesBefore;
-  if (result->numSplitEmpties > 0 || result->numHoistedReaders > 0) {
+  if (result->numSplitEmpties > 0 || result->numHoistedReaders > 0 || result->numReusedInputs > 0) {
     RematMemoryTracker t = rematMemoryTrackerCreate(graph);
     baselinePeak = rematMemoryTrackerIsNull(t) ? -1 : rematMemoryTrackerGetPeakBytes(t);
     if (!rematMemoryTrackerIsNull(t))

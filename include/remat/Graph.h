@@ -58,8 +58,10 @@ typedef struct RematGraphOptions {
   bool fuseElementwise;
   /// rematPlanAndRewrite only, set by it: before planning, move each op that
   /// is the last reader of tensors larger than what it allocates up to right
-  /// after the last op it must follow (lib/HoistReaders.h). rematPlanAndRewrite
-  /// plans the input's order first and this order when that misses the budget.
+  /// after the last op it must follow, then let elementwise ops write into
+  /// inputs that die there (lib/HoistReaders.h). rematPlanAndRewrite, with the
+  /// default planner, plans the input first and this rewrite when that misses
+  /// the budget.
   bool hoistReaders;
   /// Count buffers as runtime/gpu accounts device allocations: every one at
   /// a multiple of 64 bytes, the deallocation pipeline's copies of returned
