@@ -185,8 +185,7 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
   hoisting.hoistReaders = true;
   // The default planner's only: sqrt and greedy stay the baselines they are.
   if (!mlirOperationIsNull(input) && kind == RematPlannerDefault && !options->hoistReaders &&
-      mlirLogicalResultIsSuccess(status) &&
-      !result->budgetMet && result->peakBytesAfter > 0) {
+      mlirLogicalResultIsSuccess(status) && !result->budgetMet && result->peakBytesAfter > 0) {
     // Missed in the input's order: once more with last readers moved up
     // (HoistReaders.h), kept when it fits, or reaches a lower peak.
     MlirOperation rewritten = mlirOperationClone(func);
