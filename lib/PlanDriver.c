@@ -303,7 +303,9 @@ static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const Re
   RematGraph hoisted = *graph;
   if (moved > 0)
     hoisted = createGraphTimed(func, options, &result->phases, &result->phases.graphBuild);
-  intptr_t reused = moved < 0 || rematGraphIsNull(hoisted) ? -1 : rematReuseDyingInputs(hoisted);
+  intptr_t reused = moved < 0 || rematGraphIsNull(hoisted) ? -1
+                    : options->keepDestinations            ? 0
+                                                           : rematReuseDyingInputs(hoisted);
   if (reused > 0) {
     if (moved > 0)
       rematGraphDestroy(hoisted);

@@ -63,6 +63,11 @@ typedef struct RematGraphOptions {
   /// default planner, plans the input first and this rewrite when that misses
   /// the budget.
   bool hoistReaders;
+  /// rematPlanAndRewrite only: the second plan (hoistReaders) moves readers
+  /// but leaves every op writing the destination it has (no dying input
+  /// reused). For consumers that allocate by their own rules: IREE's measured
+  /// peak of such plans is over the budget (docs/iree.md).
+  bool keepDestinations;
   /// Count buffers as runtime/gpu accounts device allocations: every one at
   /// a multiple of 64 bytes, the deallocation pipeline's copies of returned
   /// values included (the CPU lowering aligns those to 16). remat-opt sets it

@@ -54,11 +54,12 @@ typedef struct Options {
   const char *plannerName;
   const char *planFile; // replay a schedule: lines "FUNC OP ANCHOR" (top-level op indices)
   const char *exportGraph;
-  const char *graph;    // --graph: plan a graph JSON instead of MLIR (GraphMode.h)
-  bool fuseElementwise; // --fuse-elementwise
-  bool quiet;           // --quiet: no summary line per planned function
-  int64_t maxOps;       // --max-ops, 0: the library's default (REMAT_DEFAULT_MAX_OPS)
-  intptr_t numBudgets;  // --budgets: one variant per entry
+  const char *graph;     // --graph: plan a graph JSON instead of MLIR (GraphMode.h)
+  bool fuseElementwise;  // --fuse-elementwise
+  bool keepDestinations; // --keep-destinations
+  bool quiet;            // --quiet: no summary line per planned function
+  int64_t maxOps;        // --max-ops, 0: the library's default (REMAT_DEFAULT_MAX_OPS)
+  intptr_t numBudgets;   // --budgets: one variant per entry
   int64_t budgetsBytes[16];
   double budgetsPercent[16];
 } Options;
@@ -106,6 +107,9 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "                        linalg-fuse-elementwise-ops; same results) and\n"
                             "                        keep the faster plan that fits; N% stays of the\n"
                             "                        input's peak\n"
+                            "  --keep-destinations   with --budget: the default planner's second plan\n"
+                            "                        (when the first misses) moves readers but writes\n"
+                            "                        no elementwise op into a dying input (for IREE)\n"
                             "  --budgets=S1,S2,...   one variant of each step per budget plus a\n"
                             "                        dispatcher that runs the cheapest variant fitting\n"
                             "                        the memory free at run time (docs/variants.md)\n"
@@ -148,6 +152,8 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       opts->splitInputFile = true;
     } else if (strcmp(a, "--fuse-elementwise") == 0) {
       opts->fuseElementwise = true;
+    } else if (strcmp(a, "--keep-destinations") == 0) {
+      opts->keepDestinations = true;
     } else if (strcmp(a, "--quiet") == 0) {
       opts->quiet = true;
     } else if (startsWith(a, "--report=")) {
@@ -258,6 +264,10 @@ static int parseFlags(int argc, char **argv, Options *opts) {
     return usageError("--plan-file replays a given schedule; it takes no --budget or --planner%s", "");
   if (opts->plannerName && opts->planner != RematPlannerNone && !opts->hasBudget && !opts->numBudgets)
     return usageError("--planner=%s needs a --budget", opts->plannerName);
+  if (opts->keepDestinations && (!opts->hasBudget || opts->planner != RematPlannerDefault))
+    return usageError("--keep-destinations is a step of the default planner's second plan: it needs a --budget "
+                      "and the default planner%s",
+                      "");
   if (opts->fuseElementwise && (!opts->hasBudget || opts->planner == RematPlannerNone))
     return usageError("--fuse-elementwise is a step of planning: it needs a --budget and a planner other than "
                       "none%s",
@@ -494,6 +504,7 @@ static int processModule(MlirModule module, const Options *opts, const RematDriv
                                           .reusePlannedPeak = true,
                                           .skipDecisionNames = opts->report == ReportNone,
                                           .fuseElementwise = opts->fuseElementwise,
+                                          .keepDestinations = opts->keepDestinations,
                                           .deviceAccounting = lowering == RematLoweringGPU,
                                           .maxOps = opts->maxOps},
                                 .profile = opts->profile ? rematCostProfileGet(opts->profile) : NULL,
@@ -583,7 +594,7 @@ int main(int argc, char **argv) {
   }
   if (opts.graph) {
     if (opts.input || opts.output || opts.planFile || opts.exportGraph || opts.numBudgets || opts.lower ||
-        opts.fuseElementwise || opts.splitInputFile || opts.estimate)
+        opts.fuseElementwise || opts.keepDestinations || opts.splitInputFile || opts.estimate)
       return usageError("--graph plans a graph JSON: it takes --budget, --planner, --report and --report-file "
                         "only%s",
                         "");
