@@ -55,6 +55,24 @@ static void linkAfter(Order *o, intptr_t i, intptr_t at) {
   o->key[i] = o->key[at] + (hi - o->key[at]) / 2;
 }
 
+/// The top-level ops reading each value (nested reads included), as CSR:
+/// value v's readers are readers[readersBegin[v] .. readersBegin[v + 1]), in
+/// op order. `readersBegin` comes zeroed (numValues + 1 entries), `readers`
+/// has numUses entries, `scratch` numValues.
+static void readersOfValues(const RematGraphImpl *g, intptr_t *readersBegin, intptr_t *readers, intptr_t *scratch) {
+  intptr_t n = g->numOps, nv = g->numValues;
+  for (intptr_t i = 0; i < n; ++i)
+    for (intptr_t u = g->ops[i].usesBegin; u < g->ops[i].usesEnd; ++u)
+      ++readersBegin[g->uses[u] + 1];
+  for (intptr_t v = 0; v < nv; ++v)
+    readersBegin[v + 1] += readersBegin[v];
+  for (intptr_t v = 0; v < nv; ++v)
+    scratch[v] = readersBegin[v];
+  for (intptr_t i = 0; i < n; ++i)
+    for (intptr_t u = g->ops[i].usesBegin; u < g->ops[i].usesEnd; ++u)
+      readers[scratch[g->uses[u]]++] = i;
+}
+
 /// The value's only reader, or -1 (none, or several).
 static intptr_t onlyReader(const intptr_t *readersBegin, const intptr_t *readers, intptr_t v) {
   return readersBegin[v + 1] - readersBegin[v] == 1 ? readers[readersBegin[v]] : -1;
@@ -142,16 +160,7 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph) {
   intptr_t moved = -1;
   if (!readersBegin || !readers || !bufBegin || !bufValues || !fill || !seenBuffer || !o.next || !o.prev || !o.key)
     goto done;
-  for (intptr_t i = 0; i < n; ++i)
-    for (intptr_t u = g->ops[i].usesBegin; u < g->ops[i].usesEnd; ++u)
-      ++readersBegin[g->uses[u] + 1];
-  for (intptr_t v = 0; v < nv; ++v)
-    readersBegin[v + 1] += readersBegin[v];
-  for (intptr_t v = 0; v < nv; ++v)
-    fill[v] = readersBegin[v];
-  for (intptr_t i = 0; i < n; ++i)
-    for (intptr_t u = g->ops[i].usesBegin; u < g->ops[i].usesEnd; ++u)
-      readers[fill[g->uses[u]]++] = i;
+  readersOfValues(g, readersBegin, readers, fill);
   for (intptr_t v = 0; v < nv; ++v)
     if (g->values[v].buffer >= 0)
       ++bufBegin[g->values[v].buffer + 1];
@@ -320,16 +329,7 @@ intptr_t rematReuseDyingInputs(RematGraph graph) {
   intptr_t rewritten = -1, numDead = 0;
   if (!readersBegin || !readers || !fill || !deadEmpties)
     goto done;
-  for (intptr_t i = 0; i < n; ++i)
-    for (intptr_t u = g->ops[i].usesBegin; u < g->ops[i].usesEnd; ++u)
-      ++readersBegin[g->uses[u] + 1];
-  for (intptr_t v = 0; v < nv; ++v)
-    readersBegin[v + 1] += readersBegin[v];
-  for (intptr_t v = 0; v < nv; ++v)
-    fill[v] = readersBegin[v];
-  for (intptr_t i = 0; i < n; ++i)
-    for (intptr_t u = g->ops[i].usesBegin; u < g->ops[i].usesEnd; ++u)
-      readers[fill[g->uses[u]]++] = i;
+  readersOfValues(g, readersBegin, readers, fill);
   rewritten = 0;
   for (intptr_t x = 0; x < n; ++x) {
     const RematOpInfo *info = &g->ops[x];

@@ -165,6 +165,27 @@ static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const Rema
 static int64_t smallestMetBudget(MlirOperation input, const RematGraphOptions *options, int64_t reached,
                                  const RematCostProfile *profile);
 
+/// The peak of the function `graph` was built from, -1 when out of memory.
+static int64_t trackedPeak(RematGraph graph) {
+  RematMemoryTracker t = rematMemoryTrackerCreate(graph);
+  if (rematMemoryTrackerIsNull(t))
+    return -1;
+  int64_t peak = rematMemoryTrackerGetPeakBytes(t);
+  rematMemoryTrackerDestroy(t);
+  return peak;
+}
+
+/// A pre-planning rewrite (fusion, the split of shared empties, the second
+/// plan's) already fits the budget at `peak`: the result without a plan;
+/// `graph` (the rewritten function's) is destroyed.
+static void metWithoutPlan(RematPlanResult *result, const RematCostProfile *profile, RematGraph graph, int64_t peak) {
+  result->budgetMet = true;
+  rematRecomputeBoundSetTrivial(&result->recomputeBound);
+  result->peakBytesAfter = result->peakBytesPlanned = peak;
+  result->stepTimeSeconds = rematCostGetGraphTime(profile, graph);
+  rematGraphDestroy(graph);
+}
+
 static MlirLogicalResult planOnce(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                   double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                   RematPlanResult *result) {
@@ -177,9 +198,11 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
                                       double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                       RematPlanResult *result) {
   double start = nowSeconds();
-  // Kept to find a budget that works when this one is not met (the function
-  // is rewritten by then).
-  MlirOperation input = kind != RematPlannerNone ? mlirOperationClone(func) : (MlirOperation){NULL};
+  // The input, kept for the second plan (the default planner's) and to find
+  // a budget that works when this one is not met (the function is rewritten
+  // by then).
+  bool keepInput = kind == RematPlannerDefault || (kind != RematPlannerNone && !options->skipSmallestBudgetSearch);
+  MlirOperation input = keepInput ? mlirOperationClone(func) : (MlirOperation){NULL};
   MlirLogicalResult status = planOnce(func, options, budgetBytes, budgetPercent, kind, profile, result);
   RematGraphOptions hoisting = *options;
   hoisting.hoistReaders = true;
@@ -254,33 +277,17 @@ static MlirLogicalResult splitEmptiesBeforePlanning(MlirOperation func, const Re
   if (rematGraphIsNull(*graph))
     return mlirLogicalResultFailure();
   double t0 = nowSeconds();
-  RematMemoryTracker split = rematMemoryTrackerCreate(*graph);
+  int64_t splitPeak = trackedPeak(*graph);
   result->phases.graphBuild += nowSeconds() - t0;
-  if (rematMemoryTrackerIsNull(split)) {
+  if (splitPeak < 0) {
     rematGraphDestroy(*graph);
     return mlirLogicalResultFailure();
   }
-  int64_t splitPeak = rematMemoryTrackerGetPeakBytes(split);
-  rematMemoryTrackerDestroy(split);
   if (splitPeak <= budgetBytes) {
-    result->budgetMet = true;
-    rematRecomputeBoundSetTrivial(&result->recomputeBound);
-    result->peakBytesAfter = result->peakBytesPlanned = splitPeak;
-    result->stepTimeSeconds = rematCostGetGraphTime(profile, *graph);
-    rematGraphDestroy(*graph);
+    metWithoutPlan(result, profile, *graph, splitPeak);
     *done = true;
   }
   return mlirLogicalResultSuccess();
-}
-
-/// The peak of the function `graph` was built from, -1 when out of memory.
-static int64_t trackedPeak(RematGraph graph) {
-  RematMemoryTracker t = rematMemoryTrackerCreate(graph);
-  if (rematMemoryTrackerIsNull(t))
-    return -1;
-  int64_t peak = rematMemoryTrackerGetPeakBytes(t);
-  rematMemoryTrackerDestroy(t);
-  return peak;
 }
 
 /// The pre-planning moves of last readers (HoistReaders.h; reported, the
@@ -350,11 +357,7 @@ static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const Re
   result->numHoistedReaders = moved;
   result->numReusedInputs = reused;
   if (peak <= budgetBytes) {
-    result->budgetMet = true;
-    rematRecomputeBoundSetTrivial(&result->recomputeBound);
-    result->peakBytesAfter = result->peakBytesPlanned = peak;
-    result->stepTimeSeconds = rematCostGetGraphTime(profile, *graph);
-    rematGraphDestroy(*graph);
+    metWithoutPlan(result, profile, *graph, peak);
     *done = true;
   }
   return mlirLogicalResultSuccess();
@@ -366,12 +369,8 @@ static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const Re
 static bool simulateUnchanged(const Planner *P, RematGraph graph, MlirOperation func, RematPlanResult *result,
                               RematSimulation *sim) {
   int64_t baselinePeak = result->peakBytesFused >= 0 ? result->peakBytesFused : result->peakBytesBefore;
-  if (result->numSplitEmpties > 0 || result->numHoistedReaders > 0 || result->numReusedInputs > 0) {
-    RematMemoryTracker t = rematMemoryTrackerCreate(graph);
-    baselinePeak = rematMemoryTrackerIsNull(t) ? -1 : rematMemoryTrackerGetPeakBytes(t);
-    if (!rematMemoryTrackerIsNull(t))
-      rematMemoryTrackerDestroy(t);
-  }
+  if (result->numSplitEmpties > 0 || result->numHoistedReaders > 0 || result->numReusedInputs > 0)
+    baselinePeak = trackedPeak(graph);
   if (rematSimulate(P->ctx, &P->items, sim) && sim->peakBytes == baselinePeak)
     return true;
   char msg[256];
@@ -476,11 +475,7 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
       return mlirLogicalResultFailure();
     }
     if (result->peakBytesFused >= 0 && result->peakBytesFused <= budgetBytes) {
-      result->budgetMet = true;
-      rematRecomputeBoundSetTrivial(&result->recomputeBound);
-      result->peakBytesAfter = result->peakBytesPlanned = result->peakBytesFused;
-      result->stepTimeSeconds = rematCostGetGraphTime(profile, graph);
-      rematGraphDestroy(graph);
+      metWithoutPlan(result, profile, graph, result->peakBytesFused);
       return mlirLogicalResultSuccess();
     }
   }
