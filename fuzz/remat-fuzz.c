@@ -1016,31 +1016,44 @@ static uint64_t *memoSlot(HashMemo *m, const void *key, bool *found) {
 
 static uint64_t hashOp(HashMemo *m, MlirOperation op);
 
+/// The operand segments of a linalg.generic: its ins and outs counts
+/// (false for any other op).
+static bool genericSegments(MlirOperation op, intptr_t *numIns, intptr_t *numOuts) {
+  if (!nameIs(mlirIdentifierStr(mlirOperationGetName(op)), "linalg.generic"))
+    return false;
+  MlirAttribute segments = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("indexing_maps"));
+  if (mlirAttributeIsNull(segments) || !mlirAttributeIsADenseI32Array(segments) ||
+      mlirDenseArrayGetNumElements(segments) != 2 || mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps))
+    return false;
+  *numIns = mlirDenseI32ArrayGetElement(segments, 0);
+  *numOuts = mlirDenseI32ArrayGetElement(segments, 1);
+  return *numIns + *numOuts == mlirOperationGetNumOperands(op) &&
+         mlirArrayAttrGetNumElements(maps) == *numIns + *numOuts;
+}
+
+static uint64_t hashAttribute(uint64_t h, MlirAttribute attr) {
+  mlirAttributePrint(attr, hashPrinted, &h);
+  return h;
+}
+
 static uint64_t hashValue(HashMemo *m, MlirValue v) {
   if (mlirValueIsABlockArgument(v)) {
     MlirOperation owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+    intptr_t j = mlirBlockArgumentGetArgNumber(v), numIns, numOuts;
+    if (genericSegments(owner, &numIns, &numOuts) && j < numIns + numOuts) {
+      // A generic's block argument is the element of its operand that the
+      // operand's indexing map selects, whether the operand is an input or
+      // the output (the second plan reads a dying input through the output,
+      // lib/HoistReaders.h): the same expression either way.
+      MlirAttribute maps = mlirOperationGetAttributeByName(owner, mlirStringRefCreateFromCString("indexing_maps"));
+      return hashAttribute(hashValue(m, mlirOperationGetOperand(owner, j)), mlirArrayAttrGetElement(maps, j));
+    }
     MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(owner));
     uint64_t h = hashBytes(0xcbf29ce484222325ULL, name.data, name.length);
-    return hashInt(h, (uint64_t)mlirBlockArgumentGetArgNumber(v));
+    return hashInt(h, (uint64_t)j);
   }
   return hashInt(hashOp(m, mlirOpResultGetOwner(v)), (uint64_t)mlirOpResultGetResultNumber(v));
-}
-
-/// Whether operand `i` of `op` is a linalg.generic output its body never
-/// reads: the results do not depend on its contents (the second plan writes
-/// such ops into a dying input instead of a tensor.empty, lib/HoistReaders.h).
-static bool unreadOutput(MlirOperation op, intptr_t i) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (!nameIs(name, "linalg.generic"))
-    return false;
-  MlirAttribute segments = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
-  if (mlirAttributeIsNull(segments) || !mlirAttributeIsADenseI32Array(segments) ||
-      mlirDenseArrayGetNumElements(segments) != 2 || i < mlirDenseI32ArrayGetElement(segments, 0))
-    return false;
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-  if (mlirBlockIsNull(body) || i >= mlirBlockGetNumArguments(body))
-    return false;
-  return mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(body, i)));
 }
 
 static uint64_t hashOp(HashMemo *m, MlirOperation op) {
@@ -1050,17 +1063,30 @@ static uint64_t hashOp(HashMemo *m, MlirOperation op) {
     return *slot;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   uint64_t h = hashBytes(0xcbf29ce484222325ULL, name.data, name.length);
+  // A linalg.generic is hashed by what its body computes from its operands'
+  // elements (hashValue) and where it writes them (the outputs' maps): its
+  // operand list and their order do not matter, and an output its body never
+  // reads (written into a tensor.empty or, by the second plan, into a dying
+  // input) adds nothing.
+  intptr_t numIns = 0, numOuts = 0;
+  bool generic = genericSegments(op, &numIns, &numOuts);
   for (intptr_t i = 0, n = mlirOperationGetNumAttributes(op); i < n; ++i) {
     MlirNamedAttribute attr = mlirOperationGetAttribute(op, i);
     MlirStringRef attrName = mlirIdentifierStr(attr.name);
-    if (nameIs(attrName, "remat.clone"))
+    if (nameIs(attrName, "remat.clone") ||
+        (generic && (nameIs(attrName, "operandSegmentSizes") || nameIs(attrName, "indexing_maps"))))
       continue;
     h = hashBytes(h, attrName.data, attrName.length);
-    mlirAttributePrint(attr.attribute, hashPrinted, &h);
+    h = hashAttribute(h, attr.attribute);
   }
-  for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
-    if (!unreadOutput(op, i))
+  if (generic) {
+    MlirAttribute maps = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("indexing_maps"));
+    for (intptr_t k = numIns; k < numIns + numOuts; ++k)
+      h = hashAttribute(h, mlirArrayAttrGetElement(maps, k));
+  } else {
+    for (intptr_t i = 0, n = mlirOperationGetNumOperands(op); i < n; ++i)
       h = hashInt(h, hashValue(m, mlirOperationGetOperand(op, i)));
+  }
   for (intptr_t i = 0, n = mlirOperationGetNumResults(op); i < n; ++i)
     mlirTypePrint(mlirValueGetType(mlirOperationGetResult(op, i)), hashPrinted, &h);
   for (intptr_t r = 0, n = mlirOperationGetNumRegions(op); r < n; ++r)

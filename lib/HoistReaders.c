@@ -317,6 +317,63 @@ done:
   return moved;
 }
 
+/// The generics rewritten have at most this many operands (ins and init), so
+/// that the rewrite needs no allocation.
+enum { kMaxReusedGenericOperands = 64 };
+
+/// Whether the generic `op` (`inputs` ins, one init) reads the buffer
+/// `buffer` only through `operand` at positions indexed like its output:
+/// written in place, each element is then read before it is overwritten, and
+/// by the same iteration only.
+static bool onlyReadElementwise(const RematGraphImpl *g, MlirOperation op, intptr_t inputs, MlirAttribute maps,
+                                MlirAttribute outMap, MlirValue operand, intptr_t buffer) {
+  for (intptr_t j = 0; j < inputs; ++j) {
+    MlirValue other = mlirOperationGetOperand(op, j);
+    intptr_t w = rematPtrMapGet(&g->valueIds, other.ptr);
+    bool sameBuffer = mlirValueEqual(other, operand) || (w >= 0 && g->values[w].buffer == buffer);
+    if (sameBuffer &&
+        (!mlirValueEqual(other, operand) || !mlirAttributeEqual(mlirArrayAttrGetElement(maps, j), outMap)))
+      return false;
+  }
+  return true;
+}
+
+/// Rewrites the generic `op` (`inputs` ins, one init) to read `operand`
+/// through its output: `operand` becomes the init, and each ins position that
+/// held it is dropped (its block argument replaced by the output's). The body
+/// then reads its output, so the destination is part of what the op computes:
+/// MLIR's elementwise fusion keeps it (a destination the body never reads
+/// becomes a fresh `tensor.empty` there: linalg's RemoveOutsDependency). `op`
+/// has at most kMaxReusedGenericOperands operands.
+static void readThroughOutput(MlirOperation op, intptr_t inputs, MlirAttribute maps, MlirValue operand) {
+  MlirValue operands[kMaxReusedGenericOperands];
+  MlirAttribute keptMaps[kMaxReusedGenericOperands];
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  MlirValue outArg = mlirBlockGetArgument(body, inputs);
+  intptr_t kept = 0;
+  for (intptr_t j = 0; j < inputs; ++j) {
+    MlirValue in = mlirOperationGetOperand(op, j);
+    if (mlirValueEqual(in, operand))
+      continue;
+    operands[kept] = in;
+    keptMaps[kept++] = mlirArrayAttrGetElement(maps, j);
+  }
+  operands[kept] = operand;
+  keptMaps[kept] = mlirArrayAttrGetElement(maps, inputs);
+  // Block arguments from the last, so that the indices below stay valid.
+  for (intptr_t j = inputs - 1; j >= 0; --j) {
+    if (!mlirValueEqual(mlirOperationGetOperand(op, j), operand))
+      continue;
+    mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(body, j), outArg);
+    mlirBlockEraseArgument(body, (unsigned)j);
+  }
+  MlirContext ctx = mlirOperationGetContext(op);
+  mlirOperationSetOperands(op, kept + 1, operands);
+  int32_t segments[2] = {(int32_t)kept, 1};
+  mlirOperationSetAttributeByName(op, rematStr("operandSegmentSizes"), mlirDenseI32ArrayGet(ctx, 2, segments));
+  mlirOperationSetAttributeByName(op, rematStr("indexing_maps"), mlirArrayAttrGet(ctx, kept + 1, keptMaps));
+}
+
 intptr_t rematReuseDyingInputs(RematGraph graph) {
   const RematGraphImpl *g = rematGraphImpl(graph);
   intptr_t n = g->numOps, nv = g->numValues;
@@ -338,9 +395,9 @@ intptr_t rematReuseDyingInputs(RematGraph graph) {
     MlirOperation op = info->op;
     intptr_t inputs = rematGenericNumInputs(op);
     intptr_t result = info->firstResult, dest = g->values[result].destination;
-    if (inputs < 1 || mlirOperationGetNumOperands(op) != inputs + 1 || dest < 0 ||
-        (g->values[result].aliasSource >= 0 && g->values[result].aliasSource != dest) || g->values[result].buffer < 0 ||
-        onlyReader(readersBegin, readers, dest) != x)
+    if (inputs < 1 || inputs >= kMaxReusedGenericOperands || mlirOperationGetNumOperands(op) != inputs + 1 ||
+        dest < 0 || (g->values[result].aliasSource >= 0 && g->values[result].aliasSource != dest) ||
+        g->values[result].buffer < 0 || onlyReader(readersBegin, readers, dest) != x)
       continue;
     intptr_t empty = g->values[dest].defOp;
     if (empty < 0 || !rematNameIs(g->ops[empty].name, "tensor.empty") || !rematLinalgAllParallel(op) ||
@@ -361,9 +418,10 @@ intptr_t rematReuseDyingInputs(RematGraph graph) {
       const RematBufferInfo *b = &g->buffers[g->values[v].buffer];
       // The input's whole buffer dies here, is remat's to write, and is the
       // result's size: written in place, element by element, it is the result.
-      if (b->external || b->result || b->readOnly || b->lastUseOp != x || b->bytes != resultBytes)
+      if (b->external || b->result || b->readOnly || b->lastUseOp != x || b->bytes != resultBytes ||
+          !onlyReadElementwise(g, op, inputs, maps, outMap, operand, g->values[v].buffer))
         continue;
-      mlirOperationSetOperand(op, inputs, operand);
+      readThroughOutput(op, inputs, maps, operand);
       deadEmpties[numDead++] = g->ops[empty].op;
       ++rewritten;
       break;

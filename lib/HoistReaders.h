@@ -33,13 +33,16 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph);
 /// Makes each all-parallel linalg.generic of `graph`'s function that writes a
 /// fresh `tensor.empty` (read by it alone) and never reads its output write
 /// into an input instead: one of the result's type, read through the output's
-/// indexing map, whose whole buffer the op reads last (not an argument, not
-/// returned, the result's size). Bufferization then writes the result in
-/// place, element by element over the input it replaces: the same values,
-/// one buffer fewer at the op (IREE's dispatches and XLA's buffer assignment
-/// share such buffers too). The empties are erased; the graph is not changed
-/// (rebuild it). Returns the number of ops rewritten, -1 when out of memory
-/// (then nothing has changed).
+/// indexing map and through no other operand or index, whose whole buffer the
+/// op reads last (not an argument, not returned, the result's size). The
+/// input becomes the output operand, read through the output's block argument
+/// (its ins operand dropped), so that the destination is part of what the op
+/// computes and elementwise fusion keeps it. Bufferization then writes the
+/// result in place, element by element over the input it replaces: the same
+/// values, one buffer fewer at the op (XLA's buffer assignment shares such
+/// buffers too). The empties are erased; the graph is not changed (rebuild
+/// it). Returns the number of ops rewritten, -1 when out of memory (then
+/// nothing has changed).
 intptr_t rematReuseDyingInputs(RematGraph graph);
 
 #endif // REMAT_LIB_HOISTREADERS_H
