@@ -10,6 +10,7 @@
 #include "remat/Plan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "Fuse.h"
@@ -164,6 +165,8 @@ static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const Rema
 
 static int64_t smallestMetBudget(MlirOperation input, const RematGraphOptions *options, int64_t reached,
                                  const RematCostProfile *profile);
+static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *options, int64_t budget,
+                             const RematCostProfile *profile, bool *met);
 
 /// The peak of the function `graph` was built from, -1 when out of memory.
 static int64_t trackedPeak(RematGraph graph) {
@@ -194,6 +197,83 @@ static MlirLogicalResult planOnce(MlirOperation func, const RematGraphOptions *o
              : planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result, NULL);
 }
 
+/// Errors a plan emitted, held back while another plan may replace it
+/// (rematPlanAndRewrite): emitted in order, or dropped.
+typedef struct HeldErrors {
+  MlirLocation *locs;
+  char **messages;
+  intptr_t count, capacity;
+  MlirContext ctx;
+  MlirDiagnosticHandlerID handler;
+} HeldErrors;
+
+static void appendPrinted(MlirStringRef piece, void *userData) {
+  char **message = userData;
+  if (!*message)
+    return;
+  size_t used = strlen(*message);
+  char *grown = realloc(*message, used + piece.length + 1);
+  if (!grown) {
+    free(*message);
+    *message = NULL;
+    return;
+  }
+  memcpy(grown + used, piece.data, piece.length);
+  grown[used + piece.length] = '\0';
+  *message = grown;
+}
+
+static MlirLogicalResult holdError(MlirDiagnostic diagnostic, void *userData) {
+  HeldErrors *held = userData;
+  if (mlirDiagnosticGetSeverity(diagnostic) != MlirDiagnosticError)
+    return mlirLogicalResultFailure(); // not ours to hold: the next handler's
+  if (held->count == held->capacity) {
+    intptr_t capacity = held->capacity ? 2 * held->capacity : 4;
+    MlirLocation *locs = realloc(held->locs, (size_t)capacity * sizeof(MlirLocation));
+    if (locs)
+      held->locs = locs;
+    char **messages = realloc(held->messages, (size_t)capacity * sizeof(char *));
+    if (messages)
+      held->messages = messages;
+    if (!locs || !messages)
+      return mlirLogicalResultFailure(); // out of memory: emitted now instead
+    held->capacity = capacity;
+  }
+  char *message = calloc(1, 1);
+  mlirDiagnosticPrint(diagnostic, appendPrinted, &message);
+  if (!message)
+    return mlirLogicalResultFailure();
+  held->locs[held->count] = mlirDiagnosticGetLocation(diagnostic);
+  held->messages[held->count++] = message;
+  return mlirLogicalResultSuccess();
+}
+
+static HeldErrors holdErrors(MlirOperation func) {
+  HeldErrors held = {0};
+  held.ctx = mlirOperationGetContext(func);
+  return held;
+}
+
+static void startHolding(HeldErrors *held) {
+  held->handler = mlirContextAttachDiagnosticHandler(held->ctx, holdError, held, NULL);
+}
+
+static void stopHolding(HeldErrors *held) { mlirContextDetachDiagnosticHandler(held->ctx, held->handler); }
+
+/// Emits the held errors (`emit`) or drops them, and frees them.
+static void releaseHeldErrors(HeldErrors *held, bool emit) {
+  for (intptr_t i = 0; i < held->count; ++i) {
+    if (emit)
+      mlirEmitError(held->locs[i], held->messages[i]);
+    free(held->messages[i]);
+  }
+  free(held->locs);
+  free(held->messages);
+  held->locs = NULL;
+  held->messages = NULL;
+  held->count = held->capacity = 0;
+}
+
 MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                       double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                       RematPlanResult *result) {
@@ -203,41 +283,71 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
   // by then).
   bool keepInput = kind == RematPlannerDefault || (kind != RematPlannerNone && !options->skipSmallestBudgetSearch);
   MlirOperation input = keepInput ? mlirOperationClone(func) : (MlirOperation){NULL};
+  // The default planner's only: sqrt and greedy stay the baselines they are.
+  bool secondPlan = !mlirOperationIsNull(input) && kind == RematPlannerDefault && !options->hoistReaders;
+  // A refusal under the input's lower bound waits for the second plan, whose
+  // rewrite can lower the bound.
+  HeldErrors firstErrors = holdErrors(func);
+  if (secondPlan)
+    startHolding(&firstErrors);
   MlirLogicalResult status = planOnce(func, options, budgetBytes, budgetPercent, kind, profile, result);
+  if (secondPlan)
+    stopHolding(&firstErrors);
+  bool refused = mlirLogicalResultIsFailure(status) && result->refusedLowerBoundBytes > 0;
+  int64_t firstRefusedBound = 0; // the input's bound, when the second plan replaced its refusal
+  bool missed = mlirLogicalResultIsSuccess(status) && !result->budgetMet && result->peakBytesAfter > 0;
   RematGraphOptions hoisting = *options;
   hoisting.hoistReaders = true;
-  // The default planner's only: sqrt and greedy stay the baselines they are.
-  if (!mlirOperationIsNull(input) && kind == RematPlannerDefault && !options->hoistReaders &&
-      mlirLogicalResultIsSuccess(status) && !result->budgetMet && result->peakBytesAfter > 0) {
-    // Missed in the input's order: once more with last readers moved up
-    // (HoistReaders.h), kept when it fits, or reaches a lower peak.
+  if (secondPlan && (missed || refused)) {
+    // Missed or refused in the input's order: once more with last readers
+    // moved up (HoistReaders.h), kept when it fits, or reaches a lower peak.
     MlirOperation rewritten = mlirOperationClone(func);
     MlirOperation again = mlirOperationClone(input);
     mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(again, 0));
     mlirOperationDestroy(again);
     RematPlanResult hoisted;
     memset(&hoisted, 0, sizeof(hoisted));
+    HeldErrors hoistedErrors = holdErrors(func);
+    startHolding(&hoistedErrors);
     MlirLogicalResult hoistedStatus = planOnce(func, &hoisting, budgetBytes, budgetPercent, kind, profile, &hoisted);
+    stopHolding(&hoistedErrors);
     bool better = mlirLogicalResultIsSuccess(hoistedStatus) &&
                   hoisted.numHoistedReaders + hoisted.numReusedInputs > 0 &&
-                  (hoisted.budgetMet || hoisted.peakBytesAfter < result->peakBytesAfter);
+                  (refused || hoisted.budgetMet || hoisted.peakBytesAfter < result->peakBytesAfter);
     if (better) {
+      firstRefusedBound = refused ? result->refusedLowerBoundBytes : 0;
       rematPhaseTimesAdd(&hoisted.phases, &result->phases);
       rematPlanResultFree(result);
       *result = hoisted;
       options = &hoisting;
+      status = hoistedStatus;
+      releaseHeldErrors(&firstErrors, false);
+      releaseHeldErrors(&hoistedErrors, false);
+    } else if (refused && hoisted.refusedLowerBoundBytes > 0 &&
+               hoisted.refusedLowerBoundBytes < result->refusedLowerBoundBytes) {
+      // Refused on both, the rewritten function's bound is the lower one:
+      // that refusal says what remat can do.
+      mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(rewritten, 0));
+      rematPhaseTimesAdd(&hoisted.phases, &result->phases);
+      rematPlanResultFree(result);
+      *result = hoisted;
+      releaseHeldErrors(&firstErrors, false);
+      releaseHeldErrors(&hoistedErrors, true);
     } else {
       mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(rewritten, 0));
-      if (mlirLogicalResultIsFailure(hoistedStatus)) {
+      bool hoistedBroke = mlirLogicalResultIsFailure(hoistedStatus) && hoisted.refusedLowerBoundBytes == 0;
+      if (hoistedBroke && !refused) {
         // Out of memory or remat's own error: the input's order met every
         // check the new one repeats.
         status = hoistedStatus;
         result->internalError = hoisted.internalError;
       }
+      releaseHeldErrors(&hoistedErrors, hoistedBroke && !refused);
       rematPlanResultFree(&hoisted);
     }
     mlirOperationDestroy(rewritten);
   }
+  releaseHeldErrors(&firstErrors, true);
   if (!mlirOperationIsNull(input) && options->skipSmallestBudgetSearch) {
     mlirOperationDestroy(input);
     input = (MlirOperation){NULL};
@@ -248,7 +358,19 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
       // rewritten body goes back afterwards.
       MlirOperation rewritten = mlirOperationClone(func);
       mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(input, 0));
-      result->smallestBudgetBytes = smallestMetBudget(func, options, result->peakBytesAfter, profile);
+      int64_t reached = result->peakBytesAfter;
+      if (firstRefusedBound > 0) {
+        // Planned only by the second plan, the input's order refusing the
+        // budget: what the planner reaches asked for the input's bound (as
+        // the refusal would have said) may be lower.
+        RematGraphOptions quiet = *options; // as smallestMetBudget plans
+        quiet.fuseElementwise = false;
+        quiet.skipDecisionNames = true;
+        bool met = false;
+        int64_t atBound = plannedPeakAt(func, &quiet, firstRefusedBound, profile, &met);
+        reached = atBound > 0 && atBound < reached ? atBound : reached;
+      }
+      result->smallestBudgetBytes = smallestMetBudget(func, options, reached, profile);
       mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(rewritten, 0));
       mlirOperationDestroy(rewritten);
     }
@@ -294,12 +416,14 @@ static MlirLogicalResult splitEmptiesBeforePlanning(MlirOperation func, const Re
 /// input's own peak stays peak_bytes_before). When something moved, `*graph`
 /// is rebuilt on the reordered function; the order is kept only when its
 /// peak is no higher (the moves lower live bytes under the old graph's
-/// in-place decisions, which the rebuilt graph decides again), and if it
-/// fits the budget the result is complete (`*done`). On failure or when
-/// done, `*graph` is destroyed.
+/// in-place decisions, which the rebuilt graph decides again) and its lower
+/// bound admits the budget, or is lower than the input's `inputBound` when
+/// neither does; if it fits the budget the result is complete (`*done`). On
+/// failure or when done, `*graph` is destroyed.
 static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const RematGraphOptions *options,
-                                                    int64_t budgetBytes, const RematCostProfile *profile,
-                                                    RematGraph *graph, RematPlanResult *result, bool *done) {
+                                                    int64_t budgetBytes, int64_t inputBound,
+                                                    const RematCostProfile *profile, RematGraph *graph,
+                                                    RematPlanResult *result, bool *done) {
   *done = false;
   double t0 = nowSeconds();
   int64_t peakBefore = trackedPeak(*graph);
@@ -337,8 +461,11 @@ static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const Re
     t0 = nowSeconds();
     int64_t bound = rematGraphGetLowerBound(hoisted).bytes;
     result->phases.lowerBound += nowSeconds() - t0;
-    if (bound > budgetBytes)
-      peak = INT64_MAX; // refused on the new order: the input's stands
+    // Refused on the new order: the input's stands, unless the input's bound
+    // refuses the budget too and the new one is lower (its refusal is then
+    // the one to give).
+    if (bound > budgetBytes && !(budgetBytes < inputBound && bound < inputBound))
+      peak = INT64_MAX;
   }
   if (peak < 0 || peak > peakBefore) {
     // Bufferization decided differently on the new order (or its lower bound
@@ -384,18 +511,34 @@ static bool simulateUnchanged(const Planner *P, RematGraph graph, MlirOperation 
 }
 
 /// The peak the default planner reaches on `func` asked for `budget` (-1 if
-/// planning fails), and whether that meets it; `func` is left as it was.
+/// planning fails), and whether that meets it; `func` is left as it was. As
+/// rematPlanAndRewrite plans: in the input's order, then, when that misses or
+/// is refused, with the second plan's rewrite (the lower peak of the two).
+/// A probe: whatever the plans emit is dropped.
 static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *options, int64_t budget,
                              const RematCostProfile *profile, bool *met) {
-  MlirOperation saved = mlirOperationClone(func);
-  RematPlanResult r;
-  MlirLogicalResult status = planAndRewrite(func, options, budget, -1, RematPlannerDefault, profile, &r, NULL);
-  int64_t peak = mlirLogicalResultIsSuccess(status) ? r.peakBytesAfter : -1;
-  *met = mlirLogicalResultIsSuccess(status) && r.budgetMet;
-  rematPlanResultFree(&r);
-  mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(saved, 0));
-  mlirOperationDestroy(saved);
-  return peak;
+  HeldErrors probeErrors = holdErrors(func);
+  startHolding(&probeErrors);
+  int64_t best = -1;
+  *met = false;
+  for (int second = 0; second < 2 && !*met; ++second) {
+    RematGraphOptions attempt = *options;
+    attempt.hoistReaders = second;
+    attempt.fuseElementwise = false; // probes plan the function as it is
+    MlirOperation saved = mlirOperationClone(func);
+    RematPlanResult r;
+    MlirLogicalResult status = planAndRewrite(func, &attempt, budget, -1, RematPlannerDefault, profile, &r, NULL);
+    if (mlirLogicalResultIsSuccess(status)) {
+      best = best < 0 || r.peakBytesAfter < best ? r.peakBytesAfter : best;
+      *met = r.budgetMet;
+    }
+    rematPlanResultFree(&r);
+    mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(saved, 0));
+    mlirOperationDestroy(saved);
+  }
+  stopHolding(&probeErrors);
+  releaseHeldErrors(&probeErrors, false);
+  return best;
 }
 
 /// For a budget the planner could not meet on `input` (reaching `reached`):
@@ -452,6 +595,23 @@ static void appendSmallestBudget(MlirOperation func, const RematGraphOptions *op
              (long long)reached);
 }
 
+/// The refusal of `budgetBytes`, under `graph`'s lower bound `bound` (with
+/// the smallest budget that works, unless options skip that search); `graph`
+/// is destroyed.
+static MlirLogicalResult refuseUnderBound(MlirOperation func, const RematGraphOptions *options, RematGraph graph,
+                                          int64_t budgetBytes, RematLowerBound bound, const RematCostProfile *profile,
+                                          RematPlanResult *result) {
+  char msg[3072];
+  MlirLocation loc = mlirOperationGetLocation(func);
+  rematFormatLowerBoundError(graph, budgetBytes, bound, false, msg, sizeof(msg), &loc);
+  rematGraphDestroy(graph);
+  if (!options->skipSmallestBudgetSearch)
+    appendSmallestBudget(func, options, bound.bytes, profile, msg, sizeof(msg));
+  mlirEmitError(loc, msg);
+  result->refusedLowerBoundBytes = bound.bytes;
+  return mlirLogicalResultFailure();
+}
+
 static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                         double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                         RematPlanResult *result, int64_t *inputBoundBytes) {
@@ -482,16 +642,10 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   double boundStart = nowSeconds();
   RematLowerBound lowerBound = rematGraphGetLowerBound(graph);
   result->phases.lowerBound += nowSeconds() - boundStart;
-  if (budgetBytes < lowerBound.bytes) {
-    char msg[3072];
-    MlirLocation loc = mlirOperationGetLocation(func);
-    rematFormatLowerBoundError(graph, budgetBytes, lowerBound, false, msg, sizeof(msg), &loc);
-    rematGraphDestroy(graph);
-    if (!options->skipSmallestBudgetSearch)
-      appendSmallestBudget(func, options, lowerBound.bytes, profile, msg, sizeof(msg));
-    mlirEmitError(loc, msg);
-    return mlirLogicalResultFailure();
-  }
+  // The second plan checks the bound of the function it rewrote instead
+  // (below): its moves and reused inputs can lower it.
+  if (budgetBytes < lowerBound.bytes && !options->hoistReaders)
+    return refuseUnderBound(func, options, graph, budgetBytes, lowerBound, profile, result);
   if (kind == RematPlannerNone || result->peakBytesBefore <= budgetBytes) {
     result->budgetMet = result->peakBytesBefore <= budgetBytes;
     if (result->budgetMet)
@@ -512,11 +666,20 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
     return mlirLogicalResultFailure();
   if (done)
     return mlirLogicalResultSuccess();
-  if (options->hoistReaders && mlirLogicalResultIsFailure(hoistReadersBeforePlanning(func, options, budgetBytes,
-                                                                                     profile, &graph, result, &done)))
+  if (options->hoistReaders && mlirLogicalResultIsFailure(hoistReadersBeforePlanning(
+                                   func, options, budgetBytes, lowerBound.bytes, profile, &graph, result, &done)))
     return mlirLogicalResultFailure();
   if (done)
     return mlirLogicalResultSuccess();
+  if (options->hoistReaders) {
+    // On the rewritten function (or the input's, when the rewrite was not
+    // kept: then it refuses as the first plan did).
+    boundStart = nowSeconds();
+    lowerBound = rematGraphGetLowerBound(graph);
+    result->phases.lowerBound += nowSeconds() - boundStart;
+    if (budgetBytes < lowerBound.bytes)
+      return refuseUnderBound(func, options, graph, budgetBytes, lowerBound, profile, result);
+  }
   double baseTimeSeconds = rematCostGetGraphTime(profile, graph);
   // On the graph the planner searches (empties split, fused when it was).
   rematComputeRecomputeBound(graph, profile, budgetBytes, &result->recomputeBound);

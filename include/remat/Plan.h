@@ -88,6 +88,10 @@ typedef struct RematPlanResult {
   /// The failure (if any) is remat's own bug, not the input's: the tools
   /// exit 2 for it.
   bool internalError;
+  /// When the failure is the refusal of a budget under the function's lower
+  /// bound (rematGraphGetLowerBound; no plan of it can fit): that bound, in
+  /// bytes (0 otherwise).
+  int64_t refusedLowerBoundBytes;
   int64_t peakBytesBefore;
   int64_t peakBytesAfter;   ///< of the rewritten function, from a fresh graph
   int64_t peakBytesPlanned; ///< what the planner's simulation predicted
