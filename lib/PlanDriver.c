@@ -164,9 +164,9 @@ static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const Rema
 }
 
 static int64_t smallestMetBudget(MlirOperation input, const RematGraphOptions *options, int64_t reached,
-                                 const RematCostProfile *profile);
+                                 const RematCostProfile *profile, bool both);
 static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *options, int64_t budget,
-                             const RematCostProfile *profile, bool *met);
+                             const RematCostProfile *profile, bool both, bool *met);
 
 /// The peak of the function `graph` was built from, -1 when out of memory.
 static int64_t trackedPeak(RematGraph graph) {
@@ -288,9 +288,14 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
   // A refusal under the input's lower bound waits for the second plan, whose
   // rewrite can lower the bound.
   HeldErrors firstErrors = holdErrors(func);
-  if (secondPlan)
+  RematGraphOptions firstOptions = *options;
+  if (secondPlan) {
     startHolding(&firstErrors);
-  MlirLogicalResult status = planOnce(func, options, budgetBytes, budgetPercent, kind, profile, result);
+    // A refusal that stands is completed below (its smallest budget known
+    // to work), only then.
+    firstOptions.skipSmallestBudgetSearch = true;
+  }
+  MlirLogicalResult status = planOnce(func, &firstOptions, budgetBytes, budgetPercent, kind, profile, result);
   if (secondPlan)
     stopHolding(&firstErrors);
   bool refused = mlirLogicalResultIsFailure(status) && result->refusedLowerBoundBytes > 0;
@@ -309,7 +314,12 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
     memset(&hoisted, 0, sizeof(hoisted));
     HeldErrors hoistedErrors = holdErrors(func);
     startHolding(&hoistedErrors);
-    MlirLogicalResult hoistedStatus = planOnce(func, &hoisting, budgetBytes, budgetPercent, kind, profile, &hoisted);
+    // Only a refused input can be refused here; its refusal is completed
+    // below when it is the one given.
+    RematGraphOptions hoistingFirst = hoisting;
+    hoistingFirst.skipSmallestBudgetSearch = true;
+    MlirLogicalResult hoistedStatus =
+        planOnce(func, &hoistingFirst, budgetBytes, budgetPercent, kind, profile, &hoisted);
     stopHolding(&hoistedErrors);
     bool better = mlirLogicalResultIsSuccess(hoistedStatus) &&
                   hoisted.numHoistedReaders + hoisted.numReusedInputs > 0 &&
@@ -328,13 +338,28 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
       // Refused on both, the rewritten function's bound is the lower one:
       // that refusal says what remat can do.
       mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(rewritten, 0));
-      rematPhaseTimesAdd(&hoisted.phases, &result->phases);
+      releaseHeldErrors(&firstErrors, false);
+      releaseHeldErrors(&hoistedErrors, options->skipSmallestBudgetSearch);
       rematPlanResultFree(result);
       *result = hoisted;
-      releaseHeldErrors(&firstErrors, false);
-      releaseHeldErrors(&hoistedErrors, true);
+      if (!options->skipSmallestBudgetSearch) {
+        // Made again, with the smallest budget known to work this time; the
+        // refusal leaves the rewrite behind, and the input is restored.
+        MlirOperation unchanged = mlirOperationClone(func);
+        rematPlanResultFree(result);
+        status = planOnce(func, &hoisting, budgetBytes, budgetPercent, kind, profile, result);
+        mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(unchanged, 0));
+        mlirOperationDestroy(unchanged);
+      }
     } else {
       mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(rewritten, 0));
+      if (refused && !options->skipSmallestBudgetSearch) {
+        // The input's refusal stands: made again, with the smallest budget
+        // known to work this time (the function is as it was).
+        releaseHeldErrors(&firstErrors, false);
+        rematPlanResultFree(result);
+        status = planOnce(func, options, budgetBytes, budgetPercent, kind, profile, result);
+      }
       bool hoistedBroke = mlirLogicalResultIsFailure(hoistedStatus) && hoisted.refusedLowerBoundBytes == 0;
       if (hoistedBroke && !refused) {
         // Out of memory or remat's own error: the input's order met every
@@ -361,16 +386,19 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
       int64_t reached = result->peakBytesAfter;
       if (firstRefusedBound > 0) {
         // Planned only by the second plan, the input's order refusing the
-        // budget: what the planner reaches asked for the input's bound (as
+        // budget: what the first plan reaches asked for the input's bound (as
         // the refusal would have said) may be lower.
         RematGraphOptions quiet = *options; // as smallestMetBudget plans
         quiet.fuseElementwise = false;
+        quiet.hoistReaders = false; // the input's order first, as its refusal would have
         quiet.skipDecisionNames = true;
         bool met = false;
-        int64_t atBound = plannedPeakAt(func, &quiet, firstRefusedBound, profile, &met);
+        int64_t atBound = plannedPeakAt(func, &quiet, firstRefusedBound, profile, false, &met);
         reached = atBound > 0 && atBound < reached ? atBound : reached;
       }
-      result->smallestBudgetBytes = smallestMetBudget(func, options, reached, profile);
+      // Both plans only where the second replaced a refusal (a miss plans
+      // the kept one alone: every miss runs all of the search's escapes).
+      result->smallestBudgetBytes = smallestMetBudget(func, options, reached, profile, firstRefusedBound > 0);
       mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(rewritten, 0));
       mlirOperationDestroy(rewritten);
     }
@@ -512,18 +540,22 @@ static bool simulateUnchanged(const Planner *P, RematGraph graph, MlirOperation 
 
 /// The peak the default planner reaches on `func` asked for `budget` (-1 if
 /// planning fails), and whether that meets it; `func` is left as it was. As
-/// rematPlanAndRewrite plans: in the input's order, then, when that misses or
-/// is refused, with the second plan's rewrite (the lower peak of the two).
+/// rematPlanAndRewrite plans, in the input's order and with the second plan's
+/// rewrite (the lower peak of the two), the one `options` name
+/// (hoistReaders) first, the other only when that misses or is refused (and
+/// `both`).
 /// A probe: whatever the plans emit is dropped.
 static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *options, int64_t budget,
-                             const RematCostProfile *profile, bool *met) {
+                             const RematCostProfile *profile, bool both, bool *met) {
   HeldErrors probeErrors = holdErrors(func);
   startHolding(&probeErrors);
   int64_t best = -1;
   *met = false;
-  for (int second = 0; second < 2 && !*met; ++second) {
+  for (int k = 0; k < (both ? 2 : 1) && !*met; ++k) {
+    // The plan `options` name first (a miss costs the most: every escape of
+    // the search runs), the other when it misses.
     RematGraphOptions attempt = *options;
-    attempt.hoistReaders = second;
+    attempt.hoistReaders = options->hoistReaders ? k == 0 : k == 1;
     attempt.fuseElementwise = false; // probes plan the function as it is
     MlirOperation saved = mlirOperationClone(func);
     RematPlanResult r;
@@ -544,14 +576,15 @@ static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *option
 /// For a budget the planner could not meet on `input` (reaching `reached`):
 /// a budget it meets, the peak it reaches asked for `reached` (tried twice:
 /// a plan asked for a higher budget can land lower); 0 if neither is met.
+/// Planned as `options` say, or (`both`) as plannedPeakAt's both plans.
 static int64_t smallestMetBudget(MlirOperation input, const RematGraphOptions *options, int64_t reached,
-                                 const RematCostProfile *profile) {
+                                 const RematCostProfile *profile, bool both) {
   RematGraphOptions quiet = *options;
   quiet.fuseElementwise = false;
   quiet.skipDecisionNames = true;
   for (int attempt = 0; attempt < 2; ++attempt) {
     bool met = false;
-    int64_t peak = plannedPeakAt(input, &quiet, reached, profile, &met);
+    int64_t peak = plannedPeakAt(input, &quiet, reached, profile, both, &met);
     if (met)
       return reached;
     if (peak <= reached)
@@ -571,7 +604,7 @@ static void appendSmallestBudget(MlirOperation func, const RematGraphOptions *op
   quiet.fuseElementwise = false;
   quiet.skipDecisionNames = true;
   bool met = false;
-  int64_t reached = plannedPeakAt(func, &quiet, bound, profile, &met);
+  int64_t reached = plannedPeakAt(func, &quiet, bound, profile, false, &met);
   size_t n = strlen(msg);
   if (reached < 0 || n >= size)
     return;
@@ -582,7 +615,7 @@ static void appendSmallestBudget(MlirOperation func, const RematGraphOptions *op
              (long long)bound, (long long)reached);
     return;
   }
-  int64_t check = plannedPeakAt(func, &quiet, reached, profile, &met);
+  int64_t check = plannedPeakAt(func, &quiet, reached, profile, false, &met);
   if (met)
     snprintf(msg + n, size - n,
              ". The smallest budget known to work is %lld bytes, %.1f%% over the bound: the peak the default "
