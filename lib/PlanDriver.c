@@ -167,6 +167,8 @@ static int64_t smallestMetBudget(MlirOperation input, const RematGraphOptions *o
                                  const RematCostProfile *profile, bool both);
 static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *options, int64_t budget,
                              const RematCostProfile *profile, bool both, bool *met);
+static void appendSmallestBudget(MlirOperation func, const RematGraphOptions *options, int64_t bound,
+                                 int64_t inputBound, const RematCostProfile *profile, char *msg, size_t size);
 
 /// The peak of the function `graph` was built from, -1 when out of memory.
 static int64_t trackedPeak(RematGraph graph) {
@@ -274,6 +276,19 @@ static void releaseHeldErrors(HeldErrors *held, bool emit) {
   held->count = held->capacity = 0;
 }
 
+/// Appends `text` to the last error held (unchanged when out of memory).
+static void appendToHeldError(HeldErrors *held, const char *text) {
+  if (held->count == 0)
+    return;
+  char **last = &held->messages[held->count - 1];
+  size_t used = strlen(*last), more = strlen(text);
+  char *grown = realloc(*last, used + more + 1);
+  if (!grown)
+    return;
+  memcpy(grown + used, text, more + 1);
+  *last = grown;
+}
+
 MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                       double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                       RematPlanResult *result) {
@@ -338,19 +353,19 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
       // Refused on both, the rewritten function's bound is the lower one:
       // that refusal says what remat can do.
       mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(rewritten, 0));
+      int64_t inputBound = result->refusedLowerBoundBytes;
       releaseHeldErrors(&firstErrors, false);
-      releaseHeldErrors(&hoistedErrors, options->skipSmallestBudgetSearch);
       rematPlanResultFree(result);
       *result = hoisted;
-      if (!options->skipSmallestBudgetSearch) {
-        // Made again, with the smallest budget known to work this time; the
-        // refusal leaves the rewrite behind, and the input is restored.
-        MlirOperation unchanged = mlirOperationClone(func);
-        rematPlanResultFree(result);
-        status = planOnce(func, &hoisting, budgetBytes, budgetPercent, kind, profile, result);
-        mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(unchanged, 0));
-        mlirOperationDestroy(unchanged);
+      if (!options->skipSmallestBudgetSearch && hoistedErrors.count > 0) {
+        // The smallest budget known to work, of either plan, on the input
+        // (restored above), after the refusal's own words.
+        char extra[1024] = "";
+        appendSmallestBudget(func, &hoisting, result->refusedLowerBoundBytes, inputBound, profile, extra,
+                             sizeof(extra));
+        appendToHeldError(&hoistedErrors, extra);
       }
+      releaseHeldErrors(&hoistedErrors, true);
     } else {
       mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(rewritten, 0));
       if (refused && !options->skipSmallestBudgetSearch) {
@@ -556,7 +571,8 @@ static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *option
     // the search runs), the other when it misses.
     RematGraphOptions attempt = *options;
     attempt.hoistReaders = options->hoistReaders ? k == 0 : k == 1;
-    attempt.fuseElementwise = false; // probes plan the function as it is
+    attempt.fuseElementwise = false;         // probes plan the function as it is
+    attempt.skipSmallestBudgetSearch = true; // and say nothing of a refusal
     MlirOperation saved = mlirOperationClone(func);
     RematPlanResult r;
     MlirLogicalResult status = planAndRewrite(func, &attempt, budget, -1, RematPlannerDefault, profile, &r, NULL);
@@ -599,12 +615,23 @@ static int64_t smallestMetBudget(MlirOperation input, const RematGraphOptions *o
 /// reported is the peak the default planner reaches when asked for the
 /// bound, checked by planning once more with that peak as the budget.
 static void appendSmallestBudget(MlirOperation func, const RematGraphOptions *options, int64_t bound,
-                                 const RematCostProfile *profile, char *msg, size_t size) {
+                                 int64_t inputBound, const RematCostProfile *profile, char *msg, size_t size) {
   RematGraphOptions quiet = *options;
   quiet.fuseElementwise = false;
   quiet.skipDecisionNames = true;
   bool met = false;
   int64_t reached = plannedPeakAt(func, &quiet, bound, profile, false, &met);
+  bool both = inputBound > bound;
+  if (both && !met) {
+    // `bound` is the second plan's, under the input's `inputBound`: the
+    // first plan asked for the input's bound may land lower.
+    RematGraphOptions first = quiet;
+    first.hoistReaders = false;
+    bool firstMet = false;
+    int64_t firstReached = plannedPeakAt(func, &first, inputBound, profile, false, &firstMet);
+    if (firstReached > 0 && (reached < 0 || firstReached < reached))
+      reached = firstReached;
+  }
   size_t n = strlen(msg);
   if (reached < 0 || n >= size)
     return;
@@ -615,7 +642,7 @@ static void appendSmallestBudget(MlirOperation func, const RematGraphOptions *op
              (long long)bound, (long long)reached);
     return;
   }
-  int64_t check = plannedPeakAt(func, &quiet, reached, profile, false, &met);
+  int64_t check = plannedPeakAt(func, &quiet, reached, profile, both, &met);
   if (met)
     snprintf(msg + n, size - n,
              ". The smallest budget known to work is %lld bytes, %.1f%% over the bound: the peak the default "
@@ -639,7 +666,7 @@ static MlirLogicalResult refuseUnderBound(MlirOperation func, const RematGraphOp
   rematFormatLowerBoundError(graph, budgetBytes, bound, false, msg, sizeof(msg), &loc);
   rematGraphDestroy(graph);
   if (!options->skipSmallestBudgetSearch)
-    appendSmallestBudget(func, options, bound.bytes, profile, msg, sizeof(msg));
+    appendSmallestBudget(func, options, bound.bytes, 0, profile, msg, sizeof(msg));
   mlirEmitError(loc, msg);
   result->refusedLowerBoundBytes = bound.bytes;
   return mlirLogicalResultFailure();
