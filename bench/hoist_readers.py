@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The second plan in a reordered function (lib/HoistReaders.c, docs/planner.md, "Moving
-last readers up") against the same planner without it, on the inputs of bench/curves.py.
+"""The default planner's second plan (lib/HoistReaders.c, docs/planner.md, "The second
+plan") against a build without it, or of an earlier version, on the inputs of bench/curves.py.
 
     python3 bench/hoist_readers.py --base BASE/bin/remat-opt [--new build/bin/remat-opt]
         [--budgets 50%,40%,35%,30%,25%] [--out bench/results/hoist-readers]
@@ -109,7 +109,7 @@ def main():
                    "command": cmd, "seconds": time.time() - start, "rows": rows}, fh, indent=1)
     differ = [r for r in rows if not r["same"]]
     lines = ["# Last readers moved up: the second plan against the planner without it", "",
-             "Made by `bench/hoist_readers.py` (docs/planner.md, \"Moving last readers up\").", "",
+             "Made by `bench/hoist_readers.py` (docs/planner.md, \"The second plan: last readers moved up, dying inputs reused\").", "",
              f"- machine: {machine}", f"- remat commit: {commit} (new), base: {args.base_commit or '?'} (`{args.base}`)",
              f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
              f"- command: `{cmd}` ({time.time() - start:.0f} s, two remat-opt at a time)", "",
