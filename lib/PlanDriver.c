@@ -209,20 +209,27 @@ typedef struct HeldErrors {
   MlirDiagnosticHandlerID handler;
 } HeldErrors;
 
+/// Appends `length` bytes of `data` to the string `*message`; false (and
+/// `*message` unchanged) when out of memory.
+static bool appendBytes(char **message, const char *data, size_t length) {
+  size_t used = strlen(*message);
+  char *grown = realloc(*message, used + length + 1);
+  if (!grown)
+    return false;
+  memcpy(grown + used, data, length);
+  grown[used + length] = '\0';
+  *message = grown;
+  return true;
+}
+
+/// mlirDiagnosticPrint's callback: the pieces into a string, NULL once out of
+/// memory.
 static void appendPrinted(MlirStringRef piece, void *userData) {
   char **message = userData;
-  if (!*message)
-    return;
-  size_t used = strlen(*message);
-  char *grown = realloc(*message, used + piece.length + 1);
-  if (!grown) {
+  if (*message && !appendBytes(message, piece.data, piece.length)) {
     free(*message);
     *message = NULL;
-    return;
   }
-  memcpy(grown + used, piece.data, piece.length);
-  grown[used + piece.length] = '\0';
-  *message = grown;
 }
 
 static MlirLogicalResult holdError(MlirDiagnostic diagnostic, void *userData) {
@@ -280,13 +287,7 @@ static void releaseHeldErrors(HeldErrors *held, bool emit) {
 static void appendToHeldError(HeldErrors *held, const char *text) {
   if (held->count == 0)
     return;
-  char **last = &held->messages[held->count - 1];
-  size_t used = strlen(*last), more = strlen(text);
-  char *grown = realloc(*last, used + more + 1);
-  if (!grown)
-    return;
-  memcpy(grown + used, text, more + 1);
-  *last = grown;
+  appendBytes(&held->messages[held->count - 1], text, strlen(text));
 }
 
 MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
@@ -403,12 +404,10 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
         // Planned only by the second plan, the input's order refusing the
         // budget: what the first plan reaches asked for the input's bound (as
         // the refusal would have said) may be lower.
-        RematGraphOptions quiet = *options; // as smallestMetBudget plans
-        quiet.fuseElementwise = false;
-        quiet.hoistReaders = false; // the input's order first, as its refusal would have
-        quiet.skipDecisionNames = true;
+        RematGraphOptions first = *options;
+        first.hoistReaders = false; // the input's order, as its refusal would have
         bool met = false;
-        int64_t atBound = plannedPeakAt(func, &quiet, firstRefusedBound, profile, false, &met);
+        int64_t atBound = plannedPeakAt(func, &first, firstRefusedBound, profile, false, &met);
         reached = atBound > 0 && atBound < reached ? atBound : reached;
       }
       // Both plans only where the second replaced a refusal (a miss plans
@@ -571,8 +570,11 @@ static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *option
     // the search runs), the other when it misses.
     RematGraphOptions attempt = *options;
     attempt.hoistReaders = options->hoistReaders ? k == 0 : k == 1;
-    attempt.fuseElementwise = false;         // probes plan the function as it is
-    attempt.skipSmallestBudgetSearch = true; // and say nothing of a refusal
+    // A probe plans the function as it is, unfused, names no decision and
+    // says nothing of a refusal.
+    attempt.fuseElementwise = false;
+    attempt.skipDecisionNames = true;
+    attempt.skipSmallestBudgetSearch = true;
     MlirOperation saved = mlirOperationClone(func);
     RematPlanResult r;
     MlirLogicalResult status = planAndRewrite(func, &attempt, budget, -1, RematPlannerDefault, profile, &r, NULL);
@@ -595,12 +597,9 @@ static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *option
 /// Planned as `options` say, or (`both`) as plannedPeakAt's both plans.
 static int64_t smallestMetBudget(MlirOperation input, const RematGraphOptions *options, int64_t reached,
                                  const RematCostProfile *profile, bool both) {
-  RematGraphOptions quiet = *options;
-  quiet.fuseElementwise = false;
-  quiet.skipDecisionNames = true;
   for (int attempt = 0; attempt < 2; ++attempt) {
     bool met = false;
-    int64_t peak = plannedPeakAt(input, &quiet, reached, profile, both, &met);
+    int64_t peak = plannedPeakAt(input, options, reached, profile, both, &met);
     if (met)
       return reached;
     if (peak <= reached)
@@ -616,16 +615,13 @@ static int64_t smallestMetBudget(MlirOperation input, const RematGraphOptions *o
 /// bound, checked by planning once more with that peak as the budget.
 static void appendSmallestBudget(MlirOperation func, const RematGraphOptions *options, int64_t bound,
                                  int64_t inputBound, const RematCostProfile *profile, char *msg, size_t size) {
-  RematGraphOptions quiet = *options;
-  quiet.fuseElementwise = false;
-  quiet.skipDecisionNames = true;
   bool met = false;
-  int64_t reached = plannedPeakAt(func, &quiet, bound, profile, false, &met);
+  int64_t reached = plannedPeakAt(func, options, bound, profile, false, &met);
   bool both = inputBound > bound;
   if (both && !met) {
     // `bound` is the second plan's, under the input's `inputBound`: the
     // first plan asked for the input's bound may land lower.
-    RematGraphOptions first = quiet;
+    RematGraphOptions first = *options;
     first.hoistReaders = false;
     bool firstMet = false;
     int64_t firstReached = plannedPeakAt(func, &first, inputBound, profile, false, &firstMet);
@@ -642,7 +638,7 @@ static void appendSmallestBudget(MlirOperation func, const RematGraphOptions *op
              (long long)bound, (long long)reached);
     return;
   }
-  int64_t check = plannedPeakAt(func, &quiet, reached, profile, both, &met);
+  int64_t check = plannedPeakAt(func, options, reached, profile, both, &met);
   if (met)
     snprintf(msg + n, size - n,
              ". The smallest budget known to work is %lld bytes, %.1f%% over the bound: the peak the default "
