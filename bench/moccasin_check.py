@@ -19,8 +19,8 @@ are recorded as such. Then:
   recompute cost: schedule duration - sum of costs.
 - bench: bench/optimum.py --graph G --budget B --json (model checkmate: originals
   at their own stage, copies raised until the limit cannot bind).
-- remat: remat-opt --graph=G --budget=B --planner=P --report=json for sqrt, greedy
-  and default; each plan is replayed under MOCCASIN's memory model
+- remat: remat-opt --graph=G --budget=B --planner=P --report=json for sqrt, greedy,
+  default and dtr; each plan is replayed under MOCCASIN's memory model
   (nodelink.peak_of_schedule, its util.get_mem_from_schedule) and must peak
   where remat says, under B.
 
@@ -213,6 +213,10 @@ def agree(m, b, remat_rows=()):
     return "undecided"
 
 
+# remat's planners, and DTR's eviction rule as remat plays it (--planner=dtr, a baseline).
+PLANNERS = ("sqrt", "greedy", "default", "dtr")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--graphs", nargs="*", help="node-link graphs (default: bench/graphs/moccasin's)")
@@ -232,12 +236,18 @@ def main():
             path = next(p for p in (a.graphs or [os.path.join(HERE, "graphs", "moccasin", row["graph"])])
                         if os.path.basename(p) == row["graph"])
             g = nodelink.load(path)
-            for p in ("sqrt", "greedy", "default"):
+            for p in PLANNERS:
                 row[p] = remat_plan(a.remat_opt, path, g, row["budget"], p)
-            row["agree"] = agree(row["moccasin"], row["bench"], [row[p] for p in ("sqrt", "greedy", "default")])
+            row["agree"] = agree(row["moccasin"], row["bench"], [row[p] for p in PLANNERS])
+        rev = subprocess.run(["git", "-C", HERE, "describe", "--always", "--dirty"], capture_output=True,
+                             text=True).stdout.strip()
+        prev["replanned"] = ("remat's columns planned again on %s with `bench/.venv/bin/python bench/moccasin_check.py "
+                             "--replan %s` (remat at %s; the solvers' columns are the %s run's)"
+                             % (time.strftime("%Y-%m-%d"), os.path.relpath(a.replan), rev, prev["date"]))
         with open(a.out + ".json", "w") as f:
             json.dump(prev, f, indent=1)
-        write_md(a.out + ".md", prev["rows"], prev["command"], prev["machine"], prev.get("time_limit", 0))
+        write_md(a.out + ".md", prev["rows"], prev["command"], prev["machine"], prev.get("time_limit", 0), prev["date"],
+                 prev["replanned"])
         return
     graphs = a.graphs or [os.path.join(HERE, "graphs", "moccasin", g + ".json") for g in DEFAULT_GRAPHS]
     rows = []
@@ -254,9 +264,9 @@ def main():
                 continue
             row["moccasin"] = moccasin_solve(g, B, a.time_limit)
             row["bench"] = bench_solve(path, B, a.time_limit, sys.executable)
-            for p in ("sqrt", "greedy", "default"):
+            for p in PLANNERS:
                 row[p] = remat_plan(a.remat_opt, path, g, B, p)
-            row["agree"] = agree(row["moccasin"], row["bench"], [row[p] for p in ("sqrt", "greedy", "default")])
+            row["agree"] = agree(row["moccasin"], row["bench"], [row[p] for p in PLANNERS])
             rows.append(row)
             print(json.dumps(row), flush=True)
     machine = "%s, %d cores, %s" % (platform.node(), os.cpu_count(), platform.processor() or platform.machine())
@@ -265,17 +275,17 @@ def main():
     with open(a.out + ".json", "w") as f:
         json.dump({"command": cmd, "machine": machine, "date": time.strftime("%Y-%m-%d"), "time_limit": a.time_limit,
                    "rows": rows}, f, indent=1)
-    write_md(a.out + ".md", rows, cmd, machine, a.time_limit)
+    write_md(a.out + ".md", rows, cmd, machine, a.time_limit, time.strftime("%Y-%m-%d"))
 
 
 def fmt(x):
     return "-" if x is None else ("%.0f" % x if abs(x - round(x)) < 1e-9 else "%.4g" % x)
 
 
-def write_md(path, rows, cmd, machine, limit):
+def write_md(path, rows, cmd, machine, limit, date, replanned=None):
     L = ["# MOCCASIN's formulation and bench's CP-SAT model on the Checkmate/MOCCASIN graphs", "",
-         "Command: `%s` (%s, %s; %g s per solver per row, 2 CP-SAT workers)." % (cmd, time.strftime("%Y-%m-%d"),
-                                                                              machine, limit),
+         "Command: `%s` (%s, %s; %g s per solver per row, 2 CP-SAT workers).%s" % (
+             cmd, date, machine, limit, " " + replanned + "." if replanned else ""),
          "", "Budget = ceil(share x peak of the given order), MOCCASIN's main.py. Costs in the graph's units "
          "(Checkmate's cost_cpu, MOCCASIN's duration); recompute cost = extra computations. `agree`: yes = both "
          "proved the same optimum; consistent = one proved, the other's best is not below it; undecided = "
@@ -283,26 +293,26 @@ def write_md(path, rows, cmd, machine, limit):
          "per node) and a plan below it runs some node 3 or more times. remat's planners: recompute cost (- = budget not met), each plan replayed under "
          "MOCCASIN's memory model (util.get_mem_from_schedule) with the same peak.", "",
          "| graph | n | share | budget | MOCCASIN (status, obj, bound) | bench optimum.py (status, obj, bound) "
-         "| agree | sqrt | greedy | default | default / best |",
-         "|---|---|---|---|---|---|---|---|---|---|---|"]
+         "| agree | sqrt | greedy | default | dtr | default / best |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r.get("under_bound"):
-            L.append("| %s | %d | %g | %d | under the lower bound %d | | | | | | |"
+            L.append("| %s | %d | %g | %d | under the lower bound %d | | | | | | | |"
                      % (r["graph"], r["nodes"], r["share"], r["budget"], r["lower_bound"]))
             continue
         m, b = r["moccasin"], r["bench"]
         best = [x["objective"] for x in (m, b) if x.get("objective") is not None]
         best = min(best) if best else None
         plans = [fmt(r[p]["recompute_cost"]) + ("" if r[p]["met"] else " (not met)") if "recompute_cost" in r[p]
-                 else "-" for p in ("sqrt", "greedy", "default")]
+                 else "-" for p in PLANNERS]
         d = r["default"]
         ratio = ("%.3f" % (d["recompute_cost"] / best) if best else ("1" if d.get("recompute_cost") == 0 else "-")) \
             if d.get("met") and best is not None else "-"
-        L.append("| %s | %d | %g | %d | %s, %s, %s | %s, %s, %s | %s | %s | %s | %s | %s |" % (
+        L.append("| %s | %d | %g | %d | %s, %s, %s | %s, %s, %s | %s | %s | %s | %s | %s | %s |" % (
             r["graph"], r["nodes"], r["share"], r["budget"], m.get("status"), fmt(m.get("objective")),
             fmt(m.get("bound")), b.get("status"), fmt(b.get("objective")), fmt(b.get("bound")), r["agree"],
-            plans[0], plans[1], plans[2], ratio))
-    mism = [r for r in rows for p in ("sqrt", "greedy", "default") if r.get(p, {}).get("model_mismatch")]
+            plans[0], plans[1], plans[2], plans[3], ratio))
+    mism = [r for r in rows for p in PLANNERS if r.get(p, {}).get("model_mismatch")]
     L += ["", "remat plans whose peak or cost differs under MOCCASIN's memory model: %d." % len(mism)]
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")

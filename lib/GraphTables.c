@@ -24,6 +24,7 @@
 
 #include "Clock.h"
 #include "GraphInternal.h"
+#include "PlanDtr.h"
 #include "PlanPortfolio.h"
 #include "PlanSearch.h"
 #include "Schedule.h"
@@ -392,6 +393,12 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
                     "the graph's buffers are not consistent: its order simulated peaks at %lld bytes, its timeline "
                     "at %lld (%s)",
                     (long long)sim.peakBytes, (long long)result->peakBytesBefore, rematSimStatusGetMessage(sim.status));
+  } else if (kind == RematPlannerDtr && rematDtrUnmodelledValue(g) >= 0) {
+    intptr_t at = g->values[rematDtrUnmodelledValue(g)].defOp;
+    status = fail(error, size, RematGraphPlanUnmodelled,
+                  "planner dtr models ops that own their storage: op %ld (%s) writes into its operand's buffer or a "
+                  "destination (plan this graph with the default planner)",
+                  (long)at, opLabel(t, at));
   } else {
     double t0 = rematNowSeconds();
     ok = rematRunPlanner(&P, &sim, &ctx, kind, budget, result->peakBytesBefore, &result->searchEffort);

@@ -15,6 +15,7 @@
 
 #include "Fuse.h"
 #include "HoistReaders.h"
+#include "PlanDtr.h"
 #include "PlanPortfolio.h"
 #include "PlanRecord.h"
 #include "PlanSearch.h"
@@ -22,7 +23,7 @@
 #include "mlir-c/Diagnostics.h"
 #include "remat/Memory.h"
 
-static const char *const kPlannerNames[] = {"none", "sqrt", "greedy", "default"};
+static const char *const kPlannerNames[] = {"none", "sqrt", "greedy", "default", "dtr"};
 
 bool rematPlannerKindParse(const char *name, RematPlannerKind *kind) {
   for (int i = 0; i < (int)(sizeof(kPlannerNames) / sizeof(kPlannerNames[0])); ++i)
@@ -651,6 +652,23 @@ static void appendSmallestBudget(MlirOperation func, const RematGraphOptions *op
              (long long)reached);
 }
 
+/// Planner dtr's refusal of a graph it does not model (lib/PlanDtr.h): the
+/// first op whose result shares an operand's buffer or writes into a
+/// destination, named at its location; `graph` is destroyed.
+static MlirLogicalResult refuseDtr(RematGraph graph) {
+  const RematGraphImpl *g = rematGraphImpl(graph);
+  const RematOpInfo *op = &g->ops[g->values[rematDtrUnmodelledValue(g)].defOp];
+  char msg[512];
+  snprintf(msg, sizeof(msg),
+           "planner dtr models ops that own their storage (the --graph forms); '%.*s' writes into its operand's "
+           "buffer or a destination: plan this function with the default planner",
+           (int)op->name.length, op->name.data);
+  MlirLocation loc = mlirOperationGetLocation(op->op);
+  rematGraphDestroy(graph);
+  mlirEmitError(loc, msg);
+  return mlirLogicalResultFailure();
+}
+
 /// The refusal of `budgetBytes`, under `graph`'s lower bound `bound` (with
 /// the smallest budget that works, unless options skip that search); `graph`
 /// is destroyed.
@@ -736,6 +754,8 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
     if (budgetBytes < lowerBound.bytes)
       return refuseUnderBound(func, options, graph, budgetBytes, lowerBound, profile, result);
   }
+  if (kind == RematPlannerDtr && rematDtrUnmodelledValue(rematGraphImpl(graph)) >= 0)
+    return refuseDtr(graph);
   double baseTimeSeconds = rematCostGetGraphTime(profile, graph);
   // On the graph the planner searches (empties split, fused when it was).
   rematComputeRecomputeBound(graph, profile, budgetBytes, &result->recomputeBound);

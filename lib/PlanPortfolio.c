@@ -17,6 +17,7 @@
 #include "PlanPortfolio.h"
 
 #include "PlanCover.h"
+#include "PlanDtr.h"
 #include "PlanPeaks.h"
 #include "PlanSqrt.h"
 
@@ -888,6 +889,8 @@ bool rematRunPlanner(Planner *P, RematSimulation *sim, const RematSimContext *ct
   case RematPlannerDefault:
     *effort = "full";
     return rematPlanPortfolio(P, sim, ctx, budget, effort);
+  case RematPlannerDtr:
+    return rematPlanDtr(P, sim) && rematPruneDecisions(P, sim);
   case RematPlannerNone:
     break;
   }

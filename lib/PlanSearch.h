@@ -21,6 +21,8 @@
 //                      peaks, and pruning
 //   PlanSqrt.h/.c      strategy: segment checkpointing (the sqrt planner,
 //                      and the default planner's layer-cut restarts)
+//   PlanCover.h/.c     strategy: exact cover by single recomputations
+//   PlanDtr.h/.c       strategy: the DTR eviction rule (the dtr baseline)
 //   PlanPortfolio.h/.c the default planner's portfolio over the strategies,
 //                      and the one dispatch of every planner kind
 //

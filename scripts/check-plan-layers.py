@@ -28,6 +28,7 @@ LAYERS = {
     "PlanPeaks": 5,  # the strategies
     "PlanSqrt": 5,
     "PlanCover": 5,
+    "PlanDtr": 5,
     "PlanPortfolio": 6,  # the default planner, the dispatch
     "PlanRecord": 7,  # the drivers (record, replay, plan a function), which
     "PlanReplay": 7,  # share PlanRecord.h

@@ -79,6 +79,7 @@ typedef enum RematGraphPlanStatus {
   RematGraphPlanBadGraph,   ///< the tables are not a consistent graph (message names the op)
   RematGraphPlanUnderBound, ///< the budget is under the lower bound (message gives it and the op)
   RematGraphPlanInternal,   ///< out of memory, or the simulator and the timeline disagree (a bug)
+  RematGraphPlanUnmodelled, ///< the planner does not model the graph (dtr: an op writes in place; message names it)
 } RematGraphPlanStatus;
 
 typedef struct RematGraphPlanResult {

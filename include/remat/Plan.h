@@ -39,9 +39,13 @@ typedef enum RematPlannerKind {
                        ///< or keeps them alive longer (charged), checks
                        ///< every step on the exact timeline, then drops the
                        ///< decisions the budget does not need
+  RematPlannerDtr,     ///< Kirisame et al.'s DTR eviction rule played over the
+                       ///< program order with the future known (a named
+                       ///< baseline): graphs whose ops own their storage
+                       ///< only (the --graph forms)
 } RematPlannerKind;
 
-/// Parses a planner name ("none", "sqrt", "greedy", "default"); false for
+/// Parses a planner name ("none", "sqrt", "greedy", "default", "dtr"); false for
 /// unknown names.
 bool rematPlannerKindParse(const char *name, RematPlannerKind *kind);
 const char *rematPlannerKindGetName(RematPlannerKind kind);

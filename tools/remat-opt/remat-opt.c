@@ -93,7 +93,9 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "                        KiB/MiB/GiB, KB/MB/GB, or N% of its own peak\n"
                             "  --planner=NAME        none, sqrt (segment checkpoints), greedy (cheap\n"
                             "                        producers next to consumers) or default (chain-\n"
-                            "                        aware, near-optimal; used when a budget is given)\n"
+                            "                        aware, near-optimal; used when a budget is given);\n"
+                            "                        with --graph also dtr (Kirisame et al.'s eviction\n"
+                            "                        rule, a baseline; graphs without in-place writes)\n"
                             "  --plan-file=FILE      replay a schedule: one 'FUNC OP ANCHOR' line per\n"
                             "                        recomputation (op indices as in the JSON graph)\n"
                             "  --graph=FILE          plan a graph JSON (--export-graph's, or networkx\n"
@@ -196,7 +198,7 @@ static int parseFlags(int argc, char **argv, Options *opts) {
     } else if (startsWith(a, "--planner=") && rematPlannerKindParse(a + strlen("--planner="), &opts->planner)) {
       opts->plannerName = a + strlen("--planner=");
     } else if (startsWith(a, "--planner=")) {
-      return usageError("unknown planner '%s' (expected none, sqrt, greedy or default)", a + strlen("--planner="));
+      return usageError("unknown planner '%s' (expected none, sqrt, greedy, default or dtr)", a + strlen("--planner="));
     } else if (startsWith(a, "--plan-file=")) {
       opts->planFile = a + strlen("--plan-file=");
       if (!*opts->planFile)
