@@ -3,8 +3,8 @@
 // Each input is a graph file as remat-opt --graph reads it (GraphJson.h: the
 // --export-graph form or networkx node-link). The reader must refuse bad input
 // with a message and never crash (ASan, UBSan), and every graph it accepts is
-// planned by sqrt, greedy and default at its lower bound, halfway to its peak
-// and at its peak (remat/GraphTables.h), checking what a plan promises:
+// planned by sqrt, greedy, default and dtr at its lower bound, halfway to its
+// peak and at its peak (remat/GraphTables.h), checking what a plan promises:
 //
 // - no internal error (a graph the reader accepts is consistent, or the
 //   library refuses it as a bad graph with a message);
@@ -12,7 +12,9 @@
 //   never is; a met budget means a peak at or under it;
 // - the recompute cost is finite and >= 0, zero without decisions; each
 //   decision recomputes an op before a later one, costs what the op costs;
-// - node-link graphs keep every original (no op erased).
+// - node-link graphs keep every original (no op erased);
+// - only dtr refuses a graph as unmodelled, and only one with an op that
+//   writes into an operand's buffer or a destination.
 //
 // A violation prints the input's message and the row, then traps. Seed
 // corpus: fuzz/corpus-graph. Build and run: docs/fuzzing.md.
@@ -32,7 +34,7 @@
 /// thousand runs a minute on two cores.
 enum { kMaxPlannedOps = 400 };
 
-static long numRead, numRefused, numPlans, numMet, numUnderBound;
+static long numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled;
 
 static void violation(const char *what, const RematGraphTables *t, const char *planner, int64_t budget,
                       const char *detail) {
@@ -52,6 +54,15 @@ static void checkPlan(const RematGraphTables *t, RematPlannerKind kind, int64_t 
     violation("internal error", t, name, budget, error);
   if (s == RematGraphPlanBadGraph)
     violation("a graph measured as consistent refused when planned", t, name, budget, error);
+  if (s == RematGraphPlanUnmodelled) {
+    bool inPlace = false;
+    for (intptr_t v = 0; v < t->numValues && !inPlace; ++v)
+      inPlace = t->values[v].aliasSource >= 0 || t->values[v].destination >= 0;
+    if (kind != RematPlannerDtr || !inPlace)
+      violation("a graph refused as unmodelled", t, name, budget, error);
+    ++numUnmodelled;
+    return;
+  }
   bool under = budget < measured->lowerBoundBytes;
   if (under != (s == RematGraphPlanUnderBound))
     violation(under ? "a budget under the lower bound was planned" : "a budget at or over the bound was refused", t,
@@ -108,7 +119,7 @@ static void checkGraph(const RematGraphTables *t) {
     violation("lower bound over the peak", t, "none", INT64_MAX, "");
   int64_t lb = measured.lowerBoundBytes, peak = measured.peakBytesBefore;
   const int64_t budgets[] = {lb > 0 ? lb - 1 : -1, lb, lb + (peak - lb) / 2, peak};
-  const RematPlannerKind kinds[] = {RematPlannerSqrt, RematPlannerGreedy, RematPlannerDefault};
+  const RematPlannerKind kinds[] = {RematPlannerSqrt, RematPlannerGreedy, RematPlannerDefault, RematPlannerDtr};
   for (size_t b = 0; b < sizeof(budgets) / sizeof(budgets[0]); ++b)
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); ++k)
       if (budgets[b] >= 0)
@@ -120,8 +131,8 @@ static void printStats(void) {
   if (getenv("REMAT_FUZZ_STATS"))
     fprintf(stderr,
             "remat-fuzz-graph: %ld graph files read, %ld graphs refused as inconsistent, %ld plans (%ld met, %ld "
-            "under the bound)\n",
-            numRead, numRefused, numPlans, numMet, numUnderBound);
+            "under the bound, %ld unmodelled by dtr)\n",
+            numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
