@@ -173,6 +173,17 @@ static bool fillOpsAndValues(RematGraphImpl *g, const RematGraphTables *t, char 
            (long)k, opLabel(t, k), (long)tv->aliasSource);
       return false;
     }
+    // Only a view aliases an operand it does not write into: a write in place
+    // goes into the op's destination (what remat's graphs of MLIR hold, and
+    // what the chains of in-place writes of the bound and the simulation
+    // follow).
+    if (tv->aliasSource >= 0 && g->ops[k].cls != RematOpClassView && tv->destination != tv->aliasSource) {
+      fail(error, size, 0,
+           "value %ld of op %ld (%s) is written in place into value %ld's buffer, which is not its destination "
+           "(only a view aliases an operand it does not write into)",
+           (long)x, (long)k, opLabel(t, k), (long)tv->aliasSource);
+      return false;
+    }
     val->aliasSource = tv->aliasSource;
     val->destination = tv->destination;
   }
