@@ -349,7 +349,27 @@ static RematGraphPlanStatus recordPlan(const Planner *P, const RematSimContext *
   return RematGraphPlanOk;
 }
 
-/// Plans the built graph (see rematPlanGraphTables).
+/// Whether the graph's own order is a valid schedule whose simulated peak is
+/// its timeline's `peakBytes` (the tables passed every structural check, yet
+/// a value may be read after an op overwrote it in place, say): the
+/// simulation of the empty plan, left in `sim`; a message when not.
+static RematGraphPlanStatus checkOwnOrder(const RematSimContext *ctx, const Planner *P, const RematGraphTables *t,
+                                          int64_t peakBytes, RematSimulation *sim, char *error, size_t size) {
+  if (rematSimulate(ctx, &P->items, sim) && sim->peakBytes == peakBytes)
+    return RematGraphPlanOk;
+  if (sim->status == RematSimOutOfMemory)
+    return fail(error, size, RematGraphPlanInternal, "out of memory");
+  intptr_t at = sim->badInstance >= 0 && sim->badInstance < sim->numInstances ? sim->instOp[sim->badInstance] : -1;
+  if (sim->status != RematSimOk && at >= 0)
+    return fail(error, size, RematGraphPlanBadGraph, "the graph's own order is not a valid schedule: op %ld (%s) %s",
+                (long)at, opLabel(t, at), rematSimStatusGetMessage(sim->status));
+  return fail(error, size, RematGraphPlanBadGraph,
+              "the graph's buffers are not consistent: its order simulated peaks at %lld bytes, its timeline at %lld "
+              "(%s)",
+              (long long)sim->peakBytes, (long long)peakBytes, rematSimStatusGetMessage(sim->status));
+}
+
+/// Measures the built graph and plans it (see rematPlanGraphTables).
 static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, int64_t budget, double percent,
                                  RematPlannerKind kind, RematGraphPlanResult *result, char *error, size_t size) {
   RematGraphImpl *g = rematGraphImpl(graph);
@@ -362,48 +382,36 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
   if (percent >= 0)
     budget = (int64_t)((double)result->peakBytesBefore * percent / 100.0);
   result->budgetBytes = budget;
-  RematLowerBound bound = rematGraphGetLowerBound(graph);
-  result->lowerBoundBytes = bound.bytes;
-  result->lowerBoundOp = bound.op;
-  if (budget < bound.bytes) {
-    if (bound.op >= 0)
-      return fail(error, size, RematGraphPlanUnderBound,
-                  "budget %lld bytes is under the lower bound %lld bytes, forced by op %ld (%s)", (long long)budget,
-                  (long long)bound.bytes, (long)bound.op, opLabel(t, bound.op));
-    return fail(error, size, RematGraphPlanUnderBound, "budget %lld bytes is under the lower bound %lld bytes",
-                (long long)budget, (long long)bound.bytes);
-  }
-  result->budgetMet = result->peakBytesBefore <= budget;
-  if (result->budgetMet)
-    rematRecomputeBoundSetTrivial(&result->recomputeBound);
-  else
-    rematComputeRecomputeBound(graph, &kGraphUnits, budget, &result->recomputeBound);
-  if (result->budgetMet || kind == RematPlannerNone)
-    return RematGraphPlanOk;
-
   RematSimContext ctx;
   if (!rematSimContextInit(&ctx, g, &kGraphUnits))
     return fail(error, size, RematGraphPlanInternal, "out of memory");
   Planner P;
-  bool ok = rematPlannerInit(&P, &ctx, budget);
-  RematGraphPlanStatus status = RematGraphPlanOk;
   RematSimulation sim;
   memset(&sim, 0, sizeof(sim));
-  if (!ok) {
-    status = fail(error, size, RematGraphPlanInternal, "out of memory");
-  } else if (!rematSimulate(&ctx, &P.items, &sim) || sim.peakBytes != result->peakBytesBefore) {
-    // The tables passed every check above, yet their own order is no valid
-    // schedule (a value read after an op overwrote it in place, say).
-    intptr_t at = sim.badInstance >= 0 && sim.badInstance < sim.numInstances ? sim.instOp[sim.badInstance] : -1;
-    if (sim.status != RematSimOk && at >= 0)
-      status =
-          fail(error, size, RematGraphPlanBadGraph, "the graph's own order is not a valid schedule: op %ld (%s) %s",
-               (long)at, opLabel(t, at), rematSimStatusGetMessage(sim.status));
+  RematGraphPlanStatus status = rematPlannerInit(&P, &ctx, budget)
+                                    ? checkOwnOrder(&ctx, &P, t, result->peakBytesBefore, &sim, error, size)
+                                    : fail(error, size, RematGraphPlanInternal, "out of memory");
+  if (status == RematGraphPlanOk) {
+    RematLowerBound bound = rematGraphGetLowerBound(graph);
+    result->lowerBoundBytes = bound.bytes;
+    result->lowerBoundOp = bound.op;
+    if (budget < bound.bytes && bound.op >= 0)
+      status = fail(error, size, RematGraphPlanUnderBound,
+                    "budget %lld bytes is under the lower bound %lld bytes, forced by op %ld (%s)", (long long)budget,
+                    (long long)bound.bytes, (long)bound.op, opLabel(t, bound.op));
+    else if (budget < bound.bytes)
+      status = fail(error, size, RematGraphPlanUnderBound, "budget %lld bytes is under the lower bound %lld bytes",
+                    (long long)budget, (long long)bound.bytes);
+  }
+  if (status == RematGraphPlanOk) {
+    result->budgetMet = result->peakBytesBefore <= budget;
+    if (result->budgetMet)
+      rematRecomputeBoundSetTrivial(&result->recomputeBound);
     else
-      status = fail(error, size, RematGraphPlanBadGraph,
-                    "the graph's buffers are not consistent: its order simulated peaks at %lld bytes, its timeline "
-                    "at %lld (%s)",
-                    (long long)sim.peakBytes, (long long)result->peakBytesBefore, rematSimStatusGetMessage(sim.status));
+      rematComputeRecomputeBound(graph, &kGraphUnits, budget, &result->recomputeBound);
+  }
+  if (status != RematGraphPlanOk || result->budgetMet || kind == RematPlannerNone) {
+    // Measured only.
   } else if (kind == RematPlannerDtr && rematDtrUnmodelledValue(g) >= 0) {
     intptr_t at = g->values[rematDtrUnmodelledValue(g)].defOp;
     status = fail(error, size, RematGraphPlanUnmodelled,
@@ -412,7 +420,7 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
                   (long)at, opLabel(t, at));
   } else {
     double t0 = rematNowSeconds();
-    ok = rematRunPlanner(&P, &sim, &ctx, kind, budget, result->peakBytesBefore, &result->searchEffort);
+    bool ok = rematRunPlanner(&P, &sim, &ctx, kind, budget, result->peakBytesBefore, &result->searchEffort);
     result->planSeconds = rematNowSeconds() - t0;
     status = ok ? recordPlan(&P, &ctx, result, error, size)
                 : fail(error, size, RematGraphPlanInternal, "out of memory while planning");

@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 #include "SimInternal.h"
 
-#include "IRBuild.h"
 
 #include <string.h>
 
@@ -52,16 +51,20 @@ static intptr_t freedDestination(const RematSimContext *ctx, const RematSimulati
 static bool writesBackMatchingSlice(const RematSimContext *ctx, const RematSimulation *sim, intptr_t k, intptr_t r) {
   const RematGraphImpl *g = ctx->g;
   const RematOpInfo *op = &g->ops[sim->instOp[k]];
-  if (!rematIsOp(op->op, "tensor.insert_slice") || op->numResults != 1 || mlirOperationGetNumOperands(op->op) < 2)
+  static const char kInsertSlice[] = "tensor.insert_slice";
+  if (op->numResults != 1 || op->name.length != sizeof(kInsertSlice) - 1 ||
+      memcmp(op->name.data, kInsertSlice, sizeof(kInsertSlice) - 1) != 0)
     return false;
+  // From the tables, not the IR (graphs read with --graph have none): the
+  // destination is the value the result is written into; the source, the
+  // other value the op reads in the same buffer (the rest are indices).
   const RematSimVersion *dest = &sim->versions[sim->readVersion[r]];
-  intptr_t destValue = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op->op, 1).ptr);
-  intptr_t srcValue = rematPtrMapGet(&g->valueIds, mlirOperationGetOperand(op->op, 0).ptr);
-  if (destValue < 0 || srcValue < 0 || dest->value != destValue || g->values[op->firstResult].aliasSource < 0)
+  intptr_t destValue = g->values[op->firstResult].destination;
+  if (destValue < 0 || dest->value != destValue || g->values[op->firstResult].aliasSource < 0)
     return false;
   for (intptr_t q = sim->instReadsBegin[k]; q < sim->instReadsBegin[k + 1]; ++q) {
     const RematSimVersion *src = &sim->versions[sim->readVersion[q]];
-    if (src->value == srcValue && src->buffer == dest->buffer && src->epoch == sim->buffers[src->buffer].epoch)
+    if (src->value != destValue && src->buffer == dest->buffer && src->epoch == sim->buffers[src->buffer].epoch)
       return true;
   }
   return false;

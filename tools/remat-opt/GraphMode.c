@@ -177,7 +177,7 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
     }
     if (status != RematGraphPlanOk) {
       const char *prefix = file.numGraphs > 1 ? file.graphs[i].name : NULL;
-      fprintf(stderr, "remat-opt: %s%s%s: %s%s\n", status == RematGraphPlanInternal ? "internal error: " : "",
+      fprintf(stderr, "remat-opt: %s%s%s%s: %s\n", status == RematGraphPlanInternal ? "internal error: " : "",
               opts->path, prefix ? ", function " : "", prefix ? prefix : "", error);
       rc = status == RematGraphPlanInternal ? RematExitInternal : RematExitUser;
     }
