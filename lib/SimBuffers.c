@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 #include "SimInternal.h"
 
-
 #include <string.h>
 
 /// The version a result written out of place in the input may be written
