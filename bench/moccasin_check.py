@@ -50,7 +50,8 @@ def proven_lower(row):
     at every planner's run) and bench optimum.py's CP-SAT bound (its model is
     the whole problem: originals fixed, copies unlimited). MOCCASIN's bound is
     not one: its model allows at most C computations per node."""
-    cands = [row[p].get("bound") for p in PLANNERS if row.get(p)] + [row.get("bench", {}).get("bound")]
+    cands = [row[p].get("bound") for p in PLANNERS if row.get(p)] + [row.get(k, {}).get("bound")
+                                                                    for k in ("bench", "bench_hinted")]
     cands = [c for c in cands if c is not None]
     return max(cands) if cands else None
 
@@ -165,9 +166,9 @@ def flatten(l):
             yield x
 
 
-def bench_solve(path, B, time_limit, python):
+def bench_solve(path, B, time_limit, python, hint=None):
     cmd = [python, os.path.join(HERE, "optimum.py"), "--graph", path, "--budget", str(B), "--time-limit",
-           str(time_limit), "--json", "--plan-out", os.devnull]
+           str(time_limit), "--json", "--plan-out", os.devnull] + (["--hint-plan", hint] if hint else [])
     p = subprocess.run(cmd, capture_output=True, text=True)
     try:
         r = json.loads(p.stdout)
@@ -234,6 +235,48 @@ def agree(m, b, remat_rows=()):
 PLANNERS = ("sqrt", "greedy", "default", "dtr")
 
 
+def default_plan_file(remat_opt, path, B, out):
+    """The default planner's plan at budget B as a plan file (FUNC OP ANCHOR
+    lines) for optimum.py --hint-plan; False when it does not meet B."""
+    p = subprocess.run([remat_opt, "--graph=" + path, "--budget=%d" % B, "--report=json"], capture_output=True,
+                       text=True)
+    try:
+        f = json.loads(p.stdout)["functions"][0]
+    except (ValueError, KeyError, IndexError):
+        return False
+    if not f["budget_met"]:
+        return False
+    with open(out, "w") as h:
+        h.write("# the default planner's plan, recompute cost %r\n" % f["recompute_cost"])
+        for d in f["decisions"]:
+            h.write("0 %d %d\n" % (d["op"], d["anchor"]))
+    return True
+
+
+def certify(rows, graphs, remat_opt, seconds):
+    """CP-SAT (optimum.py) started from the default planner's plan, on every
+    row where default meets the budget but is not proven within its target:
+    a proof of that plan's optimality, or a cheaper plan, or neither."""
+    work = os.path.join(HERE, "work", "moccasin-certify")
+    os.makedirs(work, exist_ok=True)
+    for row in rows:
+        if row.get("under_bound") or not row["default"].get("met"):
+            continue
+        low = proven_lower(row)
+        d = row["default"]["recompute_cost"]
+        if low is not None and (d <= low * (1 + 1e-9) or (low > 0 and (d - low) / low <= target_of(row["share"]))):
+            continue
+        path = next(p for p in (graphs or [os.path.join(HERE, "graphs", "moccasin", row["graph"])])
+                    if os.path.basename(p) == row["graph"])
+        hint = os.path.join(work, "%s-%g.plan" % (row["graph"], row["share"]))
+        if not default_plan_file(remat_opt, path, row["budget"], hint):
+            continue
+        row["bench_hinted"] = bench_solve(path, row["budget"], seconds, sys.executable, hint)
+        row["bench_hinted"]["time_limit"] = seconds
+        print(json.dumps({"graph": row["graph"], "share": row["share"], "bench_hinted": row["bench_hinted"]}),
+              flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--graphs", nargs="*", help="node-link graphs (default: bench/graphs/moccasin's)")
@@ -243,6 +286,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "results", "moccasin-check"))
     ap.add_argument("--replan", help="a previous OUT.json: keep its solver results, plan again with remat-opt "
                     "and rewrite OUT.json/.md (after a planner change)")
+    ap.add_argument("--certify", type=float, metavar="SECONDS",
+                    help="with --replan: also run optimum.py from the default planner's plan (--hint-plan) for "
+                         "SECONDS on each row where default is not proven within its target")
     a = ap.parse_args()
     if a.replan:
         with open(a.replan) as f:
@@ -256,11 +302,15 @@ def main():
             for p in PLANNERS:
                 row[p] = remat_plan(a.remat_opt, path, g, row["budget"], p)
             row["agree"] = agree(row["moccasin"], row["bench"], [row[p] for p in PLANNERS])
+            row.pop("bench_hinted", None)
+        if a.certify:
+            certify(prev["rows"], a.graphs, a.remat_opt, a.certify)
         rev = subprocess.run(["git", "-C", HERE, "describe", "--always", "--dirty"], capture_output=True,
                              text=True).stdout.strip()
         prev["replanned"] = ("remat's columns planned again on %s with `bench/.venv/bin/python bench/moccasin_check.py "
-                             "--replan %s` (remat at %s; the solvers' columns are the %s run's)"
-                             % (time.strftime("%Y-%m-%d"), os.path.relpath(a.replan), rev, prev["date"]))
+                             "--replan %s%s` (remat at %s; the solvers' columns are the %s run's)"
+                             % (time.strftime("%Y-%m-%d"), os.path.relpath(a.replan),
+                                " --certify %g" % a.certify if a.certify else "", rev, prev["date"]))
         with open(a.out + ".json", "w") as f:
             json.dump(prev, f, indent=1)
         write_md(a.out + ".md", prev["rows"], prev["command"], prev["machine"], prev.get("time_limit", 0), prev["date"],
@@ -310,16 +360,17 @@ def write_md(path, rows, cmd, machine, limit, date, replanned=None):
          "per node) and a plan below it runs some node 3 or more times. remat's planners: recompute cost (- = budget not met), each plan replayed under "
          "MOCCASIN's memory model (util.get_mem_from_schedule) with the same peak.", "",
          "| graph | n | share | budget | MOCCASIN (status, obj, bound) | bench optimum.py (status, obj, bound) "
-         "| agree | sqrt | greedy | default | dtr | default / best | proven lower bound | default over it | target |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+         "| agree | sqrt | greedy | default | dtr | default / best | CP-SAT from default's plan (status, obj, bound) "
+         "| proven lower bound | default over it | target |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     tally = []
     for r in rows:
         if r.get("under_bound"):
-            L.append("| %s | %d | %g | %d | under the lower bound %d | | | | | | | | | | |"
+            L.append("| %s | %d | %g | %d | under the lower bound %d | | | | | | | | | | | |"
                      % (r["graph"], r["nodes"], r["share"], r["budget"], r["lower_bound"]))
             continue
-        m, b = r["moccasin"], r["bench"]
-        best = [x["objective"] for x in (m, b) if x.get("objective") is not None]
+        m, b, h = r["moccasin"], r["bench"], r.get("bench_hinted", {})
+        best = [x["objective"] for x in (m, b, h) if x.get("objective") is not None]
         best = min(best) if best else None
         plans = [fmt(r[p]["recompute_cost"]) + ("" if r[p]["met"] else " (not met)") if "recompute_cost" in r[p]
                  else "-" for p in PLANNERS]
@@ -333,10 +384,11 @@ def write_md(path, rows, cmd, machine, limit, date, replanned=None):
                 (d["recompute_cost"] - low) / low if low > 0 else math.inf)
         verdict = "-" if over is None else ("met" if over <= target_of(r["share"]) else "**missed**")
         tally.append(verdict)
-        L.append("| %s | %d | %g | %d | %s, %s, %s | %s, %s, %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        hinted = "%s, %s, %s" % (h.get("status"), fmt(h.get("objective")), fmt(h.get("bound"))) if h else "-"
+        L.append("| %s | %d | %g | %d | %s, %s, %s | %s, %s, %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["graph"], r["nodes"], r["share"], r["budget"], m.get("status"), fmt(m.get("objective")),
             fmt(m.get("bound")), b.get("status"), fmt(b.get("objective")), fmt(b.get("bound")), r["agree"],
-            plans[0], plans[1], plans[2], plans[3], ratio, fmt(low),
+            plans[0], plans[1], plans[2], plans[3], ratio, hinted, fmt(low),
             "-" if over is None else ("+inf (bound 0)" if over == math.inf else "%+.1f%%" % (100 * over)),
             "%s (%.0f%%)" % (verdict, 100 * target_of(r["share"]))))
     mism = [r for r in rows for p in PLANNERS if r.get(p, {}).get("model_mismatch")]
