@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Most ops one stage may rebuild, and the most
-// evicted ancestors the score looks at per candidate: beyond them the
-// candidate scores as if its recomputation cost were unbounded.
+// Most ops one stage may rebuild, and the most evicted ancestors the score
+// looks at per candidate: beyond them the candidate scores as if its
+// recomputation cost were unbounded.
 enum { kMaxGroupOps = 4096, kMaxAncestorWalk = 64 };
 
 typedef enum DtrScore {
@@ -234,10 +234,8 @@ static void makeRoom(Dtr *d, int64_t bytes) {
   }
 }
 
+/// Records a recomputation (a stage's group holds each op once).
 static bool pushItem(Dtr *d, intptr_t op, intptr_t anchor, intptr_t dropFirst) {
-  for (intptr_t i = d->numItems - 1; i >= 0 && d->items[i].anchor == anchor; --i)
-    if (d->items[i].op == op)
-      return true; // rebuilt twice for one stage: the schedule has it once
   if (d->numItems == d->capItems) {
     DtrItem *grown = rematPlannerGrowArray(d->items, &d->capItems, sizeof(*grown));
     if (!grown)
@@ -246,11 +244,6 @@ static bool pushItem(Dtr *d, intptr_t op, intptr_t anchor, intptr_t dropFirst) {
   }
   d->items[d->numItems++] = (DtrItem){op, anchor, dropFirst};
   return true;
-}
-
-static int compareIntptrAsc(const void *a, const void *b) {
-  intptr_t x = *(const intptr_t *)a, y = *(const intptr_t *)b;
-  return (x > y) - (x < y);
 }
 
 static bool needsBuild(const Dtr *d, intptr_t q) { return !d->resident[q] && d->mem[q] > 0; }
@@ -284,7 +277,7 @@ static bool prepareStage(Dtr *d, intptr_t p) {
       }
     }
   }
-  qsort(d->group, (size_t)n, sizeof(*d->group), compareIntptrAsc);
+  qsort(d->group, (size_t)n, sizeof(*d->group), rematCompareIntptr);
   // Every read of the group and of p holds its value until it happens.
   for (intptr_t i = d->inBegin[p]; i < d->inBegin[p + 1]; ++i)
     ++d->locks[d->inOps[i]];

@@ -143,7 +143,7 @@ bool rematPlannerReject(Planner *P, intptr_t value, intptr_t anchor, ChainMode m
   return true;
 }
 
-static int compareIntptr(const void *a, const void *b) {
+int rematCompareIntptr(const void *a, const void *b) {
   intptr_t x = *(const intptr_t *)a, y = *(const intptr_t *)b;
   return x < y ? -1 : (x > y);
 }
@@ -164,7 +164,7 @@ bool rematPlannerPushDecision(Planner *P, intptr_t value, intptr_t anchor, const
   if (!reserveDecision(P))
     return false;
   // Chains are built breadth-first; decisions list their ops in program order.
-  qsort(P->chain, (size_t)c->len, sizeof(*P->chain), compareIntptr);
+  qsort(P->chain, (size_t)c->len, sizeof(*P->chain), rematCompareIntptr);
   Decision *d = &P->decisions[P->numDecisions++];
   *d = (Decision){.value = value,
                   .anchor = anchor,

@@ -329,6 +329,8 @@ bool rematPlannerSimulate(const Planner *P, bool complete, RematSimulation *sim)
 bool rematPlannerSimulateTrial(const Planner *P, const RematSimulation *base, int64_t limit, RematSimulation *sim);
 /// Never tries that candidate again in this search.
 bool rematPlannerReject(Planner *P, intptr_t value, intptr_t anchor, ChainMode mode, bool joint);
+/// qsort's comparison of two intptr_t, ascending.
+int rematCompareIntptr(const void *a, const void *b);
 /// Appends a decision whose ops are P->chain[0, c->len) at `anchor`.
 bool rematPlannerPushDecision(Planner *P, intptr_t value, intptr_t anchor, const Chain *c, int64_t bytes,
                               intptr_t dropFirst, intptr_t dropLast);
