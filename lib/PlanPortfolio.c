@@ -21,6 +21,7 @@
 #include "PlanPeaks.h"
 #include "PlanSqrt.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,12 @@ typedef struct PortfolioConfig {
   // again) one neighbour may take.
   int classRepairs, classRepairsAfterExactPrune, classRestarts;
   double classRepairWork, classRestartWork;
+  // improveByWindows: graphs up to windowOps ops, seeds per window, and its
+  // work: windowShare times the stages simulated before it, at least
+  // windowMinWork.
+  intptr_t windowOps;
+  int windowSeeds;
+  double windowShare, windowMinWork;
 } PortfolioConfig;
 
 static const PortfolioConfig kPortfolio = {
@@ -63,6 +70,10 @@ static const PortfolioConfig kPortfolio = {
     .classRestarts = 2,
     .classRepairWork = 5e7,
     .classRestartWork = 2e8,
+    .windowOps = 4000,
+    .windowSeeds = 4,
+    .windowShare = 0.5,
+    .windowMinWork = 3e6,
 };
 
 enum {
@@ -825,6 +836,137 @@ static bool planByCover(Planner *P, RematSimulation *sim, const RematSimContext 
 }
 
 //===----------------------------------------------------------------------===//
+// Large neighbourhoods: a window of the plan searched again
+//===----------------------------------------------------------------------===//
+
+/// Q (initialized) gets P's live decisions but those anchored in [lo, hi),
+/// as one start, simulated into `sim`.
+static bool copyPlanOutsideWindow(Planner *Q, const Planner *P, intptr_t lo, intptr_t hi, RematSimulation *sim) {
+  memset(sim, 0, sizeof(*sim));
+  for (intptr_t d = 0; d < P->numDecisions; ++d) {
+    const Decision *dec = &P->decisions[d];
+    if (!decisionLive(dec) || (dec->anchor >= lo && dec->anchor < hi))
+      continue;
+    if (!rematPlannerCopyDecision(Q, P, d))
+      return false;
+  }
+  Q->maxChain = P->maxChain;
+  Q->opt.resultTargets = P->opt.resultTargets;
+  Q->opt.joint = P->opt.joint;
+  Q->opt.keepPastPeak = P->opt.keepPastPeak;
+  return rematPlannerSimulate(Q, true, sim);
+}
+
+/// A window of the timeline for improveByWindows: ops [lo, hi) and the
+/// summed cost of the plan's decisions anchored in it.
+typedef struct Window {
+  intptr_t lo, hi;
+  double cost;
+} Window;
+
+static int compareWindowCostDesc(const void *a, const void *b) {
+  const Window *x = a, *y = b;
+  if (x->cost != y->cost)
+    return x->cost < y->cost ? 1 : -1;
+  return x->lo != y->lo ? (x->lo < y->lo ? -1 : 1) : (x->hi < y->hi ? -1 : x->hi > y->hi);
+}
+
+/// The windows of n/16, n/8 and n/4 ops (at least 4), each shifted by half
+/// its size, that hold a live decision of P, costliest first. Returns their
+/// count, -1 when out of memory.
+static intptr_t rankWindows(const Planner *P, Window **out) {
+  intptr_t n = P->g->numOps;
+  const intptr_t sizes[] = {n / 16, n / 8, n / 4};
+  intptr_t cap = 0;
+  for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); ++k)
+    cap += 2 * n / (sizes[k] < 4 ? 4 : sizes[k]) + 2;
+  Window *w = malloc((size_t)cap * sizeof(*w));
+  if (!w)
+    return -1;
+  intptr_t num = 0;
+  for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); ++k) {
+    intptr_t size = sizes[k] < 4 ? 4 : sizes[k];
+    for (intptr_t lo = 0; lo < n && num < cap; lo += size / 2) {
+      Window win = {lo, lo + size, 0};
+      bool any = false;
+      for (intptr_t d = 0; d < P->numDecisions; ++d) {
+        const Decision *dec = &P->decisions[d];
+        if (decisionLive(dec) && dec->anchor >= win.lo && dec->anchor < win.hi) {
+          win.cost += dec->cost;
+          any = true;
+        }
+      }
+      if (any)
+        w[num++] = win;
+    }
+  }
+  qsort(w, (size_t)num, sizeof(*w), compareWindowCostDesc);
+  *out = w;
+  return num;
+}
+
+/// One neighbour of improveByWindows: P's plan without the decisions
+/// anchored in `win`, searched again from there with `seed`, pruned, and
+/// adopted when it fits for less (`*adopted`). Returns false only when out
+/// of memory.
+static bool searchWindow(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
+                         const Window *win, int seed, bool *adopted) {
+  Planner Q;
+  RematSimulation trial;
+  memset(&trial, 0, sizeof(trial));
+  bool ok = rematPlannerInit(&Q, ctx, budget);
+  // Seeds alternate the refined and the plain score; from the second on,
+  // each candidate's score is also perturbed (retryWithNoise's noise).
+  Q.opt.refined = seed % 2 == 0;
+  Q.opt.groups = true;
+  Q.opt.noiseAmp = seed > 0 ? kPortfolio.noiseAmp : 0;
+  Q.opt.noiseSeed = (uint64_t)seed * 1000003u + (uint64_t)win->lo * 31u + (uint64_t)win->hi;
+  bool run = ok && copyPlanOutsideWindow(&Q, P, win->lo, win->hi, &trial) && rematPlanAtPeaks(&Q, &trial, true);
+  Q.opt.noiseAmp = 0;
+  run = run && rematPruneDecisions(&Q, &trial);
+  RematSimStatus status = trial.status;
+  *adopted = run && adoptIfCheaper(P, sim, &Q, &trial, budget);
+  if (!run)
+    rematSimulationFree(&trial);
+  rematPlannerFree(&Q);
+  return ok && (run || status != RematSimOutOfMemory);
+}
+
+/// Large-neighbourhood search over a plan that fits. Every search above
+/// changes a plan one decision at a time (or one value, one class), and
+/// where values are read far apart (random layered graphs: a value read by
+/// several layers; a ResNet's skip connections) the cheap plans differ from
+/// the greedy one in many decisions at once. A neighbour drops every
+/// decision anchored in a window of the timeline and searches that stretch
+/// again (searchWindow). Windows of n/16, n/8 and n/4 ops, those holding
+/// the costliest decisions first, kPortfolio.windowSeeds seeds each; after
+/// a neighbour is adopted the windows are ranked again from the new plan.
+/// The search stops when no window improves or its work is spent: the
+/// stages simulated (rematSimWork) up to kPortfolio.windowShare times those
+/// of every search before it, at least kPortfolio.windowMinWork (small
+/// graphs plan in milliseconds before it). A count, not a time, so plans do
+/// not depend on the machine.
+static bool improveByWindows(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
+  if (sim->peakBytes > budget || P->g->numOps > kPortfolio.windowOps)
+    return true;
+  double start = rematSimWork(ctx);
+  double limit = start + fmax(kPortfolio.windowShare * start, kPortfolio.windowMinWork);
+  bool ok = true, adopted = true;
+  while (ok && adopted && rematSimWork(ctx) < limit) {
+    Window *windows = NULL;
+    intptr_t num = rankWindows(P, &windows);
+    if (num < 0)
+      return false;
+    adopted = false;
+    for (intptr_t i = 0; ok && !adopted && i < num; ++i)
+      for (int seed = 0; ok && !adopted && seed < kPortfolio.windowSeeds && rematSimWork(ctx) < limit; ++seed)
+        ok = searchWindow(P, sim, ctx, budget, &windows[i], seed, &adopted);
+    free(windows);
+  }
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
 // The default planner
 //===----------------------------------------------------------------------===//
 
@@ -876,6 +1018,8 @@ bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext 
     ok = planByCover(P, sim, ctx, budget);
   if (ok && sim->peakBytes > budget && P->g->numOps <= kExactPruneOps)
     ok = escapeByKicks(P, sim, ctx, budget);
+  if (ok)
+    ok = improveByWindows(P, sim, ctx, budget);
   return ok;
 }
 

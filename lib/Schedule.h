@@ -147,6 +147,10 @@ typedef struct RematSimulation {
   bool complete; // the per-buffer event lists and per-value versions are filled
 } RematSimulation;
 
+/// The stages replayed by every simulation on `ctx` so far: the planners'
+/// work, counted so that limits on it do not depend on the machine.
+double rematSimWork(const RematSimContext *ctx);
+
 /// Replays `schedule` (normalized) on the graph. Always fills `sim` (free it
 /// with rematSimulationFree); returns false when sim->status != Ok.
 bool rematSimulate(const RematSimContext *ctx, const RematSchedule *schedule, RematSimulation *sim);

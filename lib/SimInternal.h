@@ -22,6 +22,10 @@
 /// "(kept ...)" are restored to that state by the replay that used them, so
 /// that the next one need not clear them whole.
 typedef struct RematSimScratch {
+  // The stages replayed so far (rematSimReplay: those not shared with the
+  // base, plus the schedule's clones): a machine-independent measure of the
+  // planner's work (rematSimWork).
+  double replayedStages;
   intptr_t *cur;        // per value: its latest version (resolveReads)
   intptr_t *groupStamp; // per op: the stage whose group re-executes it (kept -1)
   intptr_t *groupInst;  // per op: its clone's instance there

@@ -260,7 +260,10 @@ static bool summarize(const RematSimContext *ctx, RematSimulation *sim) {
 bool rematSimReplay(const RematSimContext *ctx, const RematSchedule *schedule, const RematSimulation *base,
                     int64_t limit, RematSimulation *sim) {
   intptr_t shared = sharedStages(base, schedule, ctx->g->numOps);
+  ctx->scratch->replayedStages += (double)(ctx->g->numOps - shared + schedule->num);
   if (!layOutInstances(ctx, schedule, base, shared, sim) || !resolveReads(ctx, base, shared, sim))
     return false;
   return markAlive(ctx, sim) && rematSimAssignBuffers(ctx, limit, sim) && summarize(ctx, sim);
 }
+
+double rematSimWork(const RematSimContext *ctx) { return ctx->scratch ? ctx->scratch->replayedStages : 0; }
