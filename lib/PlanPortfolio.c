@@ -907,8 +907,9 @@ static intptr_t rankWindows(const Planner *P, Window **out) {
 
 /// One neighbour of improveByWindows: P's plan without the decisions
 /// anchored in `win`, searched again from there with `seed`, pruned, and
-/// adopted when it fits for less (`*adopted`). Returns false only when out
-/// of memory.
+/// adopted (`*adopted`) when it fits for less or, while P's plan is over
+/// the budget, when it fits or peaks lower. Returns false only when out of
+/// memory.
 static bool searchWindow(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget,
                          const Window *win, int seed, bool *adopted) {
   Planner Q;
@@ -925,14 +926,22 @@ static bool searchWindow(Planner *P, RematSimulation *sim, const RematSimContext
   Q.opt.noiseAmp = 0;
   run = run && rematPruneDecisions(&Q, &trial);
   RematSimStatus status = trial.status;
-  *adopted = run && adoptIfCheaper(P, sim, &Q, &trial, budget);
+  if (run && sim->peakBytes <= budget) {
+    *adopted = adoptIfCheaper(P, sim, &Q, &trial, budget);
+  } else {
+    // Over the budget: kept when it fits, or peaks lower (keepBetterPlan).
+    int64_t before = sim->peakBytes;
+    ok = keepBetterPlan(P, sim, &Q, &trial, budget, run) && ok;
+    *adopted = sim->peakBytes < before;
+    return ok;
+  }
   if (!run)
     rematSimulationFree(&trial);
   rematPlannerFree(&Q);
   return ok && (run || status != RematSimOutOfMemory);
 }
 
-/// Large-neighbourhood search over a plan that fits. Every search above
+/// Large-neighbourhood search over the plan. Every search above
 /// changes a plan one decision at a time (or one value, one class), and
 /// where values are read far apart (random layered graphs: a value read by
 /// several layers; a ResNet's skip connections) the cheap plans differ from
@@ -947,7 +956,7 @@ static bool searchWindow(Planner *P, RematSimulation *sim, const RematSimContext
 /// graphs plan in milliseconds before it). A count, not a time, so plans do
 /// not depend on the machine.
 static bool improveByWindows(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
-  if (sim->peakBytes > budget || P->g->numOps > kPortfolio.windowOps)
+  if (P->g->numOps > kPortfolio.windowOps)
     return true;
   double start = rematSimWork(ctx);
   double limit = start + fmax(kPortfolio.windowShare * start, kPortfolio.windowMinWork);
