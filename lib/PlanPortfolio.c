@@ -434,15 +434,26 @@ static bool refinePlan(Planner *P, RematSimulation *sim, const RematSimContext *
   return ok || status != RematSimOutOfMemory;
 }
 
-/// Q (initialized) gets P's live decisions but `skip` and, when `without` is
-/// given, those the search chose for a value marked in it (a class of alike
-/// decisions), as one start (no rounds, no rejections: they were about other
-/// timelines), simulated into `sim`.
-static bool copyPlanWithout(Planner *Q, const Planner *P, intptr_t skip, const bool *without, RematSimulation *sim) {
+/// A window of the timeline for improveByWindows: ops [lo, hi) and the
+/// summed cost of the plan's decisions anchored in it.
+typedef struct Window {
+  intptr_t lo, hi;
+  double cost;
+} Window;
+
+/// Q (initialized) gets P's live decisions but `skip`, those the search
+/// chose for a value marked in `without` when given (a class of alike
+/// decisions), and those anchored in `window` when given, as one start (no
+/// rounds, no rejections: they were about other timelines), simulated into
+/// `sim`.
+static bool copyPlanWithout(Planner *Q, const Planner *P, intptr_t skip, const bool *without, const Window *window,
+                            RematSimulation *sim) {
   memset(sim, 0, sizeof(*sim));
   for (intptr_t d = 0; d < P->numDecisions; ++d) {
     const Decision *dec = &P->decisions[d];
-    if (d == skip || !decisionLive(dec) || (without && dec->value >= 0 && dec->numMembers == 0 && without[dec->value]))
+    if (d == skip || !decisionLive(dec) ||
+        (without && dec->value >= 0 && dec->numMembers == 0 && without[dec->value]) ||
+        (window && dec->anchor >= window->lo && dec->anchor < window->hi))
       continue;
     if (!rematPlannerCopyDecision(Q, P, d))
       return false;
@@ -510,7 +521,7 @@ static bool repairPlan(Planner *P, RematSimulation *sim, const RematSimContext *
     Q.opt.forbidden = forbidden;
     Q.opt.refined = true;
     Q.opt.groups = true;
-    ok = ok && copyPlanWithout(&Q, P, worst, NULL, &trial) && rematPlanAtPeaks(&Q, &trial, true) &&
+    ok = ok && copyPlanWithout(&Q, P, worst, NULL, NULL, &trial) && rematPlanAtPeaks(&Q, &trial, true) &&
          rematPruneDecisions(&Q, &trial);
     RematSimStatus status = trial.status;
     if (ok)
@@ -641,7 +652,7 @@ static bool improveByClasses(Planner *P, RematSimulation *sim, const RematSimCon
         run = run && rewindPlan(&Q, P, round, &trial);
       } else {
         Q.opt.refined = true;
-        run = run && copyPlanWithout(&Q, P, -1, trialForbidden, &trial);
+        run = run && copyPlanWithout(&Q, P, -1, trialForbidden, NULL, &trial);
       }
       run = run && rematPlanAtPeaks(&Q, &trial, true) && rematPruneDecisions(&Q, &trial);
       RematSimStatus status = trial.status;
@@ -787,7 +798,7 @@ static bool escapeByKicks(Planner *P, RematSimulation *sim, const RematSimContex
       RematSimulation trial;
       memset(&trial, 0, sizeof(trial));
       bool applied = false;
-      bool run = rematPlannerInit(&Q, ctx, budget) && copyPlanWithout(&Q, P, -1, NULL, &trial) &&
+      bool run = rematPlannerInit(&Q, ctx, budget) && copyPlanWithout(&Q, P, -1, NULL, NULL, &trial) &&
                  rematApplyKick(&Q, &trial, &kicks[i / 2], &applied);
       if (run && applied && i % 2 == 1)
         run = keepOnlyLastDecision(&Q, &trial, ctx, budget);
@@ -839,31 +850,6 @@ static bool planByCover(Planner *P, RematSimulation *sim, const RematSimContext 
 // Large neighbourhoods: a window of the plan searched again
 //===----------------------------------------------------------------------===//
 
-/// Q (initialized) gets P's live decisions but those anchored in [lo, hi),
-/// as one start, simulated into `sim`.
-static bool copyPlanOutsideWindow(Planner *Q, const Planner *P, intptr_t lo, intptr_t hi, RematSimulation *sim) {
-  memset(sim, 0, sizeof(*sim));
-  for (intptr_t d = 0; d < P->numDecisions; ++d) {
-    const Decision *dec = &P->decisions[d];
-    if (!decisionLive(dec) || (dec->anchor >= lo && dec->anchor < hi))
-      continue;
-    if (!rematPlannerCopyDecision(Q, P, d))
-      return false;
-  }
-  Q->maxChain = P->maxChain;
-  Q->opt.resultTargets = P->opt.resultTargets;
-  Q->opt.joint = P->opt.joint;
-  Q->opt.keepPastPeak = P->opt.keepPastPeak;
-  return rematPlannerSimulate(Q, true, sim);
-}
-
-/// A window of the timeline for improveByWindows: ops [lo, hi) and the
-/// summed cost of the plan's decisions anchored in it.
-typedef struct Window {
-  intptr_t lo, hi;
-  double cost;
-} Window;
-
 static int compareWindowCostDesc(const void *a, const void *b) {
   const Window *x = a, *y = b;
   if (x->cost != y->cost)
@@ -876,18 +862,19 @@ static int compareWindowCostDesc(const void *a, const void *b) {
 /// count, -1 when out of memory.
 static intptr_t rankWindows(const Planner *P, Window **out) {
   intptr_t n = P->g->numOps;
-  const intptr_t sizes[] = {n / 16, n / 8, n / 4};
+  intptr_t sizes[] = {n / 16, n / 8, n / 4};
   intptr_t cap = 0;
-  for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); ++k)
-    cap += 2 * n / (sizes[k] < 4 ? 4 : sizes[k]) + 2;
+  for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); ++k) {
+    sizes[k] = sizes[k] < 4 ? 4 : sizes[k];
+    cap += 2 * n / sizes[k] + 2;
+  }
   Window *w = malloc((size_t)cap * sizeof(*w));
   if (!w)
     return -1;
   intptr_t num = 0;
   for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); ++k) {
-    intptr_t size = sizes[k] < 4 ? 4 : sizes[k];
-    for (intptr_t lo = 0; lo < n && num < cap; lo += size / 2) {
-      Window win = {lo, lo + size, 0};
+    for (intptr_t lo = 0; lo < n && num < cap; lo += sizes[k] / 2) {
+      Window win = {lo, lo + sizes[k], 0};
       bool any = false;
       for (intptr_t d = 0; d < P->numDecisions; ++d) {
         const Decision *dec = &P->decisions[d];
@@ -922,23 +909,20 @@ static bool searchWindow(Planner *P, RematSimulation *sim, const RematSimContext
   Q.opt.groups = true;
   Q.opt.noiseAmp = seed > 0 ? kPortfolio.noiseAmp : 0;
   Q.opt.noiseSeed = (uint64_t)seed * 1000003u + (uint64_t)win->lo * 31u + (uint64_t)win->hi;
-  bool run = ok && copyPlanOutsideWindow(&Q, P, win->lo, win->hi, &trial) && rematPlanAtPeaks(&Q, &trial, true);
+  bool run = ok && copyPlanWithout(&Q, P, -1, NULL, win, &trial) && rematPlanAtPeaks(&Q, &trial, true);
   Q.opt.noiseAmp = 0;
   run = run && rematPruneDecisions(&Q, &trial);
-  RematSimStatus status = trial.status;
   if (run && sim->peakBytes <= budget) {
     *adopted = adoptIfCheaper(P, sim, &Q, &trial, budget);
-  } else {
-    // Over the budget: kept when it fits, or peaks lower (keepBetterPlan).
-    int64_t before = sim->peakBytes;
-    ok = keepBetterPlan(P, sim, &Q, &trial, budget, run) && ok;
-    *adopted = sim->peakBytes < before;
-    return ok;
+    rematPlannerFree(&Q);
+    return true;
   }
-  if (!run)
-    rematSimulationFree(&trial);
-  rematPlannerFree(&Q);
-  return ok && (run || status != RematSimOutOfMemory);
+  // Over the budget (kept when it fits, or peaks lower), or a search that
+  // failed: keepBetterPlan frees what it does not keep.
+  int64_t before = sim->peakBytes;
+  ok = keepBetterPlan(P, sim, &Q, &trial, budget, run) && ok;
+  *adopted = sim->peakBytes < before;
+  return ok;
 }
 
 /// Large-neighbourhood search over the plan. Every search above
