@@ -101,8 +101,13 @@ static uint64_t *elementOffsets(MlirType structType) {
     return NULL;
   uint64_t offset = 0;
   for (intptr_t i = 0; i < n; ++i) {
-    uint64_t s, a;
-    naturalLayout(mlirLLVMStructTypeGetElementType(structType, i), &s, &a);
+    uint64_t s = 0, a = 1;
+    // Every element has a layout when the struct has one; checked anyway, so
+    // that an offset is never computed from an unset size.
+    if (!naturalLayout(mlirLLVMStructTypeGetElementType(structType, i), &s, &a)) {
+      free(offsets);
+      return NULL;
+    }
     offset = (offset + a - 1) / a * a;
     offsets[i] = offset;
     offset += s;

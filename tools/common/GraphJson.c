@@ -595,7 +595,7 @@ static bool readExportFunction(Reader *r, const RematJson *fn, intptr_t index) {
     opIds[k] = ownString(r, id);
     if (!info->kind || !info->name || !opIds[k])
       return outOfMemory(r);
-    bool recomputable, view;
+    bool recomputable = false, view = false;
     if (!getCost(r, op, "cost_s", opWhere, &info->cost) || !getBool(r, op, "recomputable", opWhere, &recomputable) ||
         !getBool(r, op, "view", opWhere, &view))
       return false;
@@ -639,7 +639,7 @@ static bool readExportFunction(Reader *r, const RematJson *fn, intptr_t index) {
     if (buf->kind != RematJsonObject)
       return failAt(r, buf, "%s must be an object", bufWhere);
     int64_t bytes, root;
-    bool external;
+    bool external = false;
     if (!getInt(r, buf, "bytes", bufWhere, 0, REMAT_MAX_VALUE_BYTES + 63, true, 0, &bytes) ||
         !getBool(r, buf, "external", bufWhere, &external) ||
         !getInt(r, buf, "root_value", bufWhere, -1, nValues - 1, true, 0, &root))
