@@ -139,7 +139,7 @@ def main():
         new = {r["step"]: r for r in results}
         kept = [new.pop(r["step"], r) for r in old["results"]]  # replaced where it stood
         results = kept + list(new.values())
-        run = {"steps": [r["step"] for r in results if r["step"] in {os.path.basename(x) for x in steps}],
+        run = {"steps": [os.path.basename(x) for x in steps],
                "command": command, "commit": commit, "machine": machine, "date": date}
         meta = dict(old["meta"], appended=old["meta"].get("appended", []) + [run])
     with open(a.out + ".json", "w") as f:
