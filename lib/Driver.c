@@ -342,15 +342,20 @@ MlirLogicalResult rematDriverRunModule(MlirModule module, const RematDriverOptio
     result->internalError = true;
     return mlirLogicalResultFailure();
   }
+  // A function the input makes fail (a budget under its bound, a shape
+  // without one) does not stop the others: every such function gets its
+  // diagnostic in one run. A bug in remat does stop the run.
   MlirLogicalResult status = mlirLogicalResultSuccess();
-  for (intptr_t i = 0; i < numFuncs; ++i) {
-    status = rematDriverRunFunction(funcs[i], i, options, &result->functions[i], &result->internalError);
-    if (mlirLogicalResultIsFailure(status)) {
+  for (intptr_t i = 0; i < numFuncs && !result->internalError; ++i) {
+    result->numFunctions = i + 1;
+    if (mlirLogicalResultIsFailure(
+            rematDriverRunFunction(funcs[i], i, options, &result->functions[i], &result->internalError))) {
       rematDriverFunctionFree(&result->functions[i]);
-      break;
+      result->functions[i].failed = true;
+      status = mlirLogicalResultFailure();
+      continue;
     }
     result->functions[i].phases.variants = variantSecondsOf(funcs[i], result, options->numVariantBudgets, stepSeconds);
-    result->numFunctions = i + 1;
   }
   free(funcs);
   free(stepSeconds);

@@ -677,7 +677,7 @@ static MlirLogicalResult refuseUnderBound(MlirOperation func, const RematGraphOp
                                           RematPlanResult *result) {
   char msg[3072];
   MlirLocation loc = mlirOperationGetLocation(func);
-  rematFormatLowerBoundError(graph, budgetBytes, bound, false, msg, sizeof(msg), &loc);
+  rematFormatLowerBoundError(graph, func, budgetBytes, bound, false, msg, sizeof(msg), &loc);
   rematGraphDestroy(graph);
   if (!options->skipSmallestBudgetSearch)
     appendSmallestBudget(func, options, bound.bytes, 0, profile, msg, sizeof(msg));

@@ -15,14 +15,37 @@
 #include "IRBuild.h"
 #include "OpRole.h"
 #include "Rewrite.h"
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Diagnostics.h"
 #include "remat/Memory.h"
 
+/// " in @NAME" when `func` is one of several functions with a body in its
+/// block (locations alone do not say which: exporters reuse op names across
+/// steps, and remat's variants copy a step), "" otherwise.
+static void nameAmongSeveral(MlirOperation func, char *out, size_t size) {
+  out[0] = '\0';
+  MlirBlock block = mlirOperationGetBlock(func);
+  if (mlirBlockIsNull(block))
+    return;
+  int withBody = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op) && withBody < 2;
+       op = mlirOperationGetNextInBlock(op))
+    if (mlirStringRefEqual(rematOpName(op), mlirStringRefCreateFromCString("func.func")) &&
+        !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
+      ++withBody;
+  MlirAttribute sym = mlirOperationGetAttributeByName(func, mlirSymbolTableGetSymbolAttributeName());
+  if (withBody < 2 || mlirAttributeIsNull(sym) || !mlirAttributeIsAString(sym))
+    return;
+  MlirStringRef s = mlirStringAttrGetValue(sym);
+  snprintf(out, size, " in @%.*s", (int)s.length, s.data);
+}
+
 /// `fused`: the bound is of the function after elementwise fusion (the input
 /// itself is left unchanged).
-void rematFormatLowerBoundError(RematGraph graph, int64_t budget, RematLowerBound bound, bool fused, char *msg,
-                                size_t size, MlirLocation *loc) {
-  char opLoc[256] = "", name[64] = "", held[192] = "", role[512] = "";
+void rematFormatLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound, bool fused,
+                                char *msg, size_t size, MlirLocation *loc) {
+  char opLoc[256] = "", name[64] = "", held[192] = "", role[512] = "", where[160];
+  nameAmongSeveral(func, where, sizeof(where));
   if (bound.op >= 0) {
     MlirOperation op = rematGraphGetOp(graph, bound.op);
     rematGraphPrintOpLocation(graph, bound.op, opLoc, sizeof(opLoc));
@@ -42,16 +65,16 @@ void rematFormatLowerBoundError(RematGraph graph, int64_t budget, RematLowerBoun
              "for the ops after it (least when it is this one)",
              (long long)bound.heldBytes);
   snprintf(msg, size,
-           "remat: budget of %lld bytes is under the lower bound of %lld bytes%s, forced by op #%ld %s (%s)%s; "
+           "remat: budget of %lld bytes is under the lower bound of %lld bytes%s, forced by op #%ld %s (%s)%s%s; "
            "no plan can fit it%s",
            (long long)budget, (long long)bound.bytes, fused ? " of the elementwise-fused function" : "", (long)bound.op,
-           name, opLoc, held, role);
+           name, opLoc, where, held, role);
 }
 
 void rematEmitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound, bool fused) {
   char msg[2048];
   MlirLocation loc = mlirOperationGetLocation(func);
-  rematFormatLowerBoundError(graph, budget, bound, fused, msg, sizeof(msg), &loc);
+  rematFormatLowerBoundError(graph, func, budget, bound, fused, msg, sizeof(msg), &loc);
   mlirEmitError(loc, msg);
 }
 

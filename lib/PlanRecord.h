@@ -20,9 +20,10 @@ static inline double nowSeconds(void) { return rematNowSeconds(); }
 void rematEmitLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound, bool fused);
 /// The text of rematEmitLowerBoundError (the op forcing the bound named by
 /// number, kind, location and role: OpRole.h) and, when an op forces it, that
-/// op's location in `loc` (left alone otherwise).
-void rematFormatLowerBoundError(RematGraph graph, int64_t budget, RematLowerBound bound, bool fused, char *msg,
-                                size_t size, MlirLocation *loc);
+/// op's location in `loc` (left alone otherwise); `func` is named when its
+/// module has other functions with a body.
+void rematFormatLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound, bool fused,
+                                char *msg, size_t size, MlirLocation *loc);
 
 /// Builds `func`'s graph and timeline (timed into result->phases): the
 /// input's peak and copies into `result`. A null graph after a diagnostic.

@@ -89,6 +89,7 @@ typedef struct RematDriverOptions {
 /// What happened to one function.
 typedef struct RematDriverFunction {
   MlirOperation func;
+  bool failed;         ///< the driver failed on it (diagnosed); all else is empty
   bool planned;        ///< a budget was planned or a schedule replayed
   int64_t budgetBytes; ///< resolved budget, -1 without one
   RematPlanResult plan;
@@ -106,7 +107,8 @@ typedef struct RematDriverFunction {
 
 typedef struct RematDriverResult {
   /// The functions with a body, in module order (variants included); only
-  /// the first `numFunctions` ran through the driver when it failed.
+  /// the first `numFunctions` ran through the driver when it stopped at an
+  /// internal error. Those it failed on are marked `failed`.
   intptr_t numFunctions;
   RematDriverFunction *functions;
   /// options.numVariantBudgets: numVariantBudgets entries per public step.
@@ -118,9 +120,9 @@ typedef struct RematDriverResult {
 } RematDriverResult;
 
 /// Runs the driver over every func.func with a body in `module` (parsed in a
-/// context from rematContextCreate). Stops at the first function that fails;
-/// diagnostics say why. `result` is filled in either case and must be freed
-/// with rematDriverResultFree.
+/// context from rematContextCreate). Fails if any function fails (diagnostics
+/// say why), after trying every function, or at once on an internal error. `result` is filled in either case and must
+/// be freed with rematDriverResultFree.
 MlirLogicalResult rematDriverRunModule(MlirModule module, const RematDriverOptions *options, RematDriverResult *result);
 
 /// One function, without the module-level steps (normalizing, GPU

@@ -159,8 +159,17 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
     fprintf(stderr, "remat-opt: out of memory\n");
     return RematExitInternal;
   }
+  // A graph refused (a budget under its bound) does not stop the others: each
+  // gets its line. Only an internal error stops the run.
+  bool *refused = calloc((size_t)file.numGraphs, sizeof(*refused));
+  if (!refused) {
+    free(results);
+    rematGraphFileFree(&file);
+    fprintf(stderr, "remat-opt: out of memory\n");
+    return RematExitInternal;
+  }
   int rc = RematExitOk;
-  for (intptr_t i = 0; i < file.numGraphs && rc == RematExitOk; ++i) {
+  for (intptr_t i = 0; i < file.numGraphs && rc != RematExitInternal; ++i) {
     // Measuring only: a budget no graph is under, no planner.
     int64_t budget = opts->hasBudget ? opts->budgetBytes : INT64_MAX;
     double percent = opts->hasBudget ? opts->budgetPercent : -1;
@@ -180,6 +189,7 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
       fprintf(stderr, "remat-opt: %s%s%s%s: %s\n", status == RematGraphPlanInternal ? "internal error: " : "",
               opts->path, prefix ? ", function " : "", prefix ? prefix : "", error);
       rc = status == RematGraphPlanInternal ? RematExitInternal : RematExitUser;
+      refused[i] = true;
     }
   }
   if (rc == RematExitOk) {
@@ -206,18 +216,20 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
         rc = RematExitUser;
       }
     }
-    for (intptr_t i = 0; rc == RematExitOk && opts->hasBudget && i < file.numGraphs; ++i)
-      if (!results[i].budgetMet) {
-        fprintf(stderr,
-                "remat-opt: error: planner %s could not fit %s (%s) under %lld bytes (peak %lld bytes after %ld "
-                "recomputations)\n",
-                rematPlannerKindGetName(opts->planner), opts->path, file.graphs[i].name,
-                (long long)results[i].budgetBytes, (long long)results[i].peakBytesAfter, (long)results[i].numDecisions);
-        rc = RematExitUser;
-      }
   }
+  // Budgets missed, also beside a refusal (no report is written then).
+  for (intptr_t i = 0; rc != RematExitInternal && opts->hasBudget && i < file.numGraphs; ++i)
+    if (!refused[i] && !results[i].budgetMet) {
+      fprintf(stderr,
+              "remat-opt: error: planner %s could not fit %s (%s) under %lld bytes (peak %lld bytes after %ld "
+              "recomputations)\n",
+              rematPlannerKindGetName(opts->planner), opts->path, file.graphs[i].name,
+              (long long)results[i].budgetBytes, (long long)results[i].peakBytesAfter, (long)results[i].numDecisions);
+      rc = RematExitUser;
+    }
   for (intptr_t i = 0; i < file.numGraphs; ++i)
     rematGraphPlanResultFree(&results[i]);
+  free(refused);
   free(results);
   rematGraphFileFree(&file);
   return rc;

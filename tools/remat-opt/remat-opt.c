@@ -423,6 +423,8 @@ static bool printNotes(const RematDriverResult *r, const Options *opts) {
   }
   bool unmet = false;
   for (intptr_t i = 0; i < r->numFunctions; ++i) {
+    if (r->functions[i].failed)
+      continue; // diagnosed by the driver
     const RematPlanResult *plan = &r->functions[i].plan;
     if (plan->numSplitEmpties > 0)
       fprintf(stderr,
