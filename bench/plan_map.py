@@ -94,12 +94,22 @@ def executions(orig_fn, new_fn, nodes=None):
         nodes = milp.coarsen(orig_fn)[0]
     last = {n.last: n.idx for n in nodes}  # its last op that allocates or writes (views may come later)
     oc = op_map(orig_fn, new_fn)
-    seq = []
+    ops = orig_fn["ops"]
+    seq, turns = [], {}
     for o in new_fn["ops"]:
-        keys = {last[c] for c in oc[o["id"]] if c in last}
+        cands = sorted(oc[o["id"]])
+        if len(cands) > 1 and len({(ops[c]["name"], tuple(ops[c]["reads"])) for c in cands}) == 1 and \
+                not any(ops[c]["results"] for c in cands):
+            # Copies of one op that dataflow cannot tell apart (the same reads, no result:
+            # e.g. the index checks fusion leaves beside each consumer of a gather): taken in
+            # turn, in program order, as the original runs them.
+            k = turns.get(tuple(cands), 0)
+            turns[tuple(cands)] = k + 1
+            cands = [cands[k % len(cands)]]
+        keys = {last[c] for c in cands if c in last}
         if not keys:
             continue
-        if len(keys) > 1 or len(oc[o["id"]]) > 1:
+        if len(keys) > 1 or len(cands) > 1:
             raise MapError("rewritten op %d (%s) matches several original ops: %s"
                            % (o["id"], o["name"], sorted(oc[o["id"]])))
         seq.append(keys.pop())
