@@ -9,6 +9,7 @@
 #include "GraphInternal.h"
 #include "IRBuild.h"
 #include "PtrMap.h"
+#include "Scan.h"
 #include "Scatter.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -437,6 +438,7 @@ static bool decisionsAsExpected(MlirOperation module) {
   // CPU lowering makes of them (their own decisions are not checked here:
   // the loops' in-place writes are One-Shot's, as without the rewrite).
   if (mlirLogicalResultIsFailure(rematExpandScatters(mlirModuleFromOperation(module), RematScatterFormLoops)) ||
+      mlirLogicalResultIsFailure(rematExpandScans(mlirModuleFromOperation(module))) ||
       !rematRunPipelineQuietly(module, kAnalysisPipeline))
     return false;
   MlirBlock moduleBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));

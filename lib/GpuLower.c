@@ -44,6 +44,7 @@
 #include "GpuLowerInternal.h"
 #include "IRBuild.h"
 #include "Pipeline.h"
+#include "Scan.h"
 #include "Scatter.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -84,7 +85,8 @@ MlirLogicalResult rematLowerModuleGPUKernelsOnCPU(MlirModule module) {
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
     return mlirLogicalResultFailure();
   rematHintBeforeScatters(module); // as on the CPU (LowerCPU.c)
-  if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)) ||
+  if (mlirLogicalResultIsFailure(rematRefuseScans(module, "on the GPU path (the CPU lowering runs it)")) ||
+      mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)) ||
       mlirLogicalResultIsFailure(rematBufferizeAndFree(module)) ||
       mlirLogicalResultIsFailure(rematGpuMoveBuffersToDevice(module, false)))
     return mlirLogicalResultFailure();
@@ -369,7 +371,8 @@ MlirLogicalResult rematLowerModuleForGPU(MlirModule module, const char *chip) {
   if (mlirLogicalResultIsFailure(rematPrepareForGPU(module)))
     return mlirLogicalResultFailure();
   rematHintBeforeScatters(module); // as on the CPU (LowerCPU.c)
-  if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)))
+  if (mlirLogicalResultIsFailure(rematRefuseScans(module, "on the GPU path (the CPU lowering runs it)")) ||
+      mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormParallelSlices)))
     return mlirLogicalResultFailure();
   // Bufferization and deallocation as on the CPU (the memory model's), so
   // that the device allocates and frees what the estimate counts.

@@ -15,6 +15,7 @@
 
 #include "IRBuild.h"
 #include "Pipeline.h"
+#include "Scan.h"
 #include "Scatter.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -46,6 +47,7 @@ MlirLogicalResult rematLowerModule(MlirModule module, RematLowerTarget target) {
     return mlirLogicalResultFailure();
   rematHintBeforeScatters(module);
   if (mlirLogicalResultIsFailure(rematExpandScatters(module, RematScatterFormLoops)) ||
+      mlirLogicalResultIsFailure(rematExpandScans(module)) ||
       mlirLogicalResultIsFailure(rematBufferizeAndFree(module)) ||
       mlirLogicalResultIsFailure(rematRunPipeline(module, kCpuLoops)))
     return mlirLogicalResultFailure();

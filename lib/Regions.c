@@ -10,6 +10,7 @@
 #include "GraphInternal.h"
 #include "IRBuild.h"
 #include "Pipeline.h"
+#include "Scan.h"
 #include "Scatter.h"
 
 #include "mlir-c/BuiltinTypes.h"
@@ -112,7 +113,8 @@ static bool loopsAllocateNothing(MlirOperation func) {
             rematRunPipelineQuietly(clone, "builtin.module(" REMAT_PIPELINE_ELEMENTWISE_TO_LINALG ")");
   if (ok) {
     rematHintBeforeScatters(m);
-    ok = mlirLogicalResultIsSuccess(rematExpandScatters(m, RematScatterFormLoops));
+    ok = mlirLogicalResultIsSuccess(rematExpandScatters(m, RematScatterFormLoops)) &&
+         mlirLogicalResultIsSuccess(rematExpandScans(m));
   }
   if (ok) {
     rematHandInPlaceDecisions(m);
