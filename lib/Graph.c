@@ -14,6 +14,7 @@
 #include "GraphInternal.h"
 #include "IRBuild.h"
 #include "InPlace.h"
+#include "Scan.h"
 #include "Scatter.h"
 
 #include <stdio.h>
@@ -173,6 +174,9 @@ intptr_t rematAliasingOperand(MlirOperation op, intptr_t resultIdx) {
   // A scatter: ins(updates, indices) outs(original), updated in place.
   if (rematIsScatter(op))
     return resultIdx == 0 && numOperands == 3 ? 2 : -1;
+  // A scan: ins(input) outs(output, accumulator), both written in place.
+  if (rematIsScan(op))
+    return resultIdx < 2 && numOperands == 3 ? 1 + resultIdx : -1;
   return -1;
 }
 

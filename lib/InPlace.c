@@ -40,6 +40,7 @@
 #include "InPlace.h"
 
 #include "IRBuild.h"
+#include "Scan.h"
 #include "Scatter.h"
 
 #include <stdlib.h>
@@ -166,7 +167,8 @@ typedef enum OpKind {
   KindAlloc,      // result is a new buffer (empty, constant, pad, concat...)
   KindOther,      // extract, dim, global_store, return: tensor operands, no aliasing
   KindInsert,     // tensor.insert_slice, tensor.insert: reads its source, writes its dest
-  KindScatter,    // a scatter (Scatter.h): reads its three operands, writes the original (2)
+  KindScatter,    // a scatter (Scatter.h): reads its three operands, writes the original (2);
+                  // or a scan (Scan.h): reads its three, writes the output (1) and accumulator (2)
   KindDispatch,   // scf.if over calls (a --budgets dispatcher): new buffers, reads what its calls pass
 } OpKind;
 
@@ -259,6 +261,16 @@ static bool isCoveredScatter(MlirOperation op) {
   return rematIsScatter(op) && mlirOperationGetNumOperands(op) == 3 && mlirOperationGetNumResults(op) == 1 &&
          mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))) &&
          mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(op, 0)),
+                       mlirValueGetType(mlirOperationGetOperand(op, 2)));
+}
+
+/// A scan (Scan.h) on tensors whose results have its outs' types.
+static bool isCoveredScan(MlirOperation op) {
+  return rematIsScan(op) && mlirOperationGetNumOperands(op) == 3 && mlirOperationGetNumResults(op) == 2 &&
+         mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))) &&
+         mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(op, 0)),
+                       mlirValueGetType(mlirOperationGetOperand(op, 1))) &&
+         mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(op, 1)),
                        mlirValueGetType(mlirOperationGetOperand(op, 2)));
 }
 
@@ -411,6 +423,8 @@ static intptr_t *equivalenceRoots(const RematGraphImpl *g) {
         operand = numOperands - g->ops[k].numResults + r;
       else if (isCoveredScatter(op))
         operand = 2;
+      else if (isCoveredScan(op))
+        operand = 1 + r;
       else if (rematNameIs(name, "tensor.insert_slice") || rematNameIs(name, "tensor.insert"))
         operand = 1;
       else if (rematNameIs(name, "tensor.cast") || rematNameIs(name, "tensor.expand_shape") ||
@@ -504,7 +518,7 @@ static bool classifyOpsWith(Analysis *a, const SliceKey *extracts, size_t numExt
         a->kind[k] = KindDispatch;
       else if (rematNameStartsWith(name, "linalg.") && isCoveredStructured(op))
         a->kind[k] = KindStructured;
-      else if (isCoveredScatter(op))
+      else if (isCoveredScatter(op) || isCoveredScan(op))
         a->kind[k] = KindScatter;
       else if (isViewName(name) && mlirOperationGetNumResults(op) == 1)
         a->kind[k] = KindView;
@@ -601,6 +615,8 @@ static intptr_t destinationOperand(const Analysis *a, intptr_t k, intptr_t r) {
     return mlirOperationGetNumOperands(a->g->ops[k].op) - a->g->ops[k].numResults + r;
   if (a->kind[k] == KindInsert)
     return r == 0 ? 1 : -1;
+  if (a->kind[k] == KindScatter && rematIsScan(a->g->ops[k].op))
+    return r < 2 ? 1 + r : -1; // outs(output, accumulator)
   if (a->kind[k] == KindScatter)
     return r == 0 ? 2 : -1;
   return -1;

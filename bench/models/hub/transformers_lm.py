@@ -56,6 +56,22 @@ def bert_mlm(attn="sdpa"):
     return _model(transformers.AutoModelForMaskedLM, cfg, attn), _batch(1, mlm=True)
 
 
+def roberta(attn="eager"):
+    """RobertaForSequenceClassification: its position ids are a cumsum of the
+    padding mask (create_position_ids_from_input_ids; torch-mlir's
+    tm_tensor.scan, lib/Scan.h); padding (id 1) at the end of two rows."""
+    cfg = transformers.RobertaConfig(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                     num_attention_heads=4, max_position_embeddings=SEQ + 2, hidden_dropout_prob=0.0,
+                                     attention_probs_dropout_prob=0.0, num_labels=3)
+    g = torch.Generator().manual_seed(2)
+    ids = torch.randint(3, VOCAB, (BATCH, SEQ), generator=g)
+    ids[:, 0] = 0  # <s>
+    ids[1, SEQ - 5:] = 1
+    ids[4, SEQ - 11:] = 1
+    labels = torch.randint(0, 3, (BATCH,), generator=g)
+    return _model(transformers.AutoModelForSequenceClassification, cfg, attn), {"input_ids": ids, "labels": labels}
+
+
 def t5(attn="eager"):
     """A seq2seq model: T5ForConditionalGeneration (encoder, decoder, cross
     attention), labels shifted into decoder inputs by the model itself."""
