@@ -30,6 +30,7 @@ typedef struct ScatterInfo {
   intptr_t batchRank; // leading dims shared by the updates and the indices
   bool depthColumn;   // the indices have a last dim of size depth (else depth 1, implicit)
   bool indexTyped;    // the indices' elements are `index` (no cast)
+  bool wrapNegative;  // tm_tensor: an index in [-dim, 0) counts from the end, as in PyTorch
   intptr_t offset;    // original dim of the first slice dim (rank(original) - slice rank)
   int64_t updateShape[kMaxRank], originalShape[kMaxRank];
   intptr_t indexOfDim[kMaxRank]; // original dim -> position in dimension_map, or -1
@@ -146,7 +147,8 @@ static bool readScatter(MlirOperation op, ScatterInfo *s) {
   bool iree = rematIsOp(op, "iree_linalg_ext.scatter");
   *s = (ScatterInfo){.op = op,
                      .name = iree ? "iree_linalg_ext.scatter" : "tm_tensor.scatter",
-                     .yieldName = iree ? "iree_linalg_ext.yield" : "tm_tensor.yield"};
+                     .yieldName = iree ? "iree_linalg_ext.yield" : "tm_tensor.yield",
+                     .wrapNegative = !iree};
   if (mlirOperationGetNumOperands(op) != 3 || mlirOperationGetNumResults(op) != 1)
     return refuse(op, "expected the form on tensors: two inputs (updates, indices), one output (original) and one "
                       "result");
@@ -324,6 +326,26 @@ static MlirBlock newBlock(MlirRegion region, intptr_t numArgs, const MlirType *t
   return block;
 }
 
+/// The original dim that column k of the indices moves.
+static intptr_t dimOfColumn(const ScatterInfo *s, intptr_t k) {
+  for (intptr_t d = 0; d < s->originalRank; ++d)
+    if (s->indexOfDim[d] == k)
+      return d;
+  return 0; // unreachable: readScatter checks that every column moves a dim
+}
+
+/// `index < 0 ? index + size : index` (signed): PyTorch's negative indices.
+static MlirValue wrapNegative(Expansion *e, Cursor c, MlirValue index, int64_t size) {
+  MlirValue zero = indexConstant(e, c, 0);
+  MlirValue operands[2] = {index, zero};
+  MlirNamedAttribute pred =
+      rematNamedAttr(e->ctx, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(e->ctx, 64), 2 /* slt */));
+  MlirValue negative = emit(e, c, "arith.cmpi", 2, operands, mlirIntegerTypeGet(e->ctx, 1), 1, &pred);
+  MlirValue wrapped = binary(e, c, "arith.addi", index, indexConstant(e, c, size));
+  MlirValue select[3] = {negative, wrapped, index};
+  return emit(e, c, "arith.select", 3, select, e->indexType, 0, NULL);
+}
+
 /// The indices of the update at the batch position (iv[0..batchRank)) as
 /// index values.
 static void emitIndices(Expansion *e, Cursor c) {
@@ -336,6 +358,8 @@ static void emitIndices(Expansion *e, Cursor c) {
       at[s->batchRank] = indexConstant(e, c, k);
     MlirValue raw = extract(e, c, s->indices, s->batchRank + (s->depthColumn ? 1 : 0), at);
     e->index[k] = s->indexTyped ? raw : emit(e, c, "arith.index_cast", 1, &raw, e->indexType, 0, NULL);
+    if (s->wrapNegative)
+      e->index[k] = wrapNegative(e, c, e->index[k], s->originalShape[dimOfColumn(s, k)]);
   }
 }
 

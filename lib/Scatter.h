@@ -29,10 +29,15 @@
 // Lowering: each scatter becomes scf.for loops on tensors (tensor.extract of
 // the indices, tensor.extract/insert on the original carried as an
 // iter_arg, the region's ops moved in), which One-Shot Bufferize writes in
-// place. An index out of range ([0, dim) per indexed dimension; torch would
-// raise an error, XLA's scatter skips the update) skips that element: the
-// lowering never writes out of bounds, and a recomputation writes what the
-// first run wrote. Any other iree_linalg_ext op is refused by name there.
+// place. A negative index of tm_tensor.scatter in [-dim, 0) counts from the
+// end, as PyTorch's index_put does: torch-mlir passes such indices through
+// unchanged (Falcon's multi-query split `fused_qkv[..., [-2], :]`, whose
+// backward is an index_put with -2 and -1). Any other index out of range
+// ([0, dim) per indexed dimension; torch would raise an error, XLA's scatter
+// skips the update, and IREE's scatter indices are never wrapped) skips that
+// element: the lowering never writes out of bounds, and a recomputation
+// writes what the first run wrote. Any other iree_linalg_ext op is refused by
+// name there.
 //
 //===----------------------------------------------------------------------===//
 #ifndef REMAT_LIB_SCATTER_H

@@ -56,6 +56,16 @@ def bert_mlm(attn="sdpa"):
     return _model(transformers.AutoModelForMaskedLM, cfg, attn), _batch(1, mlm=True)
 
 
+def falcon(attn="eager"):
+    """FalconForCausalLM with multi-query attention (one key/value head): its split of the
+    fused QKV projection indexes with -2 and -1 (fused_qkv[..., [-2], :]), whose backward is an
+    index_put with negative indices (tm_tensor.scatter: lib/Scatter.h)."""
+    cfg = transformers.FalconConfig(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                    multi_query=True, hidden_dropout=0.0, attention_dropout=0.0,
+                                    max_position_embeddings=64)
+    return _model(transformers.AutoModelForCausalLM, cfg, attn), _batch()
+
+
 def roberta(attn="eager"):
     """RobertaForSequenceClassification: its position ids are a cumsum of the
     padding mask (create_position_ids_from_input_ids; torch-mlir's

@@ -55,7 +55,8 @@ def positions(shape):
 
 
 def scatter(updates, ushape, indices, depth, original, oshape, dim_map, combine):
-    """torch-mlir's tm_tensor.scatter; out-of-range positions are skipped."""
+    """torch-mlir's tm_tensor.scatter as remat lowers it: an index in [-dim, 0) counts from
+    the end (PyTorch's index_put; lib/Scatter.h), other out-of-range positions are skipped."""
     out = list(original)
     offset = len(oshape) - (len(ushape) - 1)
     for i in range(ushape[0]):
@@ -64,7 +65,8 @@ def scatter(updates, ushape, indices, depth, original, oshape, dim_map, combine)
             for k, jk in enumerate(j):
                 pos[offset + k] = jk
             for k in range(depth):
-                pos[dim_map[k]] += indices[i * depth + k]
+                index = indices[i * depth + k]
+                pos[dim_map[k]] += index + oshape[dim_map[k]] if -oshape[dim_map[k]] <= index < 0 else index
             if any(p < 0 or p >= d for p, d in zip(pos, oshape)):
                 continue
             at = index_of(oshape, pos)
@@ -84,7 +86,7 @@ def cases():
     c["embedding_backward"] = ([("f", [6, 1, 4], upd), ("q", [6, 1], idx)],
                                [scatter(upd, [6, 1, 4], idx, 1, [0.0] * 32, [8, 4], [0], add)])
     src = values(5, 2)
-    pairs = [0, 2, 1, 6, 2, 7, 3, -1, 4, 0]  # (2, 7) and (3, -1) are out of range: skipped
+    pairs = [0, 2, 1, 6, 2, 7, 3, -1, 4, -8]  # (3, -1) writes (3, 6); (2, 7) and (4, -8): skipped
     c["nll_backward"] = ([("f", [5], src), ("q", [5, 2], pairs)],
                          [scatter(src, [5], pairs, 2, [0.0] * 35, [5, 7], [0, 1], lambda u, o: u)])
     upd = values(60, 3)

@@ -36,6 +36,12 @@ def scatter_dim0(x, i, v):
     return torch.scatter(x, 0, i, v)
 
 
+def index_put_negative(x, i, v):
+    # Negative indices count from the end (Falcon's multi-query split, x[..., [-2], :], has
+    # this backward); torch-mlir passes them to tm_tensor.scatter unchanged.
+    return torch.index_put(x, (i,), v, accumulate=True)
+
+
 def index_put(x, i, v):
     return torch.index_put(x, (i,), v)
 
@@ -64,6 +70,8 @@ def cases():
          [torch.randn(5, 3), torch.tensor([[4, 0, 2], [1, 3, 0]]), torch.randn(2, 3)]),
         (index_put, "torch.index_put(x, (i,), v)",
          [torch.randn(8, 5), torch.tensor([1, 3, 6]), torch.randn(3, 5)]),
+        (index_put_negative, "torch.index_put(x, (i,), v, accumulate=True), negative i",
+         [torch.randn(6, 3), torch.tensor([-1, 2, -6, -1, 0]), torch.randn(5, 3)]),
     ]
 
 
