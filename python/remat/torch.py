@@ -213,11 +213,104 @@ def _var_f32(x, dim=None, *, correction=None, keepdim=False):
     return _var_mean_f32(x, dim, correction=correction, keepdim=keepdim)[0]
 
 
+def _conv_backward_grouped(grad, inp, weight, bias_sizes, stride, padding, dilation, transposed, output_padding,
+                           groups, mask):
+    """aten.convolution_backward of a grouped 2-D convolution (depthwise: MobileNet,
+    EfficientNet, ConvNeXt) in plain convolutions. torch-mlir's own decomposition gives the
+    input gradient as a grouped transposed convolution, whose lowering fails ("tensor.collapse_shape
+    op expected reassociation map #0 to have size equal to the expanded rank"). Here: the input
+    gradient a grouped convolution of the gradient spread by the stride, padded by d*(k-1)-p,
+    with each group's weight transposed and flipped; the weight gradient, per input channel of a
+    group, one convolution with a group per (sample, group) whose "weight" is the output
+    gradient (stride and dilation swapped), summed over the samples. Other convolutions:
+    NotImplemented (torch-mlir's)."""
+    if transposed or groups == 1 or inp.dim() != 4:
+        return NotImplemented
+    b, cin, h, w = inp.shape
+    cout, cin_g, kh, kw = weight.shape
+    ho, wo = grad.shape[2], grad.shape[3]
+    gi = gw = gb = None
+    if mask[0]:
+        # The transposed convolution as a plain grouped one: grad spread by the stride
+        # (zeros between its elements), padded by d*(k-1)-p (plus the output padding at
+        # the end), convolved with each group's weight transposed and flipped.
+        pads = [dilation[j] * (k - 1) - padding[j] for j, k in enumerate((kh, kw))]
+        if min(pads) < 0:
+            return NotImplemented
+        extra = [h - ((ho - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kh - 1) + 1),
+                 w - ((wo - 1) * stride[1] - 2 * padding[1] + dilation[1] * (kw - 1) + 1)]
+        up = grad
+        if stride[0] > 1 or stride[1] > 1:
+            up = grad[:, :, :, None, :, None]
+            up = torch.nn.functional.pad(up, [0, stride[1] - 1, 0, 0, 0, stride[0] - 1])
+            up = up.reshape(b, cout, ho * stride[0], wo * stride[1])
+            up = up[:, :, :(ho - 1) * stride[0] + 1, :(wo - 1) * stride[1] + 1]
+        up = torch.nn.functional.pad(up, [pads[1], pads[1] + extra[1], pads[0], pads[0] + extra[0]])
+        wt = weight.reshape(groups, cout // groups, cin_g, kh, kw).transpose(1, 2)
+        wt = wt.reshape(groups * cin_g, cout // groups, kh, kw).flip((2, 3))
+        gi = torch.ops.aten.convolution(up, wt, None, [1, 1], [0, 0], dilation, False, [0, 0], groups)
+    if mask[1]:
+        g = groups
+        cols = []
+        for i in range(cin_g):
+            x = inp[:, i::cin_g] if cin_g > 1 else inp              # (B, G, H, W)
+            x = x.reshape(1, b * g, h, w)
+            wt = grad.reshape(b * cout, 1, ho, wo)
+            y = torch.ops.aten.convolution(x, wt, None, dilation, padding, stride, False, [0, 0], b * g)
+            y = y[:, :, :kh, :kw].reshape(b, cout, kh, kw).sum(0)
+            cols.append(y.unsqueeze(1))
+        gw = cols[0] if cin_g == 1 else torch.cat(cols, 1)
+    if mask[2]:
+        gb = grad.sum((0, 2, 3))
+    return gi, gw, gb
+
+
+def _contiguous_strides(size):
+    strides, acc = [], 1
+    for s in reversed(size):
+        strides.append(acc)
+        acc *= s
+    return list(reversed(strides))
+
+
+def _is_reshape(x, size, stride, offset):
+    if offset not in (None, 0) or x.numel() != _numel(size) or not x.is_contiguous():
+        return False
+    return all(s == 1 or st == cst for s, st, cst in zip(size, stride, _contiguous_strides(size)))
+
+
+def _numel(size):
+    n = 1
+    for s in size:
+        n *= s
+    return n
+
+
+def _as_strided_reshape(x, size, stride, storage_offset=None):
+    """as_strided that only reshapes a contiguous tensor (what functionalization leaves of a
+    view of a channels-last tensor with unit dims): torch-mlir lowers no as_strided."""
+    if not _is_reshape(x, size, stride, storage_offset):
+        return NotImplemented
+    return x.reshape(size)
+
+
+def _as_strided_scatter_reshape(x, src, size, stride, storage_offset=None):
+    """as_strided_scatter that only reshapes (see _as_strided_reshape)."""
+    if not _is_reshape(x, size, stride, storage_offset):
+        return NotImplemented
+    return src.reshape(x.shape)
+
+
 def decomposition_table(bn_stats_dtype=None):
-    """torch-mlir's decomposition table; with bn_stats_dtype="float32" also
-    var_mean / var computed in float32 (see _var_mean_f32)."""
+    """torch-mlir's decomposition table, plus the grouped convolutions' backward
+    (_conv_backward_grouped) and as_strided / as_strided_scatter that only reshape
+    (_as_strided_reshape), which torch-mlir does not lower; with bn_stats_dtype="float32"
+    also var_mean / var computed in float32 (see _var_mean_f32)."""
     from torch_mlir.extras.fx_decomp_util import get_decomposition_table
     table = dict(get_decomposition_table())
+    table[torch.ops.aten.convolution_backward.default] = _conv_backward_grouped
+    table[torch.ops.aten.as_strided.default] = _as_strided_reshape
+    table[torch.ops.aten.as_strided_scatter.default] = _as_strided_scatter_reshape
     if bn_stats_dtype in (None, "float64"):
         return table
     if bn_stats_dtype != "float32":
