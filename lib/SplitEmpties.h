@@ -14,8 +14,9 @@
 #include "mlir-c/IR.h"
 
 /// Gives every use but the first of a multiply-used tensor.empty in `func`
-/// its own clone, inserted right before the user. Returns the number of
-/// clones.
+/// its own clone, inserted right before the user; the same for a reshaping
+/// view (expand_shape, collapse_shape, cast) of one, the view and its empty
+/// cloned together. Returns the number of clones.
 intptr_t rematSplitSharedEmpties(MlirOperation func);
 
 #endif // REMAT_LIB_SPLITEMPTIES_H
