@@ -515,6 +515,11 @@ def _unlowered_aten(gm):
 
 def _torch_mlir_error(e, gm, step=None, inputs=None, sdpa_backend="math"):
     msg = str(e)
+    # An op torch-mlir has no definition for (aten.histc, a library's custom op) is imported
+    # as torch.operator with its name: name that.
+    msg = re.sub(r'failed to legalize operation .torch\.operator.(.*?)name = "([\w.:]+)"',
+                 lambda mo: f"failed to legalize operation '{mo.group(2)}'{mo.group(1)}name = \"{mo.group(2)}\"", msg,
+                 flags=re.S)
     ops = re.findall(r"failed to legalize operation '([^']+)'", msg)
     if ops and not ops[0].startswith("torch.aten."):
         ops = (_unlowered_aten(gm) or []) + ops
