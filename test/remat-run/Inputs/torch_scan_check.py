@@ -13,14 +13,12 @@ measured peak against remat-opt's estimate.
 
 Prints one line per case; exits 1 on any mismatch.
 """
-import json
 import os
 import struct
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_scatter_check import FORMATS, pack, run_json  # noqa: E402
+from torch_scatter_check import FORMATS, run_cases  # noqa: E402
 
 
 def values(arg):
@@ -71,18 +69,8 @@ SCANS = {  # case -> (argument, dim, combine), as make.py calls torch
 def main():
     bin_dir, cases, work = sys.argv[1:4]
     failed = False
-    for name in sorted(f[:-5] for f in os.listdir(cases) if f.endswith(".json")):
-        case = json.load(open(os.path.join(cases, name + ".json")))
-        mlir = os.path.join(cases, name + ".mlir")
-        d = os.path.join(work, name)
-        os.makedirs(d, exist_ok=True)
-        for i, arg in enumerate(case["arguments"]):
-            with open(os.path.join(d, f"arg{i}.bin"), "wb") as f:
-                f.write(pack(arg))
-        run = run_json([os.path.join(bin_dir, "remat-run"), "--json", f"--inputs-dir={d}", f"--outputs-dir={d}", mlir])
-        est = run_json([os.path.join(bin_dir, "remat-opt"), "--estimate", "--report=json", mlir])["functions"][0]
+    for name, case, run, est, raw in run_cases(bin_dir, cases, work):
         res = case["result"]
-        raw = open(os.path.join(d, "out0.bin"), "rb").read()
         got = list(struct.unpack("<%d%s" % (len(raw) // struct.calcsize(FORMATS[res["dtype"]]),
                                             "f" if res["dtype"] == "float32" else FORMATS[res["dtype"]]), raw))
         eager = values(res)
@@ -94,12 +82,12 @@ def main():
                              within_rounding(got, eager, case["arguments"][a], dim, combine))
         else:
             exact = close = same  # a cumsum of integers inside integer ops: eager's is the sequential one
-        ok = exact and close and run["peak_bytes"] == est["peak_bytes_before"]
+        ok = exact and close and run["peak_bytes"] == est
         failed |= not ok
         print(f"{'ok' if ok else 'FAIL'}: {name} ({case['source']}): "
               f"{'the sequential scan bit for bit' if exact else 'NOT the sequential scan'}, "
               f"{'PyTorch bit for bit' if same else 'PyTorch within rounding' if close else 'DIFFERS from PyTorch'}"
-              f"; peak {run['peak_bytes']} bytes, estimate {est['peak_bytes_before']}")
+              f"; peak {run['peak_bytes']} bytes, estimate {est}")
     return 1 if failed else 0
 
 

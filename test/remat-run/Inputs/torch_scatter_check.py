@@ -25,14 +25,11 @@ def run_json(cmd):
     return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
 
 
-def main():
-    bin_dir, cases, work = sys.argv[1:4]
-    target = "cpu"
-    for a in sys.argv[4:]:
-        if a.startswith("--target="):
-            target = a.split("=", 1)[1]
+def run_cases(bin_dir, cases, work, target="cpu"):
+    """Per case of `cases` (NAME.json and NAME.mlir, make.py's), in name order: its
+    arguments written to WORK/NAME, the step run there by remat-run on `target`; yields
+    (name, case, remat-run's JSON, remat-opt's estimate for that target, out0.bin's bytes)."""
     lower = ["--lower=gpu"] if target == "gpu-kernels-on-cpu" else []
-    failed = False
     for name in sorted(f[:-5] for f in os.listdir(cases) if f.endswith(".json")):
         case = json.load(open(os.path.join(cases, name + ".json")))
         mlir = os.path.join(cases, name + ".mlir")
@@ -45,7 +42,18 @@ def main():
                         f"--outputs-dir={d}", mlir])
         est = run_json([os.path.join(bin_dir, "remat-opt"), "--estimate", "--report=json"] + lower +
                        [mlir])["functions"][0]["peak_bytes_before"]
-        same = open(os.path.join(d, "out0.bin"), "rb").read() == pack(case["result"])
+        yield name, case, run, est, open(os.path.join(d, "out0.bin"), "rb").read()
+
+
+def main():
+    bin_dir, cases, work = sys.argv[1:4]
+    target = "cpu"
+    for a in sys.argv[4:]:
+        if a.startswith("--target="):
+            target = a.split("=", 1)[1]
+    failed = False
+    for name, case, run, est, out in run_cases(bin_dir, cases, work, target):
+        same = out == pack(case["result"])
         ok = same and run["peak_bytes"] == est
         failed |= not ok
         print(f"{'ok' if ok else 'FAIL'}: {name} ({case['source']}): "

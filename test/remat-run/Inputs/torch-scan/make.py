@@ -7,13 +7,17 @@ arguments and PyTorch's eager result, floats as the hex of their f32 bits).
 
   make.py OUTDIR
 """
-import json
+import importlib.util
 import os
-import struct
 import sys
 
 import torch
-from torch_mlir import fx
+
+# The export, encoding and files are torch-scatter's (../torch-scatter/make.py).
+_spec = importlib.util.spec_from_file_location(
+    "torch_scatter_make", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "torch-scatter", "make.py"))
+_scatter = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_scatter)
 
 
 def cumsum_i64_dim1(x):
@@ -38,15 +42,6 @@ def cumprod_f32_dim1(x):
     return torch.cumprod(x, 1)
 
 
-class Wrap(torch.nn.Module):
-    def __init__(self, f):
-        super().__init__()
-        self.f = f
-
-    def forward(self, *args):
-        return self.f(*args)
-
-
 def cases():
     torch.manual_seed(0)
     ids = torch.randint(0, 9, (3, 7))
@@ -60,28 +55,8 @@ def cases():
     ]
 
 
-def encode(t):
-    t = t.contiguous()
-    if t.dtype == torch.float32:
-        vals = ["%08x" % struct.unpack("<I", struct.pack("<f", v))[0] for v in t.flatten().tolist()]
-    else:
-        vals = t.flatten().tolist()
-    return {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape), "values": vals}
-
-
 def main():
-    out = sys.argv[1]
-    os.makedirs(out, exist_ok=True)
-    for f, source, args in cases():
-        name = f.__name__
-        mod = fx.export_and_import(Wrap(f), *args, output_type="linalg-on-tensors", func_name=name)
-        text = mod.operation.get_asm(print_generic_op_form=True)
-        with open(os.path.join(out, name + ".mlir"), "w") as fh:
-            fh.write(f"// {source}: torch {torch.__version__}, torch-mlir linalg-on-tensors, generic form "
-                     "(torch-scan/make.py)\n" + text)
-        with open(os.path.join(out, name + ".json"), "w") as fh:
-            json.dump({"source": source, "arguments": [encode(a) for a in args], "result": encode(f(*args))}, fh)
-            fh.write("\n")
+    _scatter.write_cases(sys.argv[1], cases(), "torch-scan/make.py")
 
 
 if __name__ == "__main__":

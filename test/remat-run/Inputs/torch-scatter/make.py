@@ -84,19 +84,23 @@ def encode(t):
     return {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape), "values": vals}
 
 
-def main():
-    out = sys.argv[1]
+def write_cases(out, cases, made_by):
+    """NAME.mlir and NAME.json in `out` for each (f, source, args) of `cases`."""
     os.makedirs(out, exist_ok=True)
-    for f, source, args in cases():
+    for f, source, args in cases:
         name = f.__name__
         mod = fx.export_and_import(Wrap(f), *args, output_type="linalg-on-tensors", func_name=name)
         text = mod.operation.get_asm(print_generic_op_form=True)
         with open(os.path.join(out, name + ".mlir"), "w") as fh:
             fh.write(f"// {source}: torch {torch.__version__}, torch-mlir linalg-on-tensors, generic form "
-                     "(torch-scatter/make.py)\n" + text)
+                     f"({made_by})\n" + text)
         with open(os.path.join(out, name + ".json"), "w") as fh:
             json.dump({"source": source, "arguments": [encode(a) for a in args], "result": encode(f(*args))}, fh)
             fh.write("\n")
+
+
+def main():
+    write_cases(sys.argv[1], cases(), "torch-scatter/make.py")
 
 
 if __name__ == "__main__":
