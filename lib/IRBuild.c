@@ -96,6 +96,26 @@ MlirOperation rematInsertNamedLinalgOp(MlirOperation anchor, const char *name, M
   return op;
 }
 
+MlirOperation rematPutAt(RematCursor at, MlirOperation op) {
+  if (mlirOperationIsNull(at.before))
+    mlirBlockAppendOwnedOperation(at.block, op);
+  else
+    mlirBlockInsertOwnedOperationBefore(at.block, at.before, op);
+  return op;
+}
+
+MlirValue rematEmitAt(RematCursor at, MlirLocation loc, const char *name, intptr_t numOperands,
+                      const MlirValue *operands, MlirType result, intptr_t numAttrs, const MlirNamedAttribute *attrs) {
+  MlirOperation op = rematPutAt(at, rematCreateOp(loc, (RematOpSpec){.name = name,
+                                                                     .numOperands = numOperands,
+                                                                     .operands = operands,
+                                                                     .numResults = 1,
+                                                                     .results = &result,
+                                                                     .numAttrs = numAttrs,
+                                                                     .attrs = attrs}));
+  return mlirOperationGetResult(op, 0);
+}
+
 MlirValue rematIndexConstantBefore(MlirOperation anchor, int64_t value) {
   MlirContext ctx = mlirOperationGetContext(anchor);
   MlirLocation loc = mlirOperationGetLocation(anchor);

@@ -105,6 +105,20 @@ static inline MlirOperation rematInsertBefore(MlirOperation anchor, MlirOperatio
   return op;
 }
 
+/// Where new ops go: before `before`, or at the end of `block` when `before`
+/// is null (a body still being built has no op to go before).
+typedef struct RematCursor {
+  MlirBlock block;
+  MlirOperation before;
+} RematCursor;
+
+/// Inserts the detached `op` at `at`; returns `op`.
+MlirOperation rematPutAt(RematCursor at, MlirOperation op);
+
+/// A one-result op built at `at`; returns its result.
+MlirValue rematEmitAt(RematCursor at, MlirLocation loc, const char *name, intptr_t numOperands,
+                      const MlirValue *operands, MlirType result, intptr_t numAttrs, const MlirNamedAttribute *attrs);
+
 /// `arith.constant <value> : index` before `anchor`.
 MlirValue rematIndexConstantBefore(MlirOperation anchor, int64_t value);
 

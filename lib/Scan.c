@@ -103,29 +103,15 @@ typedef struct Builder {
   MlirContext ctx;
   MlirLocation loc;
   MlirType indexType;
-  MlirBlock block;      // where new ops go: before `before`, or at the end
-  MlirOperation before; // of `block` when null
+  RematCursor at; // where new ops go
   MlirValue iv[kMaxRank];
 } Builder;
 
-static MlirOperation put(Builder *b, MlirOperation op) {
-  if (mlirOperationIsNull(b->before))
-    mlirBlockAppendOwnedOperation(b->block, op);
-  else
-    mlirBlockInsertOwnedOperationBefore(b->block, b->before, op);
-  return op;
-}
+static MlirOperation put(Builder *b, MlirOperation op) { return rematPutAt(b->at, op); }
 
 static MlirValue emit(Builder *b, const char *name, intptr_t numOperands, const MlirValue *operands, MlirType result,
                       intptr_t numAttrs, const MlirNamedAttribute *attrs) {
-  MlirOperation op = put(b, rematCreateOp(b->loc, (RematOpSpec){.name = name,
-                                                                .numOperands = numOperands,
-                                                                .operands = operands,
-                                                                .numResults = 1,
-                                                                .results = &result,
-                                                                .numAttrs = numAttrs,
-                                                                .attrs = attrs}));
-  return mlirOperationGetResult(op, 0);
+  return rematEmitAt(b->at, b->loc, name, numOperands, operands, result, numAttrs, attrs);
 }
 
 static MlirValue indexConstant(Builder *b, int64_t value) {
@@ -133,27 +119,27 @@ static MlirValue indexConstant(Builder *b, int64_t value) {
   return emit(b, "arith.constant", 0, NULL, b->indexType, 1, &attr);
 }
 
-/// The element of `tensor` at the loop indices, with the scanned dimension
-/// at `along` (the accumulator: without that dimension).
-static MlirValue extractAt(Builder *b, MlirValue tensor, MlirValue along, bool accumulator) {
-  MlirValue operands[kMaxRank + 1] = {tensor};
-  intptr_t n = 1;
+/// Appends to `out` the loop indices, with the scanned dimension at `along`
+/// (the accumulator: without that dimension); returns how many.
+static intptr_t indicesAt(const Builder *b, MlirValue along, bool accumulator, MlirValue *out) {
+  intptr_t n = 0;
   for (intptr_t d = 0; d < b->s->rank; ++d)
     if (d != b->s->dim)
-      operands[n++] = b->iv[d];
+      out[n++] = b->iv[d];
     else if (!accumulator)
-      operands[n++] = along;
+      out[n++] = along;
+  return n;
+}
+
+static MlirValue extractAt(Builder *b, MlirValue tensor, MlirValue along, bool accumulator) {
+  MlirValue operands[kMaxRank + 1] = {tensor};
+  intptr_t n = 1 + indicesAt(b, along, accumulator, operands + 1);
   return emit(b, "tensor.extract", n, operands, mlirShapedTypeGetElementType(mlirValueGetType(tensor)), 0, NULL);
 }
 
 static MlirValue insertAt(Builder *b, MlirValue element, MlirValue tensor, MlirValue along, bool accumulator) {
   MlirValue operands[kMaxRank + 2] = {element, tensor};
-  intptr_t n = 2;
-  for (intptr_t d = 0; d < b->s->rank; ++d)
-    if (d != b->s->dim)
-      operands[n++] = b->iv[d];
-    else if (!accumulator)
-      operands[n++] = along;
+  intptr_t n = 2 + indicesAt(b, along, accumulator, operands + 2);
   return emit(b, "tensor.insert", n, operands, mlirValueGetType(tensor), 0, NULL);
 }
 
@@ -179,8 +165,7 @@ static MlirOperation emitFor(Builder *b, int64_t lower, int64_t upper, MlirValue
                                                                   .numRegions = 1,
                                                                   .regions = &region}));
   *inner = *b;
-  inner->block = body;
-  inner->before = (MlirOperation){NULL};
+  inner->at = (RematCursor){body, {NULL}};
   return loop;
 }
 
@@ -198,7 +183,7 @@ static void emitLine(Builder *b, MlirValue output, MlirValue accumulator, MlirVa
   }
   Builder in;
   MlirOperation loop = emitFor(b, 1, n, output, accumulator, &in);
-  MlirBlock body = in.block;
+  MlirBlock body = in.at.block;
   MlirValue i = mlirBlockGetArgument(body, 0), o = mlirBlockGetArgument(body, 1), a = mlirBlockGetArgument(body, 2);
   MlirValue one = indexConstant(&in, 1);
   MlirValue operands[2] = {i, one};
@@ -234,9 +219,9 @@ static void emitLevel(Builder *b, intptr_t d, MlirValue output, MlirValue accumu
   }
   Builder in;
   MlirOperation loop = emitFor(b, 0, b->s->shape[d], output, accumulator, &in);
-  in.iv[d] = mlirBlockGetArgument(in.block, 0);
+  in.iv[d] = mlirBlockGetArgument(in.at.block, 0);
   MlirValue inner[2];
-  emitLevel(&in, d + 1, mlirBlockGetArgument(in.block, 1), mlirBlockGetArgument(in.block, 2), inner);
+  emitLevel(&in, d + 1, mlirBlockGetArgument(in.at.block, 1), mlirBlockGetArgument(in.at.block, 2), inner);
   yield(&in, 2, inner);
   out[0] = mlirOperationGetResult(loop, 0), out[1] = mlirOperationGetResult(loop, 1);
 }
@@ -247,8 +232,7 @@ static void expandOne(const ScanInfo *s) {
                .ctx = ctx,
                .loc = mlirOperationGetLocation(s->op),
                .indexType = mlirIndexTypeGet(ctx),
-               .block = mlirOperationGetBlock(s->op),
-               .before = s->op};
+               .at = {mlirOperationGetBlock(s->op), s->op}};
   MlirValue out[2];
   emitLevel(&b, 0, s->output, s->accumulator, out);
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(s->op, 0), out[0]);

@@ -245,19 +245,9 @@ MlirLogicalResult rematCheckScatters(MlirModule module) {
 // Building the loops
 //===----------------------------------------------------------------------===//
 
-/// Where new ops go: before `before`, or at the end of `block` when null.
-typedef struct Cursor {
-  MlirBlock block;
-  MlirOperation before;
-} Cursor;
+typedef RematCursor Cursor;
 
-static MlirOperation put(Cursor c, MlirOperation op) {
-  if (mlirOperationIsNull(c.before))
-    mlirBlockAppendOwnedOperation(c.block, op);
-  else
-    mlirBlockInsertOwnedOperationBefore(c.block, c.before, op);
-  return op;
-}
+static MlirOperation put(Cursor c, MlirOperation op) { return rematPutAt(c, op); }
 
 typedef struct Loop {
   intptr_t updateDim; // < batchRank: a batch dim; else a slice dim
@@ -278,14 +268,7 @@ typedef struct Expansion {
 
 static MlirValue emit(Expansion *e, Cursor c, const char *name, intptr_t numOperands, const MlirValue *operands,
                       MlirType result, intptr_t numAttrs, const MlirNamedAttribute *attrs) {
-  MlirOperation op = put(c, rematCreateOp(e->loc, (RematOpSpec){.name = name,
-                                                                .numOperands = numOperands,
-                                                                .operands = operands,
-                                                                .numResults = 1,
-                                                                .results = &result,
-                                                                .numAttrs = numAttrs,
-                                                                .attrs = attrs}));
-  return mlirOperationGetResult(op, 0);
+  return rematEmitAt(c, e->loc, name, numOperands, operands, result, numAttrs, attrs);
 }
 
 static MlirValue indexConstant(Expansion *e, Cursor c, int64_t value) {
