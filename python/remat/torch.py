@@ -33,6 +33,7 @@ User code is not changed. What export_step does around it (docs/models.md):
 import copy
 import inspect
 import json
+import math
 import os
 import re
 import time
@@ -250,13 +251,12 @@ def _conv_backward_grouped(grad, inp, weight, bias_sizes, stride, padding, dilat
         wt = wt.reshape(groups * cin_g, cout // groups, kh, kw).flip((2, 3))
         gi = torch.ops.aten.convolution(up, wt, None, [1, 1], [0, 0], dilation, False, [0, 0], groups)
     if mask[1]:
-        g = groups
         cols = []
+        wt = grad.reshape(b * cout, 1, ho, wo)
         for i in range(cin_g):
             x = inp[:, i::cin_g] if cin_g > 1 else inp              # (B, G, H, W)
-            x = x.reshape(1, b * g, h, w)
-            wt = grad.reshape(b * cout, 1, ho, wo)
-            y = torch.ops.aten.convolution(x, wt, None, dilation, padding, stride, False, [0, 0], b * g)
+            x = x.reshape(1, b * groups, h, w)
+            y = torch.ops.aten.convolution(x, wt, None, dilation, padding, stride, False, [0, 0], b * groups)
             y = y[:, :, :kh, :kw].reshape(b, cout, kh, kw).sum(0)
             cols.append(y.unsqueeze(1))
         gw = cols[0] if cin_g == 1 else torch.cat(cols, 1)
@@ -274,16 +274,9 @@ def _contiguous_strides(size):
 
 
 def _is_reshape(x, size, stride, offset):
-    if offset not in (None, 0) or x.numel() != _numel(size) or not x.is_contiguous():
+    if offset not in (None, 0) or x.numel() != math.prod(size) or not x.is_contiguous():
         return False
     return all(s == 1 or st == cst for s, st, cst in zip(size, stride, _contiguous_strides(size)))
-
-
-def _numel(size):
-    n = 1
-    for s in size:
-        n *= s
-    return n
 
 
 def _as_strided_reshape(x, size, stride, storage_offset=None):
