@@ -119,7 +119,8 @@ static void checkGraph(const RematGraphTables *t) {
     violation("lower bound over the peak", t, "none", INT64_MAX, "");
   int64_t lb = measured.lowerBoundBytes, peak = measured.peakBytesBefore;
   const int64_t budgets[] = {lb > 0 ? lb - 1 : -1, lb, lb + (peak - lb) / 2, peak};
-  const RematPlannerKind kinds[] = {RematPlannerSqrt, RematPlannerGreedy, RematPlannerDefault, RematPlannerDtr};
+  const RematPlannerKind kinds[] = {RematPlannerSqrt, RematPlannerGreedy, RematPlannerDefault, RematPlannerDtr,
+                                    RematPlannerBlocks};
   for (size_t b = 0; b < sizeof(budgets) / sizeof(budgets[0]); ++b)
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); ++k)
       if (budgets[b] >= 0)

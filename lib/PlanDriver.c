@@ -23,7 +23,7 @@
 #include "mlir-c/Diagnostics.h"
 #include "remat/Memory.h"
 
-static const char *const kPlannerNames[] = {"none", "sqrt", "greedy", "default", "dtr"};
+static const char *const kPlannerNames[] = {"none", "sqrt", "greedy", "default", "dtr", "blocks"};
 
 bool rematPlannerKindParse(const char *name, RematPlannerKind *kind) {
   for (int i = 0; i < (int)(sizeof(kPlannerNames) / sizeof(kPlannerNames[0])); ++i)

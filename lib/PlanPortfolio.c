@@ -1028,6 +1028,8 @@ bool rematRunPlanner(Planner *P, RematSimulation *sim, const RematSimContext *ct
     return rematPlanPortfolio(P, sim, ctx, budget, effort);
   case RematPlannerDtr:
     return rematPlanDtr(P, sim) && rematPruneDecisions(P, sim);
+  case RematPlannerBlocks:
+    return rematPlanBlocks(P, sim, ceiling) && rematPruneDecisions(P, sim);
   case RematPlannerNone:
     break;
   }

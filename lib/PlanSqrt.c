@@ -201,7 +201,8 @@ static void sqrtStateFree(SqrtState *S) {
 /// Values the forward pass never has to stash: no buffer of their own to
 /// keep (scalars, arguments, globals and views of them), or computed from
 /// constants alone.
-static bool *markFree(const RematGraphImpl *g) {
+static bool *markFree(const RematSimContext *ctx) {
+  const RematGraphImpl *g = ctx->g;
   bool *freeValue = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*freeValue));
   bool *constant = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*constant));
   if (!freeValue || !constant) {
@@ -213,7 +214,10 @@ static bool *markFree(const RematGraphImpl *g) {
   for (intptr_t v = 0; v < g->numValues; ++v) {
     intptr_t def = g->values[v].defOp, b = g->values[v].buffer;
     if (def >= 0) {
-      bool c = true;
+      // An op without operands is a constant when it makes no buffer (a
+      // scalar) or allocates one for free (an empty); a node-link graph's
+      // source node (the first layer, its input implicit) costs time.
+      bool c = g->ops[def].usesBegin < g->ops[def].usesEnd || b < 0 || (ctx->opAllocates[def] && ctx->opCost[def] == 0);
       for (intptr_t u = g->ops[def].usesBegin; u < g->ops[def].usesEnd && c; ++u)
         c = g->uses[u] < v && constant[g->uses[u]];
       constant[v] = c;
@@ -240,7 +244,7 @@ static bool findStashAndCuts(const Planner *P, const RematSimulation *sim, intpt
   S->cutValue = malloc(numOps * sizeof(*S->cutValue));
   intptr_t *reach = malloc(numOps * sizeof(*reach));
   intptr_t *lastRead = malloc((size_t)(g->numValues ? g->numValues : 1) * sizeof(*lastRead));
-  bool *freeValue = markFree(g);
+  bool *freeValue = markFree(P->ctx);
   bool ok = S->stash && S->keep && S->dropped && S->cuts && S->cutValue && reach && lastRead && freeValue;
   for (intptr_t b = 0; ok && b < sim->numBuffers; ++b) {
     Target target;
@@ -495,6 +499,451 @@ bool rematPlanSqrt(Planner *P, RematSimulation *sim, int64_t ceiling) {
     found = ok && peak == bestPeak;
   }
   P->keepBuffers = NULL;
+  sqrtStateFree(&S);
+  if (!ok)
+    return false;
+  if (found) {
+    RematSimulation trial;
+    if (rematPlannerSimulate(P, true, &trial)) {
+      rematSimulationFree(sim);
+      *sim = trial;
+      return true;
+    }
+    bool oom = trial.status == RematSimOutOfMemory;
+    rematSimulationFree(&trial);
+    if (oom)
+      return false;
+  }
+  P->numDecisions = 0; // nothing lowers the peak: no plan rather than a worse one
+  P->items.num = 0;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The blocks planner: checkpoints chosen by dynamic programming over blocks
+//===----------------------------------------------------------------------===//
+//
+// Rotor's composition (Beaumont et al., 2019) at one level: the forward pass
+// is a sequence of blocks, the stretches between its cut points (step 2
+// above; at most kMaxBlocks, consecutive cuts merged evenly beyond), and a
+// plan is a split of that sequence into *runs*, each either kept (its stash
+// stays) or dropped: its stash is freed after its forward reads and the run
+// is recomputed whole, once, from the checkpoint before it (kept alive until
+// then), right before the backward first reads it. Dynamic programming over
+// the blocks in forward order finds the split of least recompute cost whose
+// modelled peak fits a budget, exactly for that model:
+//
+// - the memory at instance t is the unplanned timeline's live bytes, less
+//   the stash of every dropped run not yet recomputed at t (a value counts
+//   from its last forward read), plus every held checkpoint that was freed
+//   in the forward pass;
+// - the backward reads the blocks in reverse: block s is read from its
+//   anchor A_s, the earliest late read of its stash or of any block before
+//   it (a running minimum, so that the backward's stretches nest), and a run
+//   is recomputed at the anchor of its last block.
+//
+// At a run's stretches only the runs before it are still dropped, so the
+// state between runs is one number, the bytes they free (in buckets,
+// rounded so that the model never counts more than they free). The model
+// ignores the recomputation's own temporaries and what chains keep alive,
+// so the exact simulation judges every plan: the model's budget is lowered
+// by what a plan exceeds and raised by what it leaves, a few times, and the
+// plan that fits for least (else the lowest) is kept. Exact within its
+// model, not overall: the recompute bound (docs/bound.md) gives the gap.
+
+enum {
+  kMaxBlocks = 128,    // blocks the dynamic program distinguishes
+  kDropBuckets = 1024, // resolution of the bytes a prefix of runs frees
+  kModelTries = 12,    // model budgets tried on the exact simulation
+};
+
+typedef struct BlockModel {
+  intptr_t numBlocks;       // spans: stretches between the boundary cuts, + the one after the last
+  intptr_t *boundary;       // per boundary (numBlocks - 1): index into S->cuts
+  intptr_t *blockOf;        // per stash entry: its block
+  intptr_t *anchorInst;     // per block: A_s (instance), running minimum
+  intptr_t *anchorOp;       // per block: the op at A_s
+  intptr_t *fwdBegin;       // per block: first instance of its forward stretch (+1 entry)
+  int64_t *hold;            // per block: bytes held when a dropped run starts there (its input)
+  int64_t *fwdMax;          // [j * numBlocks + e]: forward peak of run j..e dropped
+  int64_t *fwdKeep;         // per block: forward peak when kept
+  int64_t *bwdMax;          // [j * numBlocks + e]: backward peak of run j..e
+  int64_t *dropBytes;       // [j * numBlocks + e]: bytes run j..e frees
+  double *runCost;          // [j * numBlocks + e]: its modelled recompute cost
+  int64_t quantum;          // bytes per bucket
+  intptr_t offset, buckets; // bucket index = offset + freed / quantum
+  double *best;             // [j * buckets + d]: least cost of a split of blocks < j
+  intptr_t *fromBlock;      // ... the run that ended there started at this block
+  intptr_t *fromBucket;     // ... from this bucket
+  bool *fromDrop;           // ... dropped or kept
+  bool *blockDropped;       // the chosen split: per block
+  intptr_t *runStart;       // per block: first block of its run
+} BlockModel;
+
+static void blockModelFree(BlockModel *M) {
+  free(M->boundary);
+  free(M->blockOf);
+  free(M->anchorInst);
+  free(M->anchorOp);
+  free(M->fwdBegin);
+  free(M->hold);
+  free(M->fwdMax);
+  free(M->fwdKeep);
+  free(M->bwdMax);
+  free(M->dropBytes);
+  free(M->runCost);
+  free(M->best);
+  free(M->fromBlock);
+  free(M->fromBucket);
+  free(M->fromDrop);
+  free(M->blockDropped);
+  free(M->runStart);
+}
+
+static int compareByLastRead(const void *a, const void *b, const Target *stash) {
+  intptr_t x = stash[*(const intptr_t *)a].lastReadBefore, y = stash[*(const intptr_t *)b].lastReadBefore;
+  return x < y ? -1 : (x > y);
+}
+
+/// The model's tables from the unplanned timeline `sim` and the stash and
+/// cuts in `S`; false when out of memory.
+static bool buildBlockModel(const Planner *P, const RematSimulation *sim, const SqrtState *S, BlockModel *M) {
+  const RematGraphImpl *g = P->g;
+  intptr_t cuts = S->numCuts < kMaxBlocks - 1 ? S->numCuts : kMaxBlocks - 1;
+  intptr_t nb = cuts + 1, n = sim->numInstances;
+  size_t nb2 = (size_t)nb * (size_t)nb;
+  M->numBlocks = nb;
+  M->boundary = malloc((size_t)(cuts ? cuts : 1) * sizeof(*M->boundary));
+  M->blockOf = malloc((size_t)(S->m ? S->m : 1) * sizeof(*M->blockOf));
+  M->anchorInst = malloc((size_t)nb * sizeof(*M->anchorInst));
+  M->anchorOp = malloc((size_t)nb * sizeof(*M->anchorOp));
+  M->fwdBegin = malloc((size_t)(nb + 1) * sizeof(*M->fwdBegin));
+  M->hold = calloc((size_t)nb, sizeof(*M->hold));
+  M->fwdMax = malloc(nb2 * sizeof(*M->fwdMax));
+  M->fwdKeep = malloc((size_t)nb * sizeof(*M->fwdKeep));
+  M->bwdMax = malloc(nb2 * sizeof(*M->bwdMax));
+  M->dropBytes = calloc(nb2, sizeof(*M->dropBytes));
+  M->runCost = calloc(nb2, sizeof(*M->runCost));
+  M->blockDropped = calloc((size_t)nb, sizeof(*M->blockDropped));
+  M->runStart = malloc((size_t)nb * sizeof(*M->runStart));
+  intptr_t *order = malloc((size_t)(S->m ? S->m : 1) * sizeof(*order));
+  bool *isStash = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*isStash));
+  double *costBefore = malloc((size_t)(g->numOps + 1) * sizeof(*costBefore));
+  if (!M->boundary || !M->blockOf || !M->anchorInst || !M->anchorOp || !M->fwdBegin || !M->hold || !M->fwdMax ||
+      !M->fwdKeep || !M->bwdMax || !M->dropBytes || !M->runCost || !M->blockDropped || !M->runStart || !order ||
+      !isStash || !costBefore) {
+    free(order);
+    free(isStash);
+    free(costBefore);
+    return false;
+  }
+  // Boundaries: every cut, or `cuts` of them spread evenly.
+  for (intptr_t k = 0; k < cuts; ++k)
+    M->boundary[k] = S->numCuts == cuts ? k : (intptr_t)(((double)(k + 1) * (double)S->numCuts) / (double)nb) - 1;
+  for (intptr_t i = 0, s = 0; i < S->m; ++i) {
+    intptr_t def = g->values[S->stash[i].value].defOp;
+    while (s < cuts && S->cuts[M->boundary[s]] < def)
+      ++s;
+    M->blockOf[i] = s;
+    isStash[S->stash[i].value] = true;
+  }
+  // Anchors: the earliest late read of a block's stash or of any block
+  // before it (a running minimum, so that the backward's stretches nest).
+  for (intptr_t s = 0; s < nb; ++s)
+    M->anchorInst[s] = n;
+  for (intptr_t i = 0; i < S->m; ++i) {
+    intptr_t inst = sim->stageBegin[S->stash[i].anchor], s = M->blockOf[i];
+    M->anchorInst[s] = inst < M->anchorInst[s] ? inst : M->anchorInst[s];
+  }
+  for (intptr_t s = 1; s < nb; ++s)
+    if (M->anchorInst[s - 1] < M->anchorInst[s])
+      M->anchorInst[s] = M->anchorInst[s - 1];
+  for (intptr_t s = 0; s < nb; ++s)
+    M->anchorOp[s] = M->anchorInst[s] < n ? sim->instOp[M->anchorInst[s]] : -1;
+  // Forward stretches: block s runs from the op after boundary s - 1 to
+  // boundary s; the last one up to its anchor (the turn included).
+  M->fwdBegin[0] = 0;
+  for (intptr_t s = 1; s < nb; ++s)
+    M->fwdBegin[s] = sim->stageBegin[S->cuts[M->boundary[s - 1]] + 1];
+  M->fwdBegin[nb] = M->anchorInst[nb - 1] > M->fwdBegin[nb - 1] ? M->anchorInst[nb - 1] : M->fwdBegin[nb - 1];
+  // A dropped run starting at block s > 0 holds its input, the boundary
+  // value, until it is recomputed: extra bytes when the forward pass freed it.
+  for (intptr_t s = 1; s < nb; ++s) {
+    intptr_t v = S->cutValue[M->boundary[s - 1]], b = bufferOf(sim, v);
+    if (b >= 0 && !isStash[v] && !sim->buffers[b].external)
+      M->hold[s] = sim->buffers[b].bytes;
+  }
+  // Forward peaks: run j..e dropped frees each of its values from its last
+  // forward read on (the boundary value ending it is defined at its last
+  // instance, so never before); sweep each j once.
+  for (intptr_t i = 0; i < S->m; ++i)
+    order[i] = i;
+  for (intptr_t i = 1; i < S->m; ++i)
+    for (intptr_t j = i; j > 0 && compareByLastRead(&order[j - 1], &order[j], S->stash) > 0; --j) {
+      intptr_t tmp = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = tmp;
+    }
+  for (intptr_t j = 0; j < nb; ++j) {
+    int64_t freed = 0;
+    intptr_t next = 0;
+    for (intptr_t s = j; s < nb; ++s) {
+      int64_t most = 0, kept = 0;
+      for (intptr_t t = M->fwdBegin[s]; t < M->fwdBegin[s + 1]; ++t) {
+        for (; next < S->m && S->stash[order[next]].lastReadBefore < t; ++next)
+          if (M->blockOf[order[next]] >= j)
+            freed += sim->buffers[S->stash[order[next]].buffer].bytes;
+        int64_t live = sim->live[t] - freed;
+        most = live > most ? live : most;
+        kept = sim->live[t] > kept ? sim->live[t] : kept;
+      }
+      M->fwdMax[j * nb + s] = s > j && M->fwdMax[j * nb + s - 1] > most ? M->fwdMax[j * nb + s - 1] : most;
+      if (s == j)
+        M->fwdKeep[j] = kept;
+    }
+  }
+  // Backward peaks: run j..e is read from A_e until the run before it is.
+  for (intptr_t j = 0; j < nb; ++j) {
+    intptr_t end = j > 0 ? M->anchorInst[j - 1] : n;
+    int64_t most = 0;
+    intptr_t from = end;
+    for (intptr_t e = j; e < nb; ++e) {
+      for (; from > M->anchorInst[e]; --from)
+        most = sim->live[from - 1] > most ? sim->live[from - 1] : most;
+      M->bwdMax[j * nb + e] = most;
+    }
+  }
+  // What a dropped run frees (the boundary value ending it stays: it is the
+  // next run's checkpoint) and what recomputing it costs: its ops up to the
+  // last value it drops.
+  costBefore[0] = 0;
+  for (intptr_t k = 0; k < g->numOps; ++k)
+    costBefore[k + 1] = costBefore[k] + (recomputable(g->ops[k].cls) ? P->ctx->opCost[k] : 0);
+  for (intptr_t j = 0; j < nb; ++j) {
+    intptr_t first = j > 0 ? S->cuts[M->boundary[j - 1]] + 1 : 0;
+    for (intptr_t e = j; e < nb; ++e) {
+      intptr_t endValue = e + 1 < nb ? S->cutValue[M->boundary[e]] : -1, lastDef = -1;
+      int64_t bytes = 0;
+      for (intptr_t i = 0; i < S->m; ++i) {
+        if (M->blockOf[i] < j || M->blockOf[i] > e || S->stash[i].value == endValue)
+          continue;
+        bytes += sim->buffers[S->stash[i].buffer].bytes;
+        intptr_t def = g->values[S->stash[i].value].defOp;
+        lastDef = def > lastDef ? def : lastDef;
+      }
+      M->dropBytes[j * nb + e] = bytes;
+      M->runCost[j * nb + e] = lastDef >= first ? costBefore[lastDef + 1] - costBefore[first] : 0;
+    }
+  }
+  int64_t stashBytes = 0, holdBytes = 0;
+  for (intptr_t i = 0; i < S->m; ++i)
+    stashBytes += sim->buffers[S->stash[i].buffer].bytes;
+  for (intptr_t s = 0; s < nb; ++s)
+    holdBytes += M->hold[s];
+  M->quantum = (stashBytes + holdBytes) / kDropBuckets + 1;
+  M->offset = holdBytes / M->quantum + 2;
+  M->buckets = M->offset + stashBytes / M->quantum + 2;
+  size_t states = (size_t)(nb + 1) * (size_t)M->buckets;
+  M->best = malloc(states * sizeof(*M->best));
+  M->fromBlock = malloc(states * sizeof(*M->fromBlock));
+  M->fromBucket = malloc(states * sizeof(*M->fromBucket));
+  M->fromDrop = malloc(states * sizeof(*M->fromDrop));
+  free(order);
+  free(isStash);
+  free(costBefore);
+  return M->best && M->fromBlock && M->fromBucket && M->fromDrop;
+}
+
+/// The split of least modelled cost whose modelled peak is at most
+/// `budget` (M->blockDropped, M->runStart); false when none fits the model.
+static bool solveBlocks(BlockModel *M, int64_t budget) {
+  intptr_t nb = M->numBlocks, nbk = M->buckets;
+  for (intptr_t x = 0; x < (nb + 1) * nbk; ++x)
+    M->best[x] = INFINITY;
+  M->best[M->offset] = 0; // nothing split, nothing freed
+  for (intptr_t j = 0; j < nb; ++j)
+    for (intptr_t d = 0; d < nbk; ++d) {
+      double base = M->best[j * nbk + d];
+      if (base == INFINITY)
+        continue;
+      int64_t freed = (int64_t)(d - M->offset) * M->quantum; // never more than freed
+      // Kept: block j alone (kept runs need no longer).
+      if (M->fwdKeep[j] - freed <= budget && M->bwdMax[j * nb + j] - freed <= budget &&
+          base < M->best[(j + 1) * nbk + d]) {
+        M->best[(j + 1) * nbk + d] = base;
+        M->fromBlock[(j + 1) * nbk + d] = j;
+        M->fromBucket[(j + 1) * nbk + d] = d;
+        M->fromDrop[(j + 1) * nbk + d] = false;
+      }
+      for (intptr_t e = j; e < nb; ++e) {
+        if (M->dropBytes[j * nb + e] == 0)
+          continue; // nothing to drop: the same as keeping
+        if (M->fwdMax[j * nb + e] + M->hold[j] - freed > budget || M->bwdMax[j * nb + e] - freed > budget)
+          continue;
+        intptr_t to = d - (M->hold[j] + M->quantum - 1) / M->quantum + M->dropBytes[j * nb + e] / M->quantum;
+        if (to < 0)
+          continue;
+        if (to >= nbk)
+          to = nbk - 1;
+        double cost = base + M->runCost[j * nb + e];
+        if (cost < M->best[(e + 1) * nbk + to]) {
+          M->best[(e + 1) * nbk + to] = cost;
+          M->fromBlock[(e + 1) * nbk + to] = j;
+          M->fromBucket[(e + 1) * nbk + to] = d;
+          M->fromDrop[(e + 1) * nbk + to] = true;
+        }
+      }
+    }
+  intptr_t at = -1;
+  for (intptr_t d = 0; d < nbk; ++d)
+    if (M->best[nb * nbk + d] < INFINITY && (at < 0 || M->best[nb * nbk + d] < M->best[nb * nbk + at]))
+      at = d;
+  if (at < 0)
+    return false;
+  for (intptr_t e = nb; e > 0;) {
+    intptr_t j = M->fromBlock[e * nbk + at];
+    bool drop = M->fromDrop[e * nbk + at];
+    at = M->fromBucket[e * nbk + at];
+    for (intptr_t s = j; s < e; ++s) {
+      M->blockDropped[s] = drop;
+      M->runStart[s] = j;
+    }
+    e = j;
+  }
+  return true;
+}
+
+/// The split in M as decisions: each dropped run's values recomputed in one
+/// group at its anchor, its input checkpoint kept alive until then.
+static bool buildBlockPlan(Planner *P, const RematSimulation *sim, intptr_t t, SqrtState *S, const BlockModel *M) {
+  const RematGraphImpl *g = P->g;
+  intptr_t nb = M->numBlocks;
+  P->numDecisions = 0;
+  P->items.num = 0;
+  P->numMembers = 0;
+  for (intptr_t b = 0; b < sim->numBuffers; ++b)
+    S->keep[b] = false;
+  for (intptr_t s = 1; s < nb; ++s)
+    if (M->blockDropped[s] && M->runStart[s] == s) {
+      intptr_t b = bufferOf(sim, S->cutValue[M->boundary[s - 1]]);
+      if (b >= 0)
+        S->keep[b] = true;
+    }
+  for (intptr_t i = 0; i < S->m; ++i) {
+    intptr_t s = M->blockOf[i];
+    bool endsRun = s + 1 < nb && (!M->blockDropped[s + 1] || M->runStart[s + 1] == s + 1) &&
+                   S->stash[i].value == S->cutValue[M->boundary[s]];
+    S->dropped[S->stash[i].value] = M->blockDropped[s] && !endsRun;
+  }
+  P->keepBuffers = S->keep;
+  for (intptr_t i = 0; i < S->m;) {
+    intptr_t s = M->blockOf[i], end = i;
+    if (!M->blockDropped[s]) {
+      for (; end < S->m && M->blockOf[end] == s; ++end)
+        ;
+      i = end;
+      continue;
+    }
+    // The run's last block and its anchor.
+    intptr_t last = s;
+    while (last + 1 < nb && M->blockDropped[last + 1] && M->runStart[last + 1] == M->runStart[s])
+      ++last;
+    for (; end < S->m && M->blockOf[end] <= last; ++end)
+      ;
+    intptr_t anchor = M->anchorOp[last];
+    ++P->stampGen; // one group per run
+    for (; i < end && anchor >= 0; ++i) {
+      const Target *target = &S->stash[i];
+      if (!S->dropped[target->value])
+        continue;
+      Chain chain;
+      if (!rematExtendTargetChain(P, sim, target, anchor, t, S->dropped, &chain)) {
+        S->dropped[target->value] = false; // its chain reaches an op that cannot be redone: kept
+        continue;
+      }
+      intptr_t dropFirst = sim->instOp[target->lastReadBefore] + 1;
+      if (chain.len > 0 && !rematPlannerPushDecision(P, target->value, anchor, &chain,
+                                                     sim->buffers[target->buffer].bytes, dropFirst, anchor - 1))
+        return false;
+    }
+    i = end;
+  }
+  (void)g;
+  return true;
+}
+
+bool rematPlanBlocks(Planner *P, RematSimulation *sim, int64_t ceiling) {
+  if (!rematSimulationComplete(P->ctx, sim))
+    return false;
+  rematPlannerMemoClear(P); // a new timeline
+  intptr_t t = sim->peakInstance;
+  SqrtState S = {0};
+  BlockModel M = {0};
+  bool ok = findStashAndCuts(P, sim, t, &S) && buildBlockModel(P, sim, &S, &M);
+  P->maxChain = P->g->numOps; // a run is recomputed whole
+  int64_t limit = sim->peakBytes < ceiling ? sim->peakBytes : ceiling;
+  int64_t bestPeak = limit, tried[kModelTries];
+  double bestCost = 0;
+  int64_t bestModel = -1, model = P->budget;
+  intptr_t numTried = 0;
+  // The model's budget moved by what each plan misses or leaves, until one
+  // repeats; under the model's reach, its smallest budget that fits (a
+  // bisection), so that the plan peaks as low as the model can say.
+  while (ok && numTried < kModelTries) {
+    bool seen = false;
+    for (intptr_t k = 0; k < numTried; ++k)
+      seen |= tried[k] == model;
+    if (seen || model <= 0)
+      break;
+    tried[numTried++] = model;
+    if (!solveBlocks(&M, model)) {
+      int64_t lo = model, hi = limit;
+      if (!solveBlocks(&M, hi))
+        break;
+      while (hi - lo > M.quantum) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (solveBlocks(&M, mid))
+          hi = mid;
+        else
+          lo = mid;
+      }
+      bool again = false;
+      for (intptr_t k = 0; k + 1 < numTried; ++k)
+        again |= tried[k] == hi;
+      if (again)
+        break; // the model's least budget, tried already
+      model = hi;
+      ok = solveBlocks(&M, model);
+      tried[numTried - 1] = model;
+    }
+    int64_t peak;
+    double cost;
+    ok = ok && buildBlockPlan(P, sim, t, &S, &M) && trialPeak(P, &peak, &cost);
+    if (!ok)
+      break;
+    if (peak >= 0 && peak < limit) {
+      bool fits = peak <= P->budget, bestFits = bestModel >= 0 && bestPeak <= P->budget;
+      if (bestModel < 0 || (fits && (!bestFits || cost < bestCost)) ||
+          (!fits && !bestFits && (peak < bestPeak || (peak == bestPeak && cost < bestCost)))) {
+        bestModel = model;
+        bestPeak = peak;
+        bestCost = cost;
+      }
+    }
+    int64_t miss = peak >= 0 ? peak - P->budget : model / 8; // an invalid plan: ask for less
+    if (peak >= 0 && peak <= P->budget && miss > -M.quantum)
+      break; // fits with nothing to spare
+    model -= miss != 0 ? miss : M.quantum;
+  }
+  bool found = false;
+  if (ok && bestModel >= 0) {
+    int64_t peak;
+    double cost;
+    ok = solveBlocks(&M, bestModel) && buildBlockPlan(P, sim, t, &S, &M) && trialPeak(P, &peak, &cost);
+    found = ok && peak == bestPeak;
+  }
+  P->keepBuffers = NULL;
+  blockModelFree(&M);
   sqrtStateFree(&S);
   if (!ok)
     return false;

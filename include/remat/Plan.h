@@ -43,10 +43,14 @@ typedef enum RematPlannerKind {
                        ///< program order with the future known (a named
                        ///< baseline): graphs whose ops own their storage
                        ///< only (the --graph forms)
+  RematPlannerBlocks,  ///< Rotor-style composition at one level: the forward
+                       ///< pass's blocks split into runs kept or recomputed
+                       ///< whole from a checkpoint, the split of least cost
+                       ///< under a budget found by dynamic programming
 } RematPlannerKind;
 
-/// Parses a planner name ("none", "sqrt", "greedy", "default", "dtr"); false for
-/// unknown names.
+/// Parses a planner name ("none", "sqrt", "greedy", "default", "dtr",
+/// "blocks"); false for unknown names.
 bool rematPlannerKindParse(const char *name, RematPlannerKind *kind);
 const char *rematPlannerKindGetName(RematPlannerKind kind);
 

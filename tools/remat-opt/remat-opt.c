@@ -198,7 +198,8 @@ static int parseFlags(int argc, char **argv, Options *opts) {
     } else if (startsWith(a, "--planner=") && rematPlannerKindParse(a + strlen("--planner="), &opts->planner)) {
       opts->plannerName = a + strlen("--planner=");
     } else if (startsWith(a, "--planner=")) {
-      return usageError("unknown planner '%s' (expected none, sqrt, greedy, default or dtr)", a + strlen("--planner="));
+      return usageError("unknown planner '%s' (expected none, sqrt, greedy, default, dtr or blocks)",
+                        a + strlen("--planner="));
     } else if (startsWith(a, "--plan-file=")) {
       opts->planFile = a + strlen("--plan-file=");
       if (!*opts->planFile)
