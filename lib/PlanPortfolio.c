@@ -1016,6 +1016,21 @@ bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext 
   return ok;
 }
 
+/// The blocks planner: its one-level model and Rotor's recursion, each plan
+/// pruned; the better is kept (keepBetterPlan).
+static bool planBlocks(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget, int64_t ceiling) {
+  if (!rematPlanBlocks(P, sim, ceiling, false) || !rematPruneDecisions(P, sim))
+    return false;
+  Planner Q;
+  RematSimulation trial;
+  memset(&trial, 0, sizeof(trial));
+  RematSchedule empty;
+  rematScheduleInit(&empty);
+  bool ok = rematPlannerInit(&Q, ctx, budget) && rematSimulate(ctx, &empty, &trial) &&
+            rematPlanBlocks(&Q, &trial, ceiling, true) && rematPruneDecisions(&Q, &trial);
+  return keepBetterPlan(P, sim, &Q, &trial, budget, ok);
+}
+
 bool rematRunPlanner(Planner *P, RematSimulation *sim, const RematSimContext *ctx, RematPlannerKind kind,
                      int64_t budget, int64_t ceiling, const char **effort) {
   switch (kind) {
@@ -1029,7 +1044,7 @@ bool rematRunPlanner(Planner *P, RematSimulation *sim, const RematSimContext *ct
   case RematPlannerDtr:
     return rematPlanDtr(P, sim) && rematPruneDecisions(P, sim);
   case RematPlannerBlocks:
-    return rematPlanBlocks(P, sim, ceiling) && rematPruneDecisions(P, sim);
+    return planBlocks(P, sim, ctx, budget, ceiling);
   case RematPlannerNone:
     break;
   }
