@@ -231,8 +231,9 @@ def agree(m, b, remat_rows=()):
     return "undecided"
 
 
-# remat's planners, and DTR's eviction rule as remat plays it (--planner=dtr, a baseline).
-PLANNERS = ("sqrt", "greedy", "default", "dtr")
+# remat's planners, DTR's eviction rule as remat plays it (--planner=dtr, a baseline),
+# and the dynamic program over blocks (--planner=blocks).
+PLANNERS = ("sqrt", "greedy", "default", "dtr", "blocks")
 
 
 def default_plan_file(remat_opt, path, B, out):
@@ -360,20 +361,20 @@ def write_md(path, rows, cmd, machine, limit, date, replanned=None):
          "per node) and a plan below it runs some node 3 or more times. remat's planners: recompute cost (- = budget not met), each plan replayed under "
          "MOCCASIN's memory model (util.get_mem_from_schedule) with the same peak.", "",
          "| graph | n | share | budget | MOCCASIN (status, obj, bound) | bench optimum.py (status, obj, bound) "
-         "| agree | sqrt | greedy | default | dtr | default / best | CP-SAT from default's plan (status, obj, bound) "
-         "| proven lower bound | default over it | target |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+         "| agree | sqrt | greedy | default | dtr | blocks | default / best | CP-SAT from default's plan (status, obj, "
+         "bound) | proven lower bound | default over it | target |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     tally = []
     for r in rows:
         if r.get("under_bound"):
-            L.append("| %s | %d | %g | %d | under the lower bound %d | | | | | | | | | | | |"
+            L.append("| %s | %d | %g | %d | under the lower bound %d | | | | | | | | | | | | |"
                      % (r["graph"], r["nodes"], r["share"], r["budget"], r["lower_bound"]))
             continue
         m, b, h = r["moccasin"], r["bench"], r.get("bench_hinted", {})
         best = [x["objective"] for x in (m, b, h) if x.get("objective") is not None]
         best = min(best) if best else None
-        plans = [fmt(r[p]["recompute_cost"]) + ("" if r[p]["met"] else " (not met)") if "recompute_cost" in r[p]
-                 else "-" for p in PLANNERS]
+        plans = [fmt(r[p]["recompute_cost"]) + ("" if r[p]["met"] else " (not met)")
+                 if "recompute_cost" in r.get(p, {}) else "-" for p in PLANNERS]
         d = r["default"]
         ratio = ("%.3f" % (d["recompute_cost"] / best) if best else ("1" if d.get("recompute_cost") == 0 else "-")) \
             if d.get("met") and best is not None else "-"
@@ -385,10 +386,10 @@ def write_md(path, rows, cmd, machine, limit, date, replanned=None):
         verdict = "-" if over is None else ("met" if over <= target_of(r["share"]) else "**missed**")
         tally.append(verdict)
         hinted = "%s, %s, %s" % (h.get("status"), fmt(h.get("objective")), fmt(h.get("bound"))) if h else "-"
-        L.append("| %s | %d | %g | %d | %s, %s, %s | %s, %s, %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        L.append("| %s | %d | %g | %d | %s, %s, %s | %s, %s, %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["graph"], r["nodes"], r["share"], r["budget"], m.get("status"), fmt(m.get("objective")),
             fmt(m.get("bound")), b.get("status"), fmt(b.get("objective")), fmt(b.get("bound")), r["agree"],
-            plans[0], plans[1], plans[2], plans[3], ratio, hinted, fmt(low),
+            plans[0], plans[1], plans[2], plans[3], plans[4], ratio, hinted, fmt(low),
             "-" if over is None else ("+inf (bound 0)" if over == math.inf else "%+.1f%%" % (100 * over)),
             "%s (%.0f%%)" % (verdict, 100 * target_of(r["share"]))))
     mism = [r for r in rows for p in PLANNERS if r.get(p, {}).get("model_mismatch")]

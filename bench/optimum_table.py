@@ -7,7 +7,7 @@
 Inputs: the ci exports (bench/models/ir/*.ci*.mlir.xz) and examples/*.mlir. For each
 input and budget (percent of the unconstrained peak, or X times remat's lower bound,
 rounded up): `remat-opt --planner=P --budget=BYTES --report=json` for P in sqrt,
-greedy, default (recompute_time_s, or "not met" when the planner cannot fit), and
+greedy, default, blocks (recompute_time_s, or "not met" when the planner cannot fit), and
 optimum.py (model checkmate unless --model) on the `--export-graph` graph: status,
 objective, proven bound, gap = (objective - bound) / objective, solver time; its plan
 replayed with `remat-opt --plan-file` (peak and recompute_time_s) and run with
@@ -85,8 +85,8 @@ def checksums(run_json):
 def refresh_planner(a):
     """--refresh-planner: one planner's column again, the rest of the table as it was."""
     pl = a.refresh_planner
-    if pl not in ("sqrt", "greedy", "default"):
-        print("optimum_table.py: --refresh-planner: unknown planner %r (sqrt, greedy or default)" % pl,
+    if pl not in PLANNERS:
+        print("optimum_table.py: --refresh-planner: unknown planner %r (sqrt, greedy, default or blocks)" % pl,
               file=sys.stderr)
         return 1
     if not os.path.exists(a.out + ".json"):
@@ -164,7 +164,7 @@ def main():
                          "how the parts were made; then render")
     ap.add_argument("--command", help="with --merge: the commands that made the parts, for the header")
     ap.add_argument("--refresh-planner", metavar="P",
-                    help="re-run only planner P (sqrt, greedy or default) on every row of --out's json with "
+                    help="re-run only planner P (sqrt, greedy, default or blocks) on every row of --out's json with "
                          "--build's remat-opt, each plan that fits run by remat-run (outputs bit-identical to the "
                          "step's, measured peak <= budget); bounds and solver results are kept; then render")
     a = ap.parse_args()
@@ -234,7 +234,7 @@ def main():
                                           "time_s": rb["time_s"],
                                           "status": [c["status"] for c in rb["chains"]],
                                           "chain_lengths": [c["length"] for c in rb["chains"]]}
-            for pl in ("sqrt", "greedy", "default"):
+            for pl in PLANNERS:
                 r, err = report(opt_bin, mlir, ["--planner=" + pl, "--budget=%d" % budget], stem + ".rep.json")
                 row["planners"][pl] = ({"recompute_time_s": r["recompute_time_s"], "peak_bytes": r["peak_bytes_after"],
                                         "met": r["peak_bytes_after"] <= budget, "pass_time_s": r.get("pass_time_s")}
@@ -294,7 +294,12 @@ def fmt(x):
     return "-" if x is None else ("0" if x == 0 else "%.4g" % x)
 
 
+PLANNERS = ("sqrt", "greedy", "default", "blocks")
+
+
 def fmt_pl(p):
+    if not p:
+        return "-"  # a column added after the row was planned
     if "error" in p:
         return "not met"
     return fmt(p["recompute_time_s"]) if p["met"] else "not met (%d)" % p["peak_bytes"]
@@ -303,16 +308,19 @@ def fmt_pl(p):
 def best_plan(r):
     """(cost, source) of the cheapest plan that fits: the planners and the solver's replay."""
     c = []
-    for pl in ("sqrt", "greedy", "default"):
+    for pl in PLANNERS:
         p = r["planners"].get(pl, {})
         if "error" not in p and p.get("met"):
-            c.append((p["recompute_time_s"], pl))
+            c.append((p["recompute_time_s"], 0 if pl == "default" else 1, pl))  # ties: default's
     rep = (r.get("optimum") or {}).get("replay") or {}
     if rep and "error" not in rep and max(rep["peak_bytes_planned"], rep["peak_bytes_after"],
                                           rep["measured_peak_bytes"]) <= r["budget_bytes"] \
             and rep["outputs_identical"]:
-        c.append((rep["recompute_time_s"], "solver"))
-    return min(c) if c else (None, None)
+        c.append((rep["recompute_time_s"], 2, "solver"))
+    if not c:
+        return None, None
+    cost, _, source = min(c)
+    return cost, source
 
 
 def proven(r):
@@ -393,7 +401,7 @@ def render(data, path):
           "entry `run` in the json). Bounds and solver columns as above." % (
               f["planner"], f["git"], f["command"], f["date"], f["rows_changed"]))
     w("")
-    w("Costs are `recompute_time_s` (roofline seconds, h200 profile). *sqrt/greedy/default*: `remat-opt "
+    w("Costs are `recompute_time_s` (roofline seconds, h200 profile). *sqrt/greedy/default/blocks*: `remat-opt "
       "--planner=P --budget=BYTES`; *not met* = the planner's peak stays over the budget. *bound*: "
       "bench/recompute_bound.py, a lower bound on the recompute cost of every schedule remat can make at the budget "
       "(the largest of its values at this and at larger budgets of the same input: a schedule that fits a budget "
@@ -402,11 +410,11 @@ def render(data, path):
       "bench/results/recompute-bound-validation.md). *solver*: CP-SAT's best plan replayed with `--plan-file` "
       "(*ok*: planned, rewritten and measured peaks <= budget, outputs bit-identical), its status; CP-SAT's bound "
       "is for its checkmate model (originals fixed), not remat's, so it is not used as a bound here. *best*: the "
-      "cheapest plan that fits among the four. *vs bound*: (default - bound) / bound, the most default can be above "
+      "cheapest plan that fits among the planners and the solver. *vs bound*: (default - bound) / bound, the most default can be above "
       "the optimum; *vs best*: (default - best) / best. Budgets under remat's lower bound are left out.\n")
-    w("| input | ops | budget | bytes | sqrt | greedy | default | solver (replay) | status | ok | bound | best | "
-      "default vs bound | default vs best |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    w("| input | ops | budget | bytes | sqrt | greedy | default | blocks | solver (replay) | status | ok | bound | "
+      "best | default vs bound | default vs best |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     miss = []
     within = total = 0
     for r in data["rows"]:
@@ -432,9 +440,10 @@ def render(data, path):
         status = o.get("status", o.get("error", "-"))
         if o.get("kept_from_earlier_run"):
             status += " (kept)"
-        w("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        w("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["input"], r["ops"], r["budget"], r["budget_bytes"], fmt_pl(r["planners"]["sqrt"]),
-            fmt_pl(r["planners"]["greedy"]), fmt_pl(d), fmt(rep.get("recompute_time_s")), status, ok, bstr,
+            fmt_pl(r["planners"]["greedy"]), fmt_pl(d), fmt_pl(r["planners"].get("blocks")),
+            fmt(rep.get("recompute_time_s")), status, ok, bstr,
             "-" if bcost is None else "%s (%s)" % (fmt(bcost), bsrc), fmt_gap(gb), fmt_gap(gbest)))
         total += 1
         if gb is not None and gb <= 0.05:
@@ -446,7 +455,7 @@ def render(data, path):
     for r in data["rows"]:
         b = (r.get("recompute_bound") or {}).get("bound_s")
         rb = r.get("recompute_bound") or {}
-        for pl in ("sqrt", "greedy", "default"):
+        for pl in PLANNERS:
             p = r["planners"].get(pl, {})
             if "error" not in p and p.get("met") and (
                     rb.get("infeasible") or (b is not None and b > p["recompute_time_s"] * (1 + 1e-5))):

@@ -33,8 +33,8 @@ MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const cha
   }
   RematPlannerKind kind;
   if (!rematPlannerKindParse(planner, &kind)) {
-    snprintf(message, sizeof(message), "remat: unknown planner '%s' (expected none, sqrt, greedy, default or dtr)",
-             planner);
+    snprintf(message, sizeof(message),
+             "remat: unknown planner '%s' (expected none, sqrt, greedy, default, dtr or blocks)", planner);
     mlirEmitError(loc, message);
     return mlirLogicalResultFailure();
   }

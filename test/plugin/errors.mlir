@@ -8,7 +8,7 @@
 
 // PROFILE: errors.mlir:[[@LINE+8]]:1: error: remat: unknown profile 'tpu' (expected h200, cpu or flops)
 // INFEASIBLE: error: remat: budget of 64 bytes is under the lower bound of 128 bytes, forced by op #0 tensor.empty
-// UNKNOWN: errors.mlir:[[@LINE+6]]:1: error: remat: unknown planner 'magic' (expected none, sqrt, greedy, default or dtr)
+// UNKNOWN: errors.mlir:[[@LINE+6]]:1: error: remat: unknown planner 'magic' (expected none, sqrt, greedy, default, dtr or blocks)
 // DYNAMIC: dynamic.mlir:1:1: error: remat: value %arg0 has a dynamic shape (dimension 0)
 // BOUND: errors.mlir:[[@LINE+4]]:1: error: remat-estimate: dim-bound must not be negative, got -1
 // COM: With dim-bound=16 the ?x8xf32 argument counts as 16x8xf32 = 512 bytes;
