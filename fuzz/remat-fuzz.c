@@ -834,8 +834,9 @@ typedef enum Finding {
 static const char *const kFindingNames[kNumFindings] = {"default-misses-greedy", "sqrt-raises-peak"};
 static bool strictFinding[kNumFindings];
 
-enum { kNumPlanners = 3 };
-static const RematPlannerKind kPlanners[kNumPlanners] = {RematPlannerSqrt, RematPlannerGreedy, RematPlannerDefault};
+enum { kNumPlanners = 4 };
+static const RematPlannerKind kPlanners[kNumPlanners] = {RematPlannerSqrt, RematPlannerGreedy, RematPlannerDefault,
+                                                         RematPlannerBlocks};
 
 typedef enum BudgetMode { ModeBetween, ModeUnderBound, ModeAtBound, ModeAtPeak, ModeAbovePeak, ModePercent } BudgetMode;
 static const char *const kModeNames[] = {"between", "under-bound", "at-bound", "at-peak", "above-peak", "percent"};
@@ -1269,7 +1270,9 @@ static bool checkPlanner(MlirOperation base, const char *baseText, const OpCensu
                 rematPlannerKindGetName(c->planner), rb->forcedBytes, (long)rb->op);
   }
   bool met = !failed && result.budgetMet;
-  int p = c->planner == RematPlannerSqrt ? 0 : c->planner == RematPlannerGreedy ? 1 : 2;
+  int p = 0;
+  while (p + 1 < kNumPlanners && kPlanners[p] != c->planner)
+    ++p;
   if (!failed) {
     ++(met ? stats.met : stats.unmet)[p];
     stats.decisions[p] += result.numDecisions;
