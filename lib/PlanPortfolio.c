@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "PlanPortfolio.h"
 
+#include "PlanBlocks.h"
 #include "PlanCover.h"
 #include "PlanDtr.h"
 #include "PlanPeaks.h"

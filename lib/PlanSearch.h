@@ -19,8 +19,12 @@
 //   PlanGroup.h/.c     group picks (several values from one kept input)
 //   PlanPeaks.h/.c     strategy: the greedy and chain-aware search at the
 //                      peaks, and pruning
+//   PlanCuts.h/.c      the forward pass's stash and cut points (the
+//                      segment strategies' start)
 //   PlanSqrt.h/.c      strategy: segment checkpointing (the sqrt planner,
 //                      and the default planner's layer-cut restarts)
+//   PlanBlocks.h/.c    strategy: Rotor's dynamic program over blocks (the
+//                      blocks planner)
 //   PlanCover.h/.c     strategy: exact cover by single recomputations
 //   PlanDtr.h/.c       strategy: the DTR eviction rule (the dtr baseline)
 //   PlanPortfolio.h/.c the default planner's portfolio over the strategies,

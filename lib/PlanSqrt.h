@@ -19,13 +19,6 @@ bool rematPlanSqrt(Planner *P, RematSimulation *sim, int64_t ceiling);
 /// every ceil(sqrt(#cuts))-th), the rest recomputed segment by segment; no
 /// plan when that does not lower the peak. The sqrt planner until
 /// 2026-12-02, kept as it was so that the default planner's plans stay.
-/// The blocks planner: the checkpoints and the runs recomputed between them
-/// chosen by dynamic programming over the forward pass's blocks (PlanSqrt.c,
-/// "The blocks planner"), each candidate judged by the exact simulation;
-/// `nested`: Rotor's recursion inside a recomputed run too (checkpoints
-/// recomputed and held), on a coarser model. Its plan peaks under both the
-/// timeline's peak and `ceiling`, or it makes none.
-bool rematPlanBlocks(Planner *P, RematSimulation *sim, int64_t ceiling, bool nested);
 bool rematPlanLayerCutCheckpoints(Planner *P, RematSimulation *sim, intptr_t segmentCuts);
 
 #endif // REMAT_LIB_PLANSQRT_H

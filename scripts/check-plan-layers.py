@@ -6,8 +6,8 @@ only what the layers below it declare. C needs a declaration to call a
 function (the build turns implicit declarations into errors), so two checks
 suffice:
   - every lib/Plan*.{c,h} and lib/Sim*.{c,h} includes, of these headers, only
-    its own and those of lower layers (the strategies, PlanPeaks and
-    PlanSqrt, not each other's; the drivers on top share PlanRecord.h);
+    its own and those of lower layers (the strategies, PlanPeaks,
+    PlanSqrt, PlanBlocks..., not each other's; the drivers on top share PlanRecord.h);
   - every function a layer's header declares is defined in that layer's .c
     (or in the header itself), so that a header cannot carry a call upward.
 Prints "plan layers: ok", or one line per violation and exits 1.
@@ -25,8 +25,10 @@ LAYERS = {
     "PlanSearch": 2,  # the search state and its decisions
     "PlanChain": 3,  # recompute chains, candidates
     "PlanGroup": 4,  # group picks
+    "PlanCuts": 4,  # the forward pass's stash and cuts (the segment strategies' start)
     "PlanPeaks": 5,  # the strategies
     "PlanSqrt": 5,
+    "PlanBlocks": 5,
     "PlanCover": 5,
     "PlanDtr": 5,
     "PlanPortfolio": 6,  # the default planner, the dispatch
