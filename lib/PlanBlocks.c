@@ -123,9 +123,16 @@ static void blockModelFree(BlockModel *M) {
   free(M->steps);
 }
 
-static int compareByLastRead(const void *a, const void *b, const Target *stash) {
-  intptr_t x = stash[*(const intptr_t *)a].lastReadBefore, y = stash[*(const intptr_t *)b].lastReadBefore;
-  return x < y ? -1 : (x > y);
+/// An index sorted by a key (qsort: ties by index, so the order is fixed).
+typedef struct KeyedIndex {
+  intptr_t key, index;
+} KeyedIndex;
+
+static int compareKeyed(const void *a, const void *b) {
+  const KeyedIndex *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return x->index < y->index ? -1 : (x->index > y->index);
 }
 
 static int compareInstDesc(const void *a, const void *b) {
@@ -245,7 +252,7 @@ static bool buildBlockModel(const Planner *P, const RematSimulation *sim, const 
   M->steps = malloc((size_t)(4 * nb + 1) * sizeof(*M->steps));
   M->blockDropped = calloc((size_t)nb, sizeof(*M->blockDropped));
   M->runStart = malloc((size_t)nb * sizeof(*M->runStart));
-  intptr_t *order = malloc((size_t)(S->m ? S->m : 1) * sizeof(*order));
+  KeyedIndex *order = malloc((size_t)(S->m ? S->m : 1) * sizeof(*order));
   bool *isStash = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*isStash));
   double *costBefore = malloc((size_t)(g->numOps + 1) * sizeof(*costBefore));
   if (!M->boundary || !M->blockOf || !M->droppable || !M->anchorInst || !M->anchorOp || !M->fwdBegin || !M->hold ||
@@ -313,22 +320,17 @@ static bool buildBlockModel(const Planner *P, const RematSimulation *sim, const 
   // forward read on (the boundary value ending it is defined at its last
   // instance, so never before); sweep each j once.
   for (intptr_t i = 0; i < S->m; ++i)
-    order[i] = i;
-  for (intptr_t i = 1; i < S->m; ++i)
-    for (intptr_t j = i; j > 0 && compareByLastRead(&order[j - 1], &order[j], S->stash) > 0; --j) {
-      intptr_t tmp = order[j];
-      order[j] = order[j - 1];
-      order[j - 1] = tmp;
-    }
+    order[i] = (KeyedIndex){S->stash[i].lastReadBefore, i};
+  qsort(order, (size_t)S->m, sizeof(*order), compareKeyed);
   for (intptr_t j = 0; j < nb; ++j) {
     int64_t freed = 0;
     intptr_t next = 0;
     for (intptr_t s = j; s < nb; ++s) {
       int64_t most = 0, kept = 0;
       for (intptr_t t = M->fwdBegin[s]; t < M->fwdBegin[s + 1]; ++t) {
-        for (; next < S->m && S->stash[order[next]].lastReadBefore < t; ++next)
-          if (M->blockOf[order[next]] >= j && M->droppable[order[next]])
-            freed += sim->buffers[S->stash[order[next]].buffer].bytes;
+        for (; next < S->m && order[next].key < t; ++next)
+          if (M->blockOf[order[next].index] >= j && M->droppable[order[next].index])
+            freed += sim->buffers[S->stash[order[next].index].buffer].bytes;
         int64_t live = sim->live[t] - freed;
         most = live > most ? live : most;
         kept = sim->live[t] > kept ? sim->live[t] : kept;
