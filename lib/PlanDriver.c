@@ -400,7 +400,11 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
       // rewritten body goes back afterwards.
       MlirOperation rewritten = mlirOperationClone(func);
       mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(input, 0));
-      int64_t reached = result->peakBytesAfter;
+      // A plan of the function with its shared empties split may peak over
+      // the input (no decision made): the input's own peak works already.
+      int64_t reached = result->peakBytesAfter < result->peakBytesBefore || result->peakBytesBefore <= 0
+                            ? result->peakBytesAfter
+                            : result->peakBytesBefore;
       if (firstRefusedBound > 0) {
         // Planned only by the second plan, the input's order refusing the
         // budget: what the first plan reaches asked for the input's bound (as
