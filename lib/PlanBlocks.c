@@ -148,18 +148,15 @@ static bool chooseDroppable(const RematSimulation *sim, const ForwardCuts *S, Bl
   intptr_t nb = M->numBlocks, m = S->m, nc = 0;
   intptr_t *cand = malloc((size_t)(m + 1) * sizeof(*cand));
   intptr_t *candOf = malloc((size_t)(m ? m : 1) * sizeof(*candOf));
-  if (!cand || !candOf) {
-    free(cand);
-    free(candOf);
-    return false;
-  }
-  for (intptr_t i = 0; i < m; ++i)
+  bool ok = cand && candOf;
+  for (intptr_t i = 0; ok && i < m; ++i)
     cand[i] = sim->stageBegin[S->stash[i].anchor];
-  qsort(cand, (size_t)m, sizeof(*cand), compareInstDesc); // latest first
-  for (intptr_t i = 0; i < m; ++i)
+  if (ok)
+    qsort(cand, (size_t)m, sizeof(*cand), compareInstDesc); // latest first
+  for (intptr_t i = 0; ok && i < m; ++i)
     if (nc == 0 || cand[nc - 1] != cand[i])
       cand[nc++] = cand[i];
-  for (intptr_t i = 0; i < m; ++i) { // binary search in the descending list
+  for (intptr_t i = 0; ok && i < m; ++i) { // binary search in the descending list
     intptr_t lo = 0, hi = nc - 1, inst = sim->stageBegin[S->stash[i].anchor];
     while (lo < hi) {
       intptr_t mid = (lo + hi) / 2;
@@ -175,55 +172,50 @@ static bool chooseDroppable(const RematSimulation *sim, const ForwardCuts *S, Bl
   // cand[c] x bytes - sum(bytes x last read) over the values read no
   // earlier than cand[c] (prefix sums over the descending candidates).
   size_t cells = (size_t)nb * (size_t)(nc ? nc : 1);
-  double *bytes = calloc(cells, sizeof(*bytes));
-  double *weighted = calloc(cells, sizeof(*weighted));
-  double *best = malloc(cells * sizeof(*best)); // [s * nc + c]: the most gain of blocks <= s, anchor cand[c]
-  intptr_t *pick = malloc((size_t)nb * sizeof(*pick));
-  if (!bytes || !weighted || !best || !pick) {
-    free(cand);
-    free(candOf);
-    free(bytes);
-    free(weighted);
-    free(best);
-    free(pick);
-    return false;
-  }
-  for (intptr_t i = 0; i < m; ++i) {
-    double b = (double)sim->buffers[S->stash[i].buffer].bytes;
-    bytes[M->blockOf[i] * nc + candOf[i]] += b;
-    weighted[M->blockOf[i] * nc + candOf[i]] += b * (double)S->stash[i].lastReadBefore;
-  }
-  for (intptr_t s = 0; s < nb; ++s)
-    for (intptr_t c = 1; c < nc; ++c) {
-      bytes[s * nc + c] += bytes[s * nc + c - 1];
-      weighted[s * nc + c] += weighted[s * nc + c - 1];
+  double *bytes = ok ? calloc(cells, sizeof(*bytes)) : NULL;
+  double *weighted = ok ? calloc(cells, sizeof(*weighted)) : NULL;
+  double *best =
+      ok ? malloc(cells * sizeof(*best)) : NULL; // [s * nc + c]: the most gain of blocks <= s, anchor cand[c]
+  intptr_t *pick = ok ? malloc((size_t)nb * sizeof(*pick)) : NULL;
+  ok = ok && bytes && weighted && best && pick;
+  if (ok) {
+    for (intptr_t i = 0; i < m; ++i) {
+      double b = (double)sim->buffers[S->stash[i].buffer].bytes;
+      bytes[M->blockOf[i] * nc + candOf[i]] += b;
+      weighted[M->blockOf[i] * nc + candOf[i]] += b * (double)S->stash[i].lastReadBefore;
     }
-  for (intptr_t s = 0; s < nb; ++s) {
-    double before = -INFINITY; // the best over the anchors the block before may have (cand[c'] >= cand[c])
-    for (intptr_t c = 0; c < nc; ++c) {
-      double prev = s > 0 ? best[(s - 1) * nc + c] : 0;
-      before = prev > before ? prev : before;
-      best[s * nc + c] = before + (double)cand[c] * bytes[s * nc + c] - weighted[s * nc + c];
+    for (intptr_t s = 0; s < nb; ++s)
+      for (intptr_t c = 1; c < nc; ++c) {
+        bytes[s * nc + c] += bytes[s * nc + c - 1];
+        weighted[s * nc + c] += weighted[s * nc + c - 1];
+      }
+    for (intptr_t s = 0; s < nb; ++s) {
+      double before = -INFINITY; // the best over the anchors the block before may have (cand[c'] >= cand[c])
+      for (intptr_t c = 0; c < nc; ++c) {
+        double prev = s > 0 ? best[(s - 1) * nc + c] : 0;
+        before = prev > before ? prev : before;
+        best[s * nc + c] = before + (double)cand[c] * bytes[s * nc + c] - weighted[s * nc + c];
+      }
     }
+    // Back from the last block: the best anchor, the latest among equals.
+    for (intptr_t s = nb - 1, limit = nc - 1; s >= 0 && nc > 0; --s) {
+      intptr_t at = 0;
+      for (intptr_t c = 0; c <= limit; ++c)
+        if (best[s * nc + c] > best[s * nc + at])
+          at = c;
+      pick[s] = at;
+      limit = at;
+    }
+    for (intptr_t i = 0; i < m; ++i)
+      M->droppable[i] = candOf[i] <= pick[M->blockOf[i]];
   }
-  // Back from the last block: the best anchor, the latest among equals.
-  for (intptr_t s = nb - 1, limit = nc - 1; s >= 0 && nc > 0; --s) {
-    intptr_t at = 0;
-    for (intptr_t c = 0; c <= limit; ++c)
-      if (best[s * nc + c] > best[s * nc + at])
-        at = c;
-    pick[s] = at;
-    limit = at;
-  }
-  for (intptr_t i = 0; i < m; ++i)
-    M->droppable[i] = candOf[i] <= pick[M->blockOf[i]];
   free(cand);
   free(candOf);
   free(bytes);
   free(weighted);
   free(best);
   free(pick);
-  return true;
+  return ok;
 }
 
 /// The model's tables from the unplanned timeline `sim` and the stash and
@@ -255,33 +247,32 @@ static bool buildBlockModel(const Planner *P, const RematSimulation *sim, const 
   KeyedIndex *order = malloc((size_t)(S->m ? S->m : 1) * sizeof(*order));
   bool *isStash = calloc((size_t)(g->numValues ? g->numValues : 1), sizeof(*isStash));
   double *costBefore = malloc((size_t)(g->numOps + 1) * sizeof(*costBefore));
-  if (!M->boundary || !M->blockOf || !M->droppable || !M->anchorInst || !M->anchorOp || !M->fwdBegin || !M->hold ||
-      !M->fwdMax || !M->fwdKeep || !M->bwdMax || !M->dropBytes || !M->runCost || !M->ckptCost || !M->steps ||
-      !M->blockDropped || !M->runStart || !order || !isStash || !costBefore) {
-    free(order);
-    free(isStash);
-    free(costBefore);
-    return false;
+  bool ok = M->boundary && M->blockOf && M->droppable && M->anchorInst && M->anchorOp && M->fwdBegin && M->hold &&
+            M->fwdMax && M->fwdKeep && M->bwdMax && M->dropBytes && M->runCost && M->ckptCost && M->steps &&
+            M->blockDropped && M->runStart && order && isStash && costBefore;
+  if (ok) {
+    // Boundaries: every cut, or `cuts` of them spread evenly.
+    for (intptr_t k = 0; k < cuts; ++k)
+      M->boundary[k] = S->numCuts == cuts ? k : (intptr_t)(((double)(k + 1) * (double)S->numCuts) / (double)nb) - 1;
+    for (intptr_t i = 0, s = 0; i < S->m; ++i) {
+      intptr_t def = g->values[S->stash[i].value].defOp;
+      while (s < cuts && S->cuts[M->boundary[s]] < def)
+        ++s;
+      M->blockOf[i] = s;
+      isStash[S->stash[i].value] = true;
+    }
+    // Droppable values: in a chain the backward reads the blocks in reverse,
+    // but a value may be read while a later block still is (a rotary table
+    // every layer's backward reads, an embedding read again at the end of
+    // the step); recomputing it would pull its run's recomputation there. So
+    // each block gets an anchor, never later than the block before it's, and
+    // its values read no earlier than it are droppable; the anchors are
+    // chosen by a small dynamic program for the most byte-instances the
+    // droppable values can be absent (the latest anchors among equals); the
+    // rest stay.
+    ok = chooseDroppable(sim, S, M);
   }
-  // Boundaries: every cut, or `cuts` of them spread evenly.
-  for (intptr_t k = 0; k < cuts; ++k)
-    M->boundary[k] = S->numCuts == cuts ? k : (intptr_t)(((double)(k + 1) * (double)S->numCuts) / (double)nb) - 1;
-  for (intptr_t i = 0, s = 0; i < S->m; ++i) {
-    intptr_t def = g->values[S->stash[i].value].defOp;
-    while (s < cuts && S->cuts[M->boundary[s]] < def)
-      ++s;
-    M->blockOf[i] = s;
-    isStash[S->stash[i].value] = true;
-  }
-  // Droppable values: in a chain the backward reads the blocks in reverse,
-  // but a value may be read while a later block still is (a rotary table
-  // every layer's backward reads, an embedding read again at the end of the
-  // step); recomputing it would pull its run's recomputation there. So each
-  // block gets an anchor, never later than the block before it's, and its
-  // values read no earlier than it are droppable; the anchors are chosen by
-  // a small dynamic program for the most byte-instances the droppable
-  // values can be absent (the latest anchors among equals); the rest stay.
-  if (!chooseDroppable(sim, S, M)) {
+  if (!ok) {
     free(order);
     free(isStash);
     free(costBefore);
@@ -593,10 +584,11 @@ static bool buildBlockPlan(Planner *P, const RematSimulation *sim, intptr_t t, F
   return true;
 }
 
-/// A candidate plan: its simulated peak and cost, and the model that made it.
+/// A candidate plan: its simulated peak and cost, and the model's budget that
+/// made it.
 typedef struct BlockCandidate {
-  intptr_t resolution; // into kBlockResolutions, -1: none yet
-  int64_t model;       // the model's budget
+  bool any; // false: none yet
+  int64_t model;
   int64_t peak;
   double cost;
 } BlockCandidate;
@@ -604,8 +596,8 @@ typedef struct BlockCandidate {
 /// `c` replaces `best` when it fits for less, or while neither fits, peaks
 /// lower.
 static bool betterCandidate(const BlockCandidate *c, const BlockCandidate *best, int64_t budget) {
-  bool fits = c->peak <= budget, bestFits = best->resolution >= 0 && best->peak <= budget;
-  return best->resolution < 0 || (fits && (!bestFits || c->cost < best->cost)) ||
+  bool fits = c->peak <= budget, bestFits = best->any && best->peak <= budget;
+  return !best->any || (fits && (!bestFits || c->cost < best->cost)) ||
          (!fits && !bestFits && (c->peak < best->peak || (c->peak == best->peak && c->cost < best->cost)));
 }
 
@@ -614,7 +606,7 @@ static bool betterCandidate(const BlockCandidate *c, const BlockCandidate *best,
 /// bisection), so that the plan peaks as low as the model can say. The best
 /// that lowers the peak under `limit` goes to `best`.
 static bool searchBlockModel(Planner *P, const RematSimulation *sim, intptr_t t, ForwardCuts *S, BlockModel *M,
-                             intptr_t resolution, int64_t limit, BlockCandidate *best) {
+                             int64_t limit, BlockCandidate *best) {
   int64_t tried[kModelTries], model = P->budget;
   intptr_t numTried = 0;
   while (numTried < kModelTries) {
@@ -642,7 +634,7 @@ static bool searchBlockModel(Planner *P, const RematSimulation *sim, intptr_t t,
       solveBlocks(M, model);
       tried[numTried - 1] = model;
     }
-    BlockCandidate c = {resolution, model, 0, 0};
+    BlockCandidate c = {true, model, 0, 0};
     if (!buildBlockPlan(P, sim, t, S, M) || !rematTrialPeak(P, &c.peak, &c.cost))
       return false;
     if (c.peak >= 0 && c.peak < limit && betterCandidate(&c, best, P->budget))
@@ -664,38 +656,19 @@ bool rematPlanBlocks(Planner *P, RematSimulation *sim, int64_t ceiling, bool nes
   bool ok = rematFindStashAndCuts(P, sim, t, &S);
   P->maxChain = P->g->numOps; // a run is recomputed whole
   int64_t limit = sim->peakBytes < ceiling ? sim->peakBytes : ceiling;
-  BlockCandidate best = {-1, 0, 0, 0};
-  intptr_t r = nested ? 1 : 0;
+  BlockCandidate best = {false, 0, 0, 0};
   BlockModel model = {0};
-  ok = ok && buildBlockModel(P, sim, &S, kBlockResolutions[r], &model) &&
-       searchBlockModel(P, sim, t, &S, &model, r, limit, &best);
-  blockModelFree(&model);
+  ok = ok && buildBlockModel(P, sim, &S, kBlockResolutions[nested ? 1 : 0], &model) &&
+       searchBlockModel(P, sim, t, &S, &model, limit, &best);
   bool found = false;
-  if (ok && best.resolution >= 0) { // the best plan again
-    BlockModel M = {0};
+  if (ok && best.any) { // the best plan again, from the same model
     BlockCandidate again = best;
-    ok = buildBlockModel(P, sim, &S, kBlockResolutions[best.resolution], &M) && solveBlocks(&M, best.model) &&
-         buildBlockPlan(P, sim, t, &S, &M) && rematTrialPeak(P, &again.peak, &again.cost);
+    ok = solveBlocks(&model, best.model) && buildBlockPlan(P, sim, t, &S, &model) &&
+         rematTrialPeak(P, &again.peak, &again.cost);
     found = ok && again.peak == best.peak;
-    blockModelFree(&M);
   }
+  blockModelFree(&model);
   P->keepBuffers = NULL;
   rematForwardCutsFree(&S);
-  if (!ok)
-    return false;
-  if (found) {
-    RematSimulation trial;
-    if (rematPlannerSimulate(P, true, &trial)) {
-      rematSimulationFree(sim);
-      *sim = trial;
-      return true;
-    }
-    bool oom = trial.status == RematSimOutOfMemory;
-    rematSimulationFree(&trial);
-    if (oom)
-      return false;
-  }
-  P->numDecisions = 0; // nothing lowers the peak: no plan rather than a worse one
-  P->items.num = 0;
-  return true;
+  return ok && rematKeepPlanOrNone(P, sim, found);
 }

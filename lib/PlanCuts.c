@@ -128,3 +128,21 @@ bool rematTrialPeak(const Planner *P, int64_t *peak, double *cost) {
   rematSimulationFree(&trial);
   return !oom;
 }
+
+bool rematKeepPlanOrNone(Planner *P, RematSimulation *sim, bool found) {
+  if (found) {
+    RematSimulation trial;
+    if (rematPlannerSimulate(P, true, &trial)) {
+      rematSimulationFree(sim);
+      *sim = trial;
+      return true;
+    }
+    bool oom = trial.status == RematSimOutOfMemory;
+    rematSimulationFree(&trial);
+    if (oom)
+      return false;
+  }
+  P->numDecisions = 0;
+  P->items.num = 0;
+  return true;
+}

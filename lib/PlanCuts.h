@@ -34,5 +34,10 @@ intptr_t rematBufferOfValue(const RematSimulation *sim, intptr_t value);
 /// P's plan simulated: its peak and recompute cost (peak -1 when it is
 /// invalid); false when out of memory.
 bool rematTrialPeak(const Planner *P, int64_t *peak, double *cost);
+/// The end of a segment strategy: when `found`, P's plan (simulated again,
+/// complete) becomes `sim`; otherwise, or when that simulation is invalid,
+/// P keeps no decision (no plan rather than a worse one). False when out of
+/// memory.
+bool rematKeepPlanOrNone(Planner *P, RematSimulation *sim, bool found);
 
 #endif // REMAT_LIB_PLANCUTS_H

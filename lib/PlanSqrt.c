@@ -376,21 +376,5 @@ bool rematPlanSqrt(Planner *P, RematSimulation *sim, int64_t ceiling) {
   }
   P->keepBuffers = NULL;
   sqrtStateFree(&S);
-  if (!ok)
-    return false;
-  if (found) {
-    RematSimulation trial;
-    if (rematPlannerSimulate(P, true, &trial)) {
-      rematSimulationFree(sim);
-      *sim = trial;
-      return true;
-    }
-    bool oom = trial.status == RematSimOutOfMemory;
-    rematSimulationFree(&trial);
-    if (oom)
-      return false;
-  }
-  P->numDecisions = 0; // nothing lowers the peak: no plan rather than a worse one
-  P->items.num = 0;
-  return true;
+  return ok && rematKeepPlanOrNone(P, sim, found); // nothing lowers the peak: no plan rather than a worse one
 }
