@@ -74,7 +74,8 @@ class Unsupported(Exception):
 # ----------------------------------------------------------------------------
 
 class Node:
-    __slots__ = ("idx", "ops", "buffers", "bytes", "cost", "pinned", "deps", "users", "first", "last", "values")
+    __slots__ = ("idx", "ops", "buffers", "bytes", "cost", "pinned", "keep", "deps", "users", "first", "last",
+                 "values")
 
     def __init__(self):
         self.ops = []
@@ -82,6 +83,7 @@ class Node:
         self.bytes = 0
         self.cost = 0.0
         self.pinned = False
+        self.keep = False  # the original runs at its own stage, whoever reads it (node-link graphs)
         self.deps = set()
         self.users = set()
         self.values = []
@@ -147,6 +149,10 @@ def coarsen(fn):
                               % (s, w, [r for r in readers[s] if r != w]))
 
     value_node_op = {}  # value id -> producing op (for node values)
+    # Checkmate's and MOCCASIN's model (node-link graphs, bench/nodelink.py):
+    # every original runs at its position even when clones serve all its
+    # readers, so it is never erased as a move.
+    keep_originals = bool(fn.get("keep_originals"))
     nodes = []
     node_of_op = {}
     for root, oplist in groups.items():
@@ -159,6 +165,7 @@ def coarsen(fn):
         n.pinned = any(not ops[k]["recomputable"] for k in n.ops) or any(
             all(not readers[r] for r in ops[k]["results"]) for k in n.ops)
         n.values = [r for k in n.ops for r in ops[k]["results"]]
+        n.keep = keep_originals
         nodes.append(n)
         for k in n.ops:
             node_of_op[k] = n
@@ -252,7 +259,7 @@ def simulate(nodes, runs, extra_return):
     alive = [False] * len(inst)
     for k in range(len(inst) - 1, -1, -1):
         t, i = inst[k]
-        if nodes[i].pinned and t == i:
+        if (nodes[i].pinned or nodes[i].keep) and t == i:
             alive[k] = True
         if alive[k]:
             for s in reads[k]:
@@ -367,7 +374,7 @@ def build_and_solve(nodes, extra_return, budget, time_limit, threads=1, verbose=
     R = {}
     for t in range(N):
         for i in range(t + 1):
-            if t == i and (nodes[i].pinned or not moves):
+            if t == i and (nodes[i].pinned or nodes[i].keep or not moves):
                 R[(t, i)] = 1
             elif nodes[i].pinned or (t > i and last_use[i] < t):
                 R[(t, i)] = 0

@@ -142,5 +142,7 @@ def to_export(g):
     values = [{"id": k, "def": k, "bytes": g.ram[k], "buffer": k, "alias_source": -1} for k in range(n)]
     buffers = [{"id": k, "bytes": g.ram[k], "external": False, "result": False, "alloc_op": k,
                 "last_use_op": max([k] + g.succs[k]), "root_value": k} for k in range(n)]
+    # keep_originals: the papers' model, every original at its position (bench/milp.py; remat-opt --graph
+    # plans node-link graphs so too).
     return {"name": g.name, "peak_bytes": g.peak, "lower_bound_bytes": g.lower_bound, "num_args": 0, "ops": ops,
-            "values": values, "buffers": buffers}
+            "values": values, "buffers": buffers, "keep_originals": True}

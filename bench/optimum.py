@@ -163,7 +163,7 @@ class Model:
                 stages = [(i, i)] + [(i + 1, hi)] * (copies[i] - 1) if hi > i else [(i, i)]
             # exact: the original (copy 0, at its own stage) is optional when a
             # later copy may replace it (a move); the first computation is free.
-            optional0 = mode == "exact" and len(stages) > 1
+            optional0 = mode == "exact" and len(stages) > 1 and not n.keep
             for c, (lo, hi) in enumerate(stages):
                 t = m.NewIntVar(lo, hi, "T%d_%d" % (i, c))
                 e = m.NewIntVar(lo * N + i, maxpos, "E%d_%d" % (i, c))
