@@ -38,7 +38,10 @@ takes that sharing back in its bound):
 - R[t,i] (node i runs in stage t) is binary with R[t,t] free for unpinned nodes:
   an original whose uses all moved to clones is erased by the rewrite, so moving a
   node costs nothing. Objective = sum_t,i R[t,i] cost_i - sum_i cost_i = recompute
-  time of the schedule (the simulator's recompute_time_s).
+  time of the schedule (the simulator's recompute_time_s). On a node-link graph
+  (bench/nodelink.py's export, `keep_originals`) R[t,t] = 1 and simulate() keeps
+  every original alive: Checkmate's and MOCCASIN's model, where each original runs
+  at its position.
 - S[t,i] binary (node i's buffer kept from stage t-1 into stage t); FREE[t,i,k]
   continuous in [0,1] (buffer of i released after node k of stage t; it only lowers
   memory, so the solver sets it to 1 whenever allowed, and the constraints only

@@ -35,9 +35,10 @@ O(sum C_i) integer variables plus O(E C^2) booleans.
 present, like milp.py's default model (originals fixed, clones extra): its optimum
 equals milp.py's objective; its plan may replay cheaper (a clone that takes all of
 its original's uses is a free move in remat), and its bound is a bound of that
-restricted model only. --model exact: the original is optional when a later copy
-may replace it; objective = cost x (computations - 1) = the simulator's
-recompute_time_s, the plan replays at it. Its bound stays weak (mlp depth 3 at 90%:
+restricted model only (on a node-link graph: its plan replays at the objective, every
+original kept, the papers' model). --model exact: the original is optional when a later
+copy may replace it (not on a node-link graph); objective = cost x (computations - 1) =
+the simulator's recompute_time_s, the plan replays at it. Its bound stays weak (mlp depth 3 at 90%:
 the best plan is found at once, the bound stays below 0 after 30 s).
 
 A first schedule. When the cost model finds no schedule in 40% of the time, a phase
