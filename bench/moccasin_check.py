@@ -193,20 +193,26 @@ def bench_solve(path, B, time_limit, python, hint=None, g=None):
         os.unlink(plan)
 
 
-def replay_plan(g, plan):
-    """(peak, recompute cost) of a plan file (FUNC OP ANCHOR lines) under
+def moccasin_replay(g, pairs):
+    """(schedule, peak, recompute cost) of (op, anchor) recomputations in
     MOCCASIN's memory model: stage p runs its clones (by position), then
     node p, every original kept."""
     clones = {}
-    with open(plan) as f:
-        for line in f:
-            if line.strip() and not line.startswith("#"):
-                _, op, anchor = (int(x) for x in line.split())
-                clones.setdefault(anchor, []).append(op)
+    for op, anchor in pairs:
+        clones.setdefault(anchor, []).append(op)
     sched = []
     for p_ in range(len(g.cost)):
         sched += sorted(clones.get(p_, [])) + [p_]
-    return nodelink.peak_of_schedule(g, sched), sum(g.cost[v] for v in sched) - g.baseline
+    return sched, nodelink.peak_of_schedule(g, sched), sum(g.cost[v] for v in sched) - g.baseline
+
+
+def replay_plan(g, plan):
+    """(peak, recompute cost) of a plan file (FUNC OP ANCHOR lines) under
+    MOCCASIN's memory model (moccasin_replay)."""
+    with open(plan) as f:
+        pairs = [tuple(int(x) for x in line.split()[1:]) for line in f
+                 if line.strip() and not line.startswith("#")]
+    return moccasin_replay(g, pairs)[1:]
 
 
 def remat_plan(remat_opt, path, g, B, planner):
@@ -218,17 +224,9 @@ def remat_plan(remat_opt, path, g, B, planner):
         return {"met": False, "error": p.stderr.strip()[-200:]}
     r = {"met": f["budget_met"], "recompute_cost": f["recompute_cost"], "peak": f["peak_bytes_after"],
          "time_s": f["plan_time_s"], "bound": f.get("recompute_cost_bound")}
-    # The plan in MOCCASIN's memory model: stage p runs its clones (by
-    # position), then node p.
-    clones = {}
-    for d in f["decisions"]:
-        clones.setdefault(d["anchor"], []).append(d["op"])
-    sched = []
-    for p_ in range(len(g.cost)):
-        sched += sorted(clones.get(p_, [])) + [p_]
+    sched, r["moccasin_model_peak"], r["moccasin_model_cost"] = moccasin_replay(
+        g, [(d["op"], d["anchor"]) for d in f["decisions"]])
     r["max_runs"] = max(sched.count(v) for v in set(sched)) if sched else 1
-    r["moccasin_model_peak"] = nodelink.peak_of_schedule(g, sched)
-    r["moccasin_model_cost"] = sum(g.cost[v] for v in sched) - g.baseline
     if r["moccasin_model_peak"] != r["peak"] or abs(r["moccasin_model_cost"] - r["recompute_cost"]) > 1e-9:
         r["model_mismatch"] = True
     return r
