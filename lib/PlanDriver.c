@@ -415,9 +415,23 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
         int64_t atBound = plannedPeakAt(func, &first, firstRefusedBound, profile, false, &met);
         reached = atBound > 0 && atBound < reached ? atBound : reached;
       }
+      bool both = firstRefusedBound > 0;
+      bool defaultMeets = false;
+      if (kind != RematPlannerDefault) {
+        // Another planner missed: what it reached says little about what
+        // works (greedy may make no decision at all). The default planner,
+        // both of its plans, asked for the budget itself first.
+        int64_t atBudget = plannedPeakAt(func, options, result->resolvedBudgetBytes, profile, true, &defaultMeets);
+        reached = atBudget > 0 && atBudget < reached ? atBudget : reached;
+        both = true;
+      }
       // Both plans only where the second replaced a refusal (a miss plans
       // the kept one alone: every miss runs all of the search's escapes).
-      result->smallestBudgetBytes = smallestMetBudget(func, options, reached, profile, firstRefusedBound > 0);
+      result->smallestBudgetBytes =
+          defaultMeets ? result->resolvedBudgetBytes : smallestMetBudget(func, options, reached, profile, both);
+      // The input's own peak is no budget to name: nothing under it is known.
+      if (result->peakBytesBefore > 0 && result->smallestBudgetBytes >= result->peakBytesBefore)
+        result->smallestBudgetBytes = 0;
       mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(rewritten, 0));
       mlirOperationDestroy(rewritten);
     }

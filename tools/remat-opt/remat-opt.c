@@ -454,7 +454,9 @@ static bool printNotes(const RematDriverResult *r, const Options *opts) {
               "bytes after %ld recomputations); no IR written",
               rematPlannerKindGetName(opts->planner), (long)i, (long long)plan->resolvedBudgetBytes,
               (long long)plan->peakBytesAfter, (long)plan->numDecisions);
-      if (plan->smallestBudgetBytes > 0)
+      if (plan->smallestBudgetBytes > 0 && plan->smallestBudgetBytes <= plan->resolvedBudgetBytes)
+        fputs(". The default planner meets this budget (--planner=default)\n", stderr);
+      else if (plan->smallestBudgetBytes > 0)
         fprintf(stderr,
                 ". The smallest budget known to work is %lld bytes (%.1f%% of the peak %lld bytes): "
                 "the default planner meets it\n",
