@@ -417,10 +417,13 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
       }
       bool both = firstRefusedBound > 0;
       bool defaultMeets = false;
-      if (kind != RematPlannerDefault) {
-        // Another planner missed: what it reached says little about what
-        // works (greedy may make no decision at all). The default planner,
-        // both of its plans, asked for the budget itself first.
+      if (kind != RematPlannerDefault && result->peakBytesBefore > 0 && reached >= result->peakBytesBefore) {
+        // Another planner missed without lowering the peak at all (greedy
+        // may make no decision): its reach says nothing of what works. The
+        // default planner, both of its plans, asked for the budget itself.
+        // (Not after a planner that got somewhere: a default plan that misses
+        // runs every escape of its search, minutes near the bound of a large
+        // step, where starting from that planner's reach is cheap.)
         int64_t atBudget = plannedPeakAt(func, options, result->resolvedBudgetBytes, profile, true, &defaultMeets);
         reached = atBudget > 0 && atBudget < reached ? atBudget : reached;
         both = true;

@@ -117,8 +117,8 @@ typedef struct RematPlanResult {
   /// Budget not met ("could not fit"): a budget the default planner meets on
   /// the input (the peak it reached, checked by planning once more with it
   /// as the budget), as the lower-bound refusal names one; the budget itself
-  /// when another planner missed it and the default planner meets it; 0 when
-  /// none under the input's peak is known.
+  /// when another planner missed it without lowering the peak and the default
+  /// planner meets it; 0 when none under the input's peak is known.
   int64_t smallestBudgetBytes;
   double rewriteSeconds; ///< IR rewrite + rebuilding the graph
   double passSeconds;    ///< the whole call (analysis, search, rewrite) but naming
