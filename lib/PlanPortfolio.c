@@ -999,10 +999,10 @@ bool rematPlanPortfolio(Planner *P, RematSimulation *sim, const RematSimContext 
   }
   // The same search with the function's returned values as candidates
   // too, with and without joint recomputation: each switch is a greedy
-  // choice that helps some graphs and hurts others. (The first plan's own
-  // start from a looser budget and the variant without joint recomputation
-  // alone changed no plan of bench/results/ablation/'s 128 cases, left out
-  // together: removed 2026-12-05.)
+  // choice that helps some graphs and hurts others. (Not here: the first
+  // plan's own start from a looser budget, and the variant without joint
+  // recomputation alone; with both, no plan of bench/results/ablation/'s 128
+  // cases differs.)
   if (ok && P->g->numOps <= kExactPruneOps)
     ok = planVariant(P, sim, ctx, budget, true, true) && planVariant(P, sim, ctx, budget, true, false) &&
          repairPlan(P, sim, ctx, budget);
