@@ -260,7 +260,8 @@ def render(out, meta, results):
 
 def plot(out, d):
     """Per step: remat's planned peak and IREE's measured peak against the budget asked, all as %
-    of the unplanned module's measured peak in IREE (the *none* row)."""
+    of the unplanned module's measured peak in IREE (the *none* row); the rows at N% of the iree
+    row's peak as points of their own (their budget in the same units)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -272,16 +273,27 @@ def plot(out, d):
     for ax, res in zip(axes.flat, results):
         base = res["rows"][1]["iree_peak"]
         pts = [(100.0, 100.0 * res["rows"][1]["remat_after"] / base, 100.0)]
+        plain = res["rows"][0].get("iree_peak")
+        other = []  # rows at N% of the iree row's peak: x = that budget, in % of none's peak
         for r in res["rows"][2:]:
-            if "iree_peak" in r:
+            if "iree_peak" not in r:
+                continue
+            if r["budget"].endswith(" of iree"):
+                if plain:
+                    want = plain * float(r["budget"].split("%")[0]) / 100.0
+                    other.append((100.0 * want / base, 100.0 * r["iree_peak"] / base))
+            else:
                 pts.append((float(r["budget"][:-1]), 100.0 * r["remat_after"] / base, 100.0 * r["iree_peak"] / base))
         pts.sort()
+        other.sort()
         xs = [p[0] for p in pts]
         ax.plot([0, 100], [0, 100], color="0.75", lw=1, label="= budget")
         ax.plot([0, 100], [0, 105], color="0.75", lw=1, ls="--", label="1.05 x budget")
         ax.plot(xs, [p[1] for p in pts], "o-", label="remat's estimate")
         ax.plot(xs, [p[2] for p in pts], "s--", label="IREE measured")
-        plain = res["rows"][0].get("iree_peak")
+        if other:
+            ax.plot([p[0] for p in other], [p[1] for p in other], "^", color="tab:green",
+                    label="IREE measured, budget N% of IREE alone")
         if plain:
             ax.axhline(100.0 * plain / base, color="tab:red", lw=0.8, ls=":", label="IREE alone, unplanned")
         ax.set_title(res["step"].replace(".mlir.xz", ""), fontsize=10)
