@@ -438,3 +438,53 @@ def materialize_strided_slices(text):
                 f"tensor<{rt}>{rest}")
 
     return _SLICE.sub(rewrite, text), count
+
+
+_DONATION = re.compile(r'(iree\.abi\.output|tf\.aliasing_output) = (\d+) : (?:index|i32|i64)')
+
+
+def undonate_read_results(text):
+    """Drops the donation attribute (iree.abi.output, tf.aliasing_output) of each argument whose
+    result some op other than the return also reads. remat-iree puts a barrier after such a
+    result's op (it has users to keep apart), and IREE then computes it into a temporary held to
+    the end of the step and copied into the donated buffer there; without its donation remat
+    counts it so, a buffer of its own live to the return. A result only the return reads keeps
+    it: IREE writes that one in place. Custom form (mlir-opt's output), one func.func signature
+    per line; returns (text, attributes dropped)."""
+    lines = text.split("\n")
+    dropped = 0
+    i = 0
+    while i < len(lines):
+        m = re.match(r'^(\s*)func\.func (?:public |private )?@[\w.$-]+\(', lines[i])
+        if not m or not _DONATION.search(lines[i]):
+            i += 1
+            continue
+        ind = m.group(1)
+        end = next((j for j in range(i + 1, len(lines)) if lines[j] == ind + "}"), len(lines))
+        body = lines[i + 1:end]
+        ret = next((k for k in range(len(body) - 1, -1, -1)
+                    if re.match(r'^\s*(?:func\.)?return\b', body[k])), None)
+        if ret is None:
+            i = end + 1
+            continue
+        operands = re.findall(r'%[\w.$-]+(?:#\d+)?', body[ret].split(" : ")[0])
+
+        def read_elsewhere(tok):
+            base = tok.split("#")[0]
+            use = re.compile(r'(?<![\w.$-])' + re.escape(tok) + (r'(?!\d)' if "#" in tok else r'(?![\w.$#-])'))
+            define = re.compile(r'^\s*' + re.escape(base) + r'(?::\d+)? = ')
+            return any(use.search(ln) for k, ln in enumerate(body) if k != ret and not define.match(ln))
+
+        def strip(sm):
+            nonlocal dropped
+            n = int(sm.group(2))
+            if n < len(operands) and read_elsewhere(operands[n]):
+                dropped += 1
+                return ""
+            return sm.group(0)
+
+        sig = _DONATION.sub(strip, lines[i])
+        sig = re.sub(r' \{\s*\}', '', re.sub(r'\{\s*,\s*', '{', re.sub(r',\s*\}', '}', re.sub(r',\s*,', ',', sig))))
+        lines[i] = sig
+        i = end + 1
+    return "\n".join(lines), dropped
