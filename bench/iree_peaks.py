@@ -153,6 +153,10 @@ def main():
         run = {"steps": [os.path.basename(x) for x in steps],
                "command": command, "commit": commit, "machine": machine, "date": date}
         meta = dict(old["meta"], appended=old["meta"].get("appended", []) + [run])
+        if a.of_iree and meta.get("of_iree_runs"):
+            # Those steps' rows at N% of iree are this run's now.
+            for r in meta["of_iree_runs"]:
+                r["steps"] = [x for x in r["steps"] if x not in run["steps"]]
     with open(a.out + ".json", "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=1)
         f.write("\n")
