@@ -484,7 +484,9 @@ def undonate_read_results(text):
             return sm.group(0)
 
         sig = _DONATION.sub(strip, lines[i])
-        sig = re.sub(r' \{\s*\}', '', re.sub(r'\{\s*,\s*', '{', re.sub(r',\s*\}', '}', re.sub(r',\s*,', ',', sig))))
+        # The commas and braces an attribute left: "{a, , b}", "{, b}", "{a, }", "{}".
+        for pattern, repl in ((r',\s*,', ','), (r',\s*\}', '}'), (r'\{\s*,\s*', '{'), (r' \{\s*\}', '')):
+            sig = re.sub(pattern, repl, sig)
         lines[i] = sig
         i = end + 1
     return "\n".join(lines), dropped
