@@ -128,13 +128,35 @@ RUN_INPUTS = True  # per-run inputs of recomputations (see chain_model)
 INPUT_DEPTH = 4  # levels of inputs a recomputation after a point needs (each level only adds rows)
 
 
-def node_min_bytes(fn, n):
+def argument_backed(fn):
+    """Buffers some plan places in a function argument: the root is a result that may be
+    written into its destination, an argument's buffer or such a buffer. They take no
+    memory of the step's own (lib/Memory.c, rematClassifyArgumentBacked; the lower bound
+    and lib/RecomputeBound.c count them so: fuzz/crashes-found/bound-infeasible-argument.mlir)."""
+    values, buffers = fn["values"], fn["buffers"]
+    backed = set()
+    for b, buf in enumerate(buffers):
+        root = buf["root_value"]
+        if root < 0 or values[root]["def"] < 0:
+            continue
+        dest = values[root].get("destination", -1)
+        db = values[dest]["buffer"] if dest >= 0 else -1
+        if db >= 0 and db != b and (buffers[db]["external"] or (db < b and db in backed)):
+            backed.add(b)
+    return backed
+
+
+def node_own_bytes(fn, n, backed):
+    return n.bytes - sum(fn["buffers"][b]["bytes"] for b in n.buffers if b in backed)
+
+
+def node_min_bytes(fn, n, backed):
     if len(n.buffers) <= 1:
-        return n.bytes
-    return min(fn["buffers"][b]["bytes"] for b in n.buffers)
+        return node_own_bytes(fn, n, backed)
+    return min(0 if b in backed else fn["buffers"][b]["bytes"] for b in n.buffers)
 
 
-def shared_with_destination(fn, k):
+def shared_with_destination(fn, k, backed):
     """Bytes op k's out-of-place results may share with their destinations: a
     result written out of place only because its destination is read later is
     written in place once those reads move (the simulator's freedDestination), so
@@ -146,7 +168,8 @@ def shared_with_destination(fn, k):
     for r in fn["ops"][k]["results"]:
         v = values[r]
         dest = v["destination"]
-        if dest < 0 or v["alias_source"] >= 0 or v["buffer"] < 0 or buffers[v["buffer"]]["external"]:
+        if (dest < 0 or v["alias_source"] >= 0 or v["buffer"] < 0 or buffers[v["buffer"]]["external"]
+                or v["buffer"] in backed):  # counted as nothing already
             continue
         if values[dest]["buffer"] < 0:
             continue
@@ -162,8 +185,9 @@ def analyse(fn):
     """The coarse graph and the forced-order facts that do not depend on the budget."""
     nodes, extra, info = milp.coarsen(fn)
     N = len(nodes)
-    held = [node_min_bytes(fn, n) for n in nodes]  # bytes when held for a reader
-    own = [n.bytes for n in nodes]  # bytes at its own execution
+    backed = argument_backed(fn)
+    held = [node_min_bytes(fn, n, backed) for n in nodes]  # bytes when held for a reader
+    own = [node_own_bytes(fn, n, backed) for n in nodes]  # bytes at its own execution
     # reach[a]: bitmask of b with R(a, b). Edges go forward in index.
     reach = [0] * N
     for a in range(N - 1, -1, -1):
@@ -192,7 +216,7 @@ def analyse(fn):
         deps = nodes[X].deps
         writers = [k for k in nodes[X].ops if not fn["ops"][k]["view"]] or nodes[X].ops
         base_need.append(own[X] + sum(held[d] for d in deps) + (extra if X == N - 1 else 0)
-                         - shared_with_destination(fn, max(writers)))
+                         - shared_with_destination(fn, max(writers), backed))
         points.append(point(nodes, X, reach, before))
     A = {"nodes": nodes, "extra": extra, "info": info, "held": held, "reach": reach, "readers": readers,
          "before": before, "base_need": base_need, "points": points}

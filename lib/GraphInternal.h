@@ -108,6 +108,14 @@ typedef struct RematGraphImpl {
 /// plain description.
 bool rematGraphAddBuffer(RematGraphImpl *g, intptr_t *cap, RematBufferInfo info);
 
+/// Per buffer (`out`, g->numBuffers entries): whether some plan places it in
+/// a function argument, taking no memory of the step's own. Its root is a
+/// result that may be written into its destination (out of place in the
+/// input only because the destination is read later), and that destination
+/// is an argument's buffer or such a buffer (lib/Memory.c; the lower bound
+/// and the recompute bound count them alike).
+void rematClassifyArgumentBacked(const RematGraphImpl *g, bool *out);
+
 /// Index of the top-level op that is `op` or contains it; -1 if none.
 intptr_t rematGraphTopLevelIndex(const RematGraphImpl *g, MlirOperation op);
 /// Operand index whose buffer result `resultIdx` of `op` reuses when written

@@ -198,17 +198,25 @@ static void freeBoundScratch(BoundScratch *s) {
 /// argument (or such a buffer), in some plan the buffer takes no memory of
 /// the step's own. Buffers are numbered in the order of their roots, so a
 /// destination's buffer is classified before its users'.
-static void classifyBuffers(const RematGraphImpl *g, BoundScratch *s) {
+void rematClassifyArgumentBacked(const RematGraphImpl *g, bool *out) {
   for (intptr_t b = 0; b < g->numBuffers; ++b) {
-    s->reusesDestination[b] = s->argumentBacked[b] = false;
+    out[b] = false;
     intptr_t root = g->buffers[b].rootValue;
     if (root < 0 || g->values[root].defOp < 0)
       continue;
     intptr_t k = g->values[root].defOp;
     intptr_t dest = destinationValue(g, k, root - g->ops[k].firstResult);
     intptr_t db = dest >= 0 ? g->values[dest].buffer : -1;
-    s->reusesDestination[b] = dest >= 0;
-    s->argumentBacked[b] = db >= 0 && db != b && (g->buffers[db].external || (db < b && s->argumentBacked[db]));
+    out[b] = db >= 0 && db != b && (g->buffers[db].external || (db < b && out[db]));
+  }
+}
+
+static void classifyBuffers(const RematGraphImpl *g, BoundScratch *s) {
+  rematClassifyArgumentBacked(g, s->argumentBacked);
+  for (intptr_t b = 0; b < g->numBuffers; ++b) {
+    intptr_t root = g->buffers[b].rootValue;
+    intptr_t k = root >= 0 ? g->values[root].defOp : -1;
+    s->reusesDestination[b] = k >= 0 && destinationValue(g, k, root - g->ops[k].firstResult) >= 0;
   }
 }
 

@@ -120,11 +120,12 @@ static intptr_t findWriter(const intptr_t *wOps, intptr_t lo, intptr_t hi, intpt
 /// destination of a later subtraction, recomputed at the return, lets the
 /// subtraction write in place, under a budget the bound had called
 /// infeasible.
-static int64_t sharedWithDestination(const RematGraphImpl *g, intptr_t k) {
+static int64_t sharedWithDestination(const RematGraphImpl *g, const bool *argumentBacked, intptr_t k) {
   int64_t shared = 0;
   for (intptr_t r = 0; r < g->ops[k].numResults; ++r) {
     intptr_t v = g->ops[k].firstResult + r, dest = g->values[v].destination;
-    if (dest < 0 || g->values[v].aliasSource >= 0 || !internalValue(g, v) || g->values[dest].buffer < 0)
+    if (dest < 0 || g->values[v].aliasSource >= 0 || !internalValue(g, v) || g->values[dest].buffer < 0 ||
+        argumentBacked[g->values[v].buffer]) // counted as nothing already
       continue;
     const RematBufferInfo *d = &g->buffers[g->values[dest].buffer];
     if (d->lastUseOp <= k || d->readOnly || (d->external && (d->rootValue >= g->numArgs || d->allocOp >= 0)))
@@ -146,7 +147,8 @@ static int64_t sharedWithDestination(const RematGraphImpl *g, intptr_t k) {
 /// earlier version gets no order from it). And a node per op that writes no
 /// internal buffer but reads one (the return always). False with a note
 /// when memory runs out.
-static bool coarsen(const RematGraphImpl *g, bool allFixed, Coarse *c, char *note, size_t noteSize) {
+static bool coarsen(const RematGraphImpl *g, bool allFixed, const bool *argumentBacked, Coarse *c, char *note,
+                    size_t noteSize) {
   intptr_t nOps = g->numOps, nBufs = g->numBuffers, nVals = g->numValues;
   bool ok = false;
   intptr_t *wBegin = calloc((size_t)(nBufs + 2), sizeof(intptr_t));
@@ -242,7 +244,9 @@ static bool coarsen(const RematGraphImpl *g, bool allFixed, Coarse *c, char *not
     intptr_t k = segLast[s], j = first[k] + placed[k]++;
     nodeOfSeg[s] = j;
     segOfNode[j] = s;
-    c->nodes[j].bytes = g->buffers[segBuf[s]].bytes;
+    // A buffer some plan places in an argument takes nothing at any point
+    // (as in the lower bound, lib/Memory.c).
+    c->nodes[j].bytes = argumentBacked[segBuf[s]] ? 0 : g->buffers[segBuf[s]].bytes;
   }
   // Reads of node i's op: live at its execution whichever version; deps:
   // final versions (written by the chain's last writer), which order.
@@ -407,14 +411,23 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
   const RematGraphImpl *g = rematGraphImpl(graph);
   Coarse c;
   memset(&c, 0, sizeof(c));
-  if (!coarsen(g, g->keepOriginals, &c, out->note, sizeof(out->note)))
+  bool *argumentBacked = malloc(sizeof(bool) * (size_t)(g->numBuffers + 1));
+  if (!argumentBacked) {
+    snprintf(out->note, sizeof(out->note), "out of memory");
     return;
+  }
+  rematClassifyArgumentBacked(g, argumentBacked);
+  if (!coarsen(g, g->keepOriginals, argumentBacked, &c, out->note, sizeof(out->note))) {
+    free(argumentBacked);
+    return;
+  }
   intptr_t n = c.numNodes;
   out->numNodes = n;
   if (n > REMAT_RECOMPUTE_BOUND_MAX_NODES) {
     snprintf(out->note, sizeof(out->note), "skipped: %ld nodes, over %d (the bound's analysis is quadratic in nodes)",
              (long)n, REMAT_RECOMPUTE_BOUND_MAX_NODES);
     coarseFree(&c);
+    free(argumentBacked);
     return;
   }
   intptr_t W = (n + 63) / 64;
@@ -497,7 +510,7 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
     for (intptr_t e = c.liveBegin[x]; e < c.liveBegin[x + 1]; ++e)
       if (!bitGet(taken, c.live[e]))
         bitSet(taken, c.live[e]), forced += c.nodes[c.live[e]].bytes;
-    forced -= sharedWithDestination(g, xop);
+    forced -= sharedWithDestination(g, argumentBacked, xop);
     // cand: needed and computed before x: held at x, or relieved (its op
     // runs again after x).
     for (intptr_t w = 0; w < W; ++w) {
@@ -656,6 +669,7 @@ done:
   free(segs);
   free(hullS);
   free(hullC);
+  free(argumentBacked);
   coarseFree(&c);
   out->seconds = rematNowSeconds() - t0;
 }
