@@ -211,6 +211,8 @@ void rematClassifyArgumentBacked(const RematGraphImpl *g, bool *out) {
   }
 }
 
+/// The bound's per-buffer facts: argument-backed (above), and whether the
+/// root could reuse its destination at all.
 static void classifyBuffers(const RematGraphImpl *g, BoundScratch *s) {
   rematClassifyArgumentBacked(g, s->argumentBacked);
   for (intptr_t b = 0; b < g->numBuffers; ++b) {
