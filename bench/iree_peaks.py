@@ -51,7 +51,12 @@ def one(step, budget, tmp, plain=False, of_iree=None):
     cmd += ["--iree-fusion"] if plain else []
     t0 = time.monotonic()
     rc, out, err = run(cmd)
-    label = "iree" if plain else (f"{budget}% of iree" if of_iree else f"{budget}%") if budget else "none"
+    if plain:
+        label = "iree"
+    elif not budget:
+        label = "none"
+    else:
+        label = f"{budget}% of iree" if of_iree else f"{budget}%"
     row = {"budget": label, "compile_s": round(time.monotonic() - t0, 1)}
     if rc:
         row["error"] = short(err.splitlines()[-1] if err else f"exit {rc}")
@@ -177,6 +182,9 @@ def compare_outputs(rows):
 def add_of_iree(out, only, percents, run_meta):
     """The rows at N% of the iree row's measured peak, added to (or replacing those of) the steps of
     OUT.json, their other rows as they were; recorded in meta["of_iree_runs"]."""
+    if not os.path.exists(out + ".json"):
+        print(f"iree_peaks.py: --add-of-iree: no table at {out}.json (run the table first)", file=sys.stderr)
+        sys.exit(1)
     with open(out + ".json") as f:
         d = json.load(f)
     names = {os.path.basename(x) for x in only} if only else None

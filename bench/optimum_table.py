@@ -104,10 +104,28 @@ def checksums(run_json):
     return [o["checksum"] for o in run_json.get("outputs", [])]
 
 
+def export_function(opt_bin, name, mlir, graph):
+    """remat-opt --export-graph of `mlir` into `graph`: its first function, or None (said on stdout)."""
+    p = sh([opt_bin, "--estimate", "--export-graph=" + graph, mlir, "-o", os.devnull])
+    if p.returncode != 0:
+        print(name, "export failed:", p.stderr.strip()[-200:], flush=True)
+        return None
+    return json.load(open(graph))["functions"][0]
+
+
+def bound_entry(rb):
+    """A row's recompute_bound entry from recompute_bound.bound's result."""
+    return {"bound_s": rb["bound_s"], "infeasible": rb["infeasible"], "time_s": rb["time_s"],
+            "status": [c["status"] for c in rb["chains"]], "chain_lengths": [c["length"] for c in rb["chains"]]}
+
+
 def rebound(a):
     """--rebound: bench/recompute_bound.py again on every row whose graph has a buffer some plan
     places in an argument (recompute_bound.argument_backed: the bound counted those before
     2026-12-05, and may have been too high there); the rest of the table as it was."""
+    if not os.path.exists(a.out + ".json"):
+        print("optimum_table.py: --rebound: no table at %s.json (run the table first)" % a.out, file=sys.stderr)
+        return 1
     data = json.load(open(a.out + ".json"))
     work = os.path.join(BENCH, "work", "optimum-table")
     os.makedirs(work, exist_ok=True)
@@ -119,10 +137,8 @@ def rebound(a):
             continue
         name = r["input"]
         if name not in graphs:
-            g = os.path.join(work, name.replace("/", "-") + ".json")
-            sh([opt_bin, "--estimate", "--export-graph=" + g, paths[name], "-o", os.devnull])
-            fn = json.load(open(g))["functions"][0]
-            graphs[name] = (fn, recompute_bound.analyse(fn)) if recompute_bound.argument_backed(fn) else None
+            fn = export_function(opt_bin, name, paths[name], os.path.join(work, name.replace("/", "-") + ".json"))
+            graphs[name] = (fn, recompute_bound.analyse(fn)) if fn and recompute_bound.argument_backed(fn) else None
         if graphs[name] is None:
             continue
         fn, A = graphs[name]
@@ -130,8 +146,7 @@ def rebound(a):
         old = r["recompute_bound"].get("bound_s")
         recomputed += 1
         changed += rb["bound_s"] != old
-        r["recompute_bound"].update({"bound_s": rb["bound_s"], "infeasible": rb["infeasible"], "time_s": rb["time_s"],
-                                     "before_rebound_s": old})
+        r["recompute_bound"] = dict(bound_entry(rb), before_rebound_s=old)
         print(name, r["budget"], "bound", old, "->", rb["bound_s"], flush=True)
     data.setdefault("rebounded", []).append({
         "git": sh(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]).stdout.strip(),
@@ -272,12 +287,9 @@ def main():
         if only and name not in only:
             continue
         stem = os.path.join(work, name.replace("/", "-"))
-        graph = stem + ".json"
-        p = sh([opt_bin, "--estimate", "--export-graph=" + graph, mlir, "-o", os.devnull])
-        if p.returncode != 0:
-            print(name, "export failed:", p.stderr.strip()[-200:], flush=True)
+        fn = export_function(opt_bin, name, mlir, stem + ".json")
+        if fn is None:
             continue
-        fn = json.load(open(graph))["functions"][0]
         base = json.loads(sh([run_bin, "--json", mlir]).stdout) if a.time_limit > 0 else None
         try:
             A = recompute_bound.analyse(fn)
@@ -294,11 +306,7 @@ def main():
                 rows[(name, blabel)] = row
                 continue
             if A is not None:
-                rb = recompute_bound.bound(fn, budget, a.bound_time_limit, A=A)
-                row["recompute_bound"] = {"bound_s": rb["bound_s"], "infeasible": rb["infeasible"],
-                                          "time_s": rb["time_s"],
-                                          "status": [c["status"] for c in rb["chains"]],
-                                          "chain_lengths": [c["length"] for c in rb["chains"]]}
+                row["recompute_bound"] = bound_entry(recompute_bound.bound(fn, budget, a.bound_time_limit, A=A))
             for pl in PLANNERS:
                 r, err = report(opt_bin, mlir, ["--planner=" + pl, "--budget=%d" % budget], stem + ".rep.json")
                 row["planners"][pl] = ({"recompute_time_s": r["recompute_time_s"], "peak_bytes": r["peak_bytes_after"],
