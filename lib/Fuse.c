@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "Donation.h"
 #include "IRBuild.h"
 #include "Pipeline.h"
 #include "PlanRecord.h"
@@ -38,11 +39,10 @@ static intptr_t countBodyOps(MlirOperation func) {
 // Broadcasts split per use
 //===----------------------------------------------------------------------===//
 
-/// A pure broadcast: a linalg.generic with one tensor result, all loops
-/// parallel, its result written through a permutation, whose body only
-/// yields one of its inputs' elements (no arithmetic: a bias, or a scalar
-/// such as Adam's bias correction, spread over a tensor).
-static bool isPureBroadcast(MlirOperation op) {
+/// A producer MLIR's elementwise fusion can fold into an all-parallel user
+/// (linalg::areElementwiseOpsFusable): a linalg.generic with one tensor
+/// result, all loops parallel, its result written through a permutation.
+static bool isFusableProducer(MlirOperation op) {
   intptr_t inputs = rematGenericNumInputs(op);
   if (inputs < 1 || mlirOperationGetNumResults(op) != 1 || mlirOperationGetNumOperands(op) != inputs + 1 ||
       !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetResult(op, 0))) || !rematLinalgAllParallel(op))
@@ -51,8 +51,16 @@ static bool isPureBroadcast(MlirOperation op) {
   if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) || mlirArrayAttrGetNumElements(maps) != inputs + 1)
     return false;
   MlirAttribute outMap = mlirArrayAttrGetElement(maps, inputs);
-  if (!mlirAttributeIsAAffineMap(outMap) || !mlirAffineMapIsPermutation(mlirAffineMapAttrGetValue(outMap)))
+  return mlirAttributeIsAAffineMap(outMap) && mlirAffineMapIsPermutation(mlirAffineMapAttrGetValue(outMap));
+}
+
+/// A pure broadcast: a fusable producer (isFusableProducer) whose body only
+/// yields one of its inputs' elements (no arithmetic: a bias, or a scalar
+/// such as Adam's bias correction, spread over a tensor).
+static bool isPureBroadcast(MlirOperation op) {
+  if (!isFusableProducer(op))
     return false;
+  intptr_t inputs = rematGenericNumInputs(op);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   if (mlirBlockIsNull(body))
     return false;
@@ -73,6 +81,21 @@ static bool fusesInto(MlirOperation user, intptr_t index, MlirBlock block) {
   intptr_t inputs = rematGenericNumInputs(user);
   return inputs >= 0 && index < inputs && mlirBlockEqual(mlirOperationGetBlock(user), block) &&
          rematLinalgAllParallel(user);
+}
+
+/// A copy of `op` (one result) made right before `user`, which reads it as
+/// operand `index` instead of `op`; with its own destination when `op`'s is a
+/// tensor.empty (one empty shared by two writers would be one buffer).
+static void copyForUse(MlirOperation op, MlirOperation user, intptr_t index) {
+  MlirValue dest = mlirOperationGetOperand(op, mlirOperationGetNumOperands(op) - 1);
+  MlirOperation empty = mlirValueIsAOpResult(dest) ? mlirOpResultGetOwner(dest) : (MlirOperation){NULL};
+  MlirOperation copy = mlirOperationClone(op);
+  if (!mlirOperationIsNull(empty) && rematIsOp(empty, "tensor.empty")) {
+    MlirOperation freshDest = rematInsertBefore(user, mlirOperationClone(empty));
+    mlirOperationSetOperand(copy, mlirOperationGetNumOperands(copy) - 1, mlirOperationGetResult(freshDest, 0));
+  }
+  rematInsertBefore(user, copy);
+  mlirOperationSetOperand(user, index, mlirOperationGetResult(copy, 0));
 }
 
 intptr_t rematSplitBroadcasts(MlirOperation func) {
@@ -117,8 +140,7 @@ intptr_t rematSplitBroadcasts(MlirOperation func) {
     if (!all || n < 2)
       continue;
     // The original keeps the use that comes first; every other use reads a
-    // copy made right before it, with its own destination when that is a
-    // tensor.empty (one empty shared by two writers would be one buffer).
+    // copy made right before it (copyForUse).
     for (intptr_t i = 1; i < n; ++i)
       if (mlirOperationIsBeforeInBlock(users[i], users[0]) ||
           (mlirOperationEqual(users[i], users[0]) && indices[i] < indices[0])) {
@@ -129,24 +151,238 @@ intptr_t rematSplitBroadcasts(MlirOperation func) {
         users[i] = user;
         indices[i] = index;
       }
-    MlirValue dest = mlirOperationGetOperand(op, mlirOperationGetNumOperands(op) - 1);
-    MlirOperation empty = mlirValueIsAOpResult(dest) ? mlirOpResultGetOwner(dest) : (MlirOperation){NULL};
-    if (!mlirOperationIsNull(empty) && !rematIsOp(empty, "tensor.empty"))
-      empty = (MlirOperation){NULL};
     for (intptr_t i = 1; i < n; ++i) {
-      MlirOperation copy = mlirOperationClone(op);
-      if (!mlirOperationIsNull(empty)) {
-        MlirOperation freshDest = rematInsertBefore(users[i], mlirOperationClone(empty));
-        mlirOperationSetOperand(copy, mlirOperationGetNumOperands(copy) - 1, mlirOperationGetResult(freshDest, 0));
-      }
-      rematInsertBefore(users[i], copy);
-      mlirOperationSetOperand(users[i], indices[i], mlirOperationGetResult(copy, 0));
+      copyForUse(op, users[i], indices[i]);
       ++split;
     }
   }
   free(users);
   free(indices);
   return split;
+}
+
+//===----------------------------------------------------------------------===//
+// Donated results fused into their reader, kept as results
+//===----------------------------------------------------------------------===//
+
+/// Upper limits of the fusion below, so that its tables have a fixed size:
+/// the operands of a fused op, and the values a body defines.
+enum { kMaxFusedOperands = 32, kMaxBodyValues = 1024 };
+
+/// The indexing map of operand `i` of linalg op `op`.
+static MlirAffineMap operandMap(MlirOperation op, intptr_t i) {
+  return mlirAffineMapAttrGetValue(
+      mlirArrayAttrGetElement(mlirOperationGetAttributeByName(op, rematStr("indexing_maps")), i));
+}
+
+/// Whether `body` (a linalg body) defines at most kMaxBodyValues values with
+/// ops that have no regions: what fuseKeepingResult clones.
+static bool isFlatBody(MlirBlock body) {
+  intptr_t n = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if ((n += mlirOperationGetNumResults(op)) > kMaxBodyValues || mlirOperationGetNumRegions(op) > 0)
+      return false;
+  return true;
+}
+
+/// Value renaming while cloning body ops (MLIR's IRMapping, which the C API
+/// lacks): the block arguments of the fused op and the values of two bodies.
+typedef struct ValueMap {
+  MlirValue from[2 * kMaxBodyValues + 2 * kMaxFusedOperands], to[2 * kMaxBodyValues + 2 * kMaxFusedOperands];
+  intptr_t count;
+} ValueMap;
+
+/// Records `from` -> `to`; false when the table is full (isFlatBody keeps
+/// it from filling).
+static bool mapValue(ValueMap *m, MlirValue from, MlirValue to) {
+  if (m->count == (intptr_t)(sizeof(m->from) / sizeof(m->from[0])))
+    return false;
+  m->from[m->count] = from;
+  m->to[m->count++] = to;
+  return true;
+}
+
+static MlirValue lookupValue(const ValueMap *m, MlirValue v) {
+  for (intptr_t i = m->count - 1; i >= 0; --i)
+    if (mlirValueEqual(m->from[i], v))
+      return m->to[i];
+  return v; // defined outside the body (a constant): the same value
+}
+
+/// Clones the ops of `body` but its terminator to the end of `into`, their
+/// operands renamed through `map` (their results are added to it). Returns
+/// the number of the terminator's operands, renamed in `yielded`, or -1
+/// when there are more than `cap` or `map` is full.
+static intptr_t cloneBody(MlirBlock body, MlirBlock into, ValueMap *map, MlirValue *yielded, intptr_t cap) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (mlirOperationIsNull(mlirOperationGetNextInBlock(op))) { // the linalg.yield
+      intptr_t n = mlirOperationGetNumOperands(op);
+      if (n > cap)
+        return -1;
+      for (intptr_t i = 0; i < n; ++i)
+        yielded[i] = lookupValue(map, mlirOperationGetOperand(op, i));
+      return n;
+    }
+    MlirOperation copy = mlirOperationClone(op);
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(copy); ++i)
+      mlirOperationSetOperand(copy, i, lookupValue(map, mlirOperationGetOperand(op, i)));
+    mlirBlockAppendOwnedOperation(into, copy);
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
+      if (!mapValue(map, mlirOperationGetResult(op, r), mlirOperationGetResult(copy, r)))
+        return -1;
+  }
+  return -1; // no terminator
+}
+
+/// Folds `producer` (isFusableProducer) into `user`, an all-parallel
+/// linalg.generic over the same loops reading it as input `index` through
+/// the identity, as MLIR's elementwise fusion does with a producer that has
+/// other uses (linalg::fuseElementwiseOps): the fused op computes the
+/// producer's element in its body where the user reads it, and yields it as
+/// one more result, written into the producer's destination. Its operands:
+/// the user's inputs but that one, the producer's inputs, the user's inits,
+/// the producer's init. Inserted before `user`; both are erased and their
+/// uses read the fused op's results. Returns false, changing nothing, when
+/// the two do not have that form (maps other than the identity, bodies with
+/// regions, more operands than kMaxFusedOperands).
+static bool fuseKeepingResult(MlirOperation producer, MlirOperation user, intptr_t index) {
+  intptr_t pIns = rematGenericNumInputs(producer), uIns = rematGenericNumInputs(user);
+  intptr_t uOuts = mlirOperationGetNumOperands(user) - uIns;
+  intptr_t total = uIns - 1 + pIns + uOuts + 1;
+  if (pIns < 1 || uIns < 1 || index >= uIns || total > kMaxFusedOperands || mlirOperationGetNumResults(user) != uOuts)
+    return false;
+  MlirAffineMap pOut = operandMap(producer, pIns), read = operandMap(user, index);
+  if (!mlirAffineMapIsIdentity(pOut) || !mlirAffineMapIsIdentity(read) ||
+      mlirAffineMapGetNumDims(pOut) != mlirAffineMapGetNumDims(read))
+    return false;
+  MlirBlock pBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(producer, 0));
+  MlirBlock uBody = mlirRegionGetFirstBlock(mlirOperationGetRegion(user, 0));
+  if (mlirBlockIsNull(pBody) || mlirBlockIsNull(uBody) || !isFlatBody(pBody) || !isFlatBody(uBody) ||
+      mlirBlockGetNumArguments(pBody) != pIns + 1 || mlirBlockGetNumArguments(uBody) != uIns + uOuts)
+    return false;
+
+  // Operands, maps and block arguments, in the fused op's order; `from`
+  // names where each comes from (the user's operand i, or the producer's).
+  MlirContext ctx = mlirOperationGetContext(user);
+  MlirLocation loc = mlirOperationGetLocation(user);
+  MlirValue operands[kMaxFusedOperands];
+  MlirAttribute maps[kMaxFusedOperands];
+  MlirType argTypes[kMaxFusedOperands];
+  MlirLocation argLocs[kMaxFusedOperands];
+  MlirValue oldArgs[kMaxFusedOperands];
+  intptr_t n = 0;
+#define ADD(op, i, body)                                                                                               \
+  do {                                                                                                                 \
+    operands[n] = mlirOperationGetOperand(op, i);                                                                      \
+    maps[n] = mlirAffineMapAttrGet(operandMap(op, i));                                                                 \
+    oldArgs[n] = mlirBlockGetArgument(body, i);                                                                        \
+    argTypes[n] = mlirValueGetType(oldArgs[n]);                                                                        \
+    argLocs[n++] = loc;                                                                                                \
+  } while (0)
+  for (intptr_t i = 0; i < uIns; ++i)
+    if (i != index)
+      ADD(user, i, uBody);
+  for (intptr_t i = 0; i < pIns; ++i)
+    ADD(producer, i, pBody);
+  for (intptr_t i = uIns; i < uIns + uOuts; ++i)
+    ADD(user, i, uBody);
+  ADD(producer, pIns, pBody);
+#undef ADD
+
+  // The body: the producer's ops, then the user's reading their element.
+  MlirBlock block = mlirBlockCreate(n, argTypes, argLocs);
+  ValueMap *map = calloc(1, sizeof(*map));
+  if (!map) {
+    mlirBlockDestroy(block);
+    return false;
+  }
+  bool mapped = true;
+  for (intptr_t i = 0; i < n; ++i)
+    mapped &= mapValue(map, oldArgs[i], mlirBlockGetArgument(block, i));
+  MlirValue pYield[1], uYield[kMaxFusedOperands + 1];
+  intptr_t numYields = -1;
+  if (mapped && cloneBody(pBody, block, map, pYield, 1) == 1 &&
+      mapValue(map, mlirBlockGetArgument(uBody, index), pYield[0]))
+    numYields = cloneBody(uBody, block, map, uYield, kMaxFusedOperands);
+  free(map);
+  if (numYields != uOuts) {
+    mlirBlockDestroy(block);
+    return false;
+  }
+  uYield[numYields++] = pYield[0];
+  MlirOperation yield =
+      rematCreateOp(loc, (RematOpSpec){.name = "linalg.yield", .numOperands = numYields, .operands = uYield});
+  mlirBlockAppendOwnedOperation(block, yield);
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, block);
+
+  MlirType resultTypes[kMaxFusedOperands];
+  for (intptr_t r = 0; r < uOuts; ++r)
+    resultTypes[r] = mlirValueGetType(mlirOperationGetResult(user, r));
+  resultTypes[uOuts] = mlirValueGetType(mlirOperationGetResult(producer, 0));
+  int32_t segments[2] = {(int32_t)(uIns - 1 + pIns), (int32_t)(uOuts + 1)};
+  MlirNamedAttribute attrs[3] = {
+      rematNamedAttr(ctx, "indexing_maps", mlirArrayAttrGet(ctx, n, maps)),
+      rematNamedAttr(ctx, "iterator_types", mlirOperationGetAttributeByName(user, rematStr("iterator_types"))),
+      rematNamedAttr(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, segments)),
+  };
+  MlirOperation fused = rematCreateOp(loc, (RematOpSpec){.name = "linalg.generic",
+                                                         .numOperands = n,
+                                                         .operands = operands,
+                                                         .numResults = uOuts + 1,
+                                                         .results = resultTypes,
+                                                         .numAttrs = 3,
+                                                         .attrs = attrs,
+                                                         .numRegions = 1,
+                                                         .regions = &region});
+  rematInsertBefore(user, fused);
+  for (intptr_t r = 0; r < uOuts; ++r)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(user, r), mlirOperationGetResult(fused, r));
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(producer, 0), mlirOperationGetResult(fused, uOuts));
+  mlirOperationDestroy(user);
+  mlirOperationDestroy(producer);
+  return true;
+}
+
+intptr_t rematFuseDonatedResults(MlirOperation func) {
+  if (!rematIsFuncWithBody(func))
+    return 0;
+  MlirBlock body = rematFuncBody(func);
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  if (mlirOperationIsNull(ret) || !rematIsOp(ret, "func.return"))
+    return 0;
+  intptr_t numResults = mlirOperationGetNumOperands(ret);
+  intptr_t *donors = numResults ? rematDonorsOfResults(func, numResults) : NULL;
+  if (!donors)
+    return 0;
+  intptr_t fused = 0;
+  for (intptr_t r = 0; r < numResults; ++r) {
+    MlirValue result = mlirOperationGetOperand(ret, r);
+    if (donors[r] < 0 || !mlirValueIsAOpResult(result))
+      continue;
+    MlirOperation producer = mlirOpResultGetOwner(result);
+    if (!mlirBlockEqual(mlirOperationGetBlock(producer), body) || !isFusableProducer(producer))
+      continue;
+    // One reader besides the return, reading it once.
+    MlirOperation user = {NULL};
+    intptr_t index = -1, reads = 0;
+    for (MlirOpOperand u = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+      MlirOperation owner = mlirOpOperandGetOwner(u);
+      if (mlirOperationEqual(owner, ret))
+        continue;
+      user = owner;
+      index = (intptr_t)mlirOpOperandGetOperandNumber(u);
+      ++reads;
+    }
+    if (reads != 1 || !rematIsOp(user, "linalg.generic") || !fusesInto(user, index, body))
+      continue;
+    if (fuseKeepingResult(producer, user, index))
+      ++fused;
+  }
+  free(donors);
+  return fused;
 }
 
 //===----------------------------------------------------------------------===//

@@ -143,7 +143,159 @@ static intptr_t soleReaderOfResults(const RematGraphImpl *g, const intptr_t *rea
   return y;
 }
 
-intptr_t rematHoistShrinkingReaders(RematGraph graph) {
+/// Scalars computed from the arguments alone (a step count's increment, an
+/// optimizer's bias corrections or learning-rate schedule) are lifted with
+/// an in-place update that reads them: each result at most this many bytes.
+static const int64_t kLiftedScalarBytes = 16;
+
+/// Whether pure op `x` computes scalars from arguments and constants alone
+/// (through ops that do: `fromArguments`, filled in op order).
+static bool computesScalarFromArguments(const RematGraphImpl *g, intptr_t x, const bool *fromArguments) {
+  const RematOpInfo *op = &g->ops[x];
+  if (op->cls != RematOpClassPure || op->numResults == 0)
+    return false;
+  for (intptr_t r = op->firstResult; r < op->firstResult + op->numResults; ++r)
+    if (g->values[r].bytes > kLiftedScalarBytes)
+      return false;
+  for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u) {
+    intptr_t def = g->values[g->uses[u]].defOp;
+    if (def >= 0 && !fromArguments[def])
+      return false;
+  }
+  return true;
+}
+
+/// Whether pure op `x` writes all its results into buffers it does not
+/// allocate, at least one of them an argument's (a donated result written in
+/// place: an optimizer's new parameter or moment), and reads a buffer of the
+/// step that it or the ops beside it could free (a gradient).
+static bool isInPlaceUpdate(const RematGraphImpl *g, intptr_t x, const intptr_t *chain, intptr_t chainLen) {
+  const RematOpInfo *op = &g->ops[x];
+  if (op->cls != RematOpClassPure || op->numResults == 0)
+    return false;
+  bool intoArgument = false;
+  for (intptr_t r = op->firstResult; r < op->firstResult + op->numResults; ++r) {
+    intptr_t b = g->values[r].buffer;
+    if (b < 0)
+      continue;
+    if (g->buffers[b].allocOp == x || inList(chain, chainLen, g->buffers[b].allocOp))
+      return false;
+    intoArgument |= g->buffers[b].external;
+  }
+  if (!intoArgument)
+    return false;
+  for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u) {
+    intptr_t b = g->values[g->uses[u]].buffer;
+    if (b >= 0 && !g->buffers[b].external && !g->buffers[b].result && g->buffers[b].bytes > 0)
+      return true;
+  }
+  return false;
+}
+
+/// Moves the in-place update `x` (isInPlaceUpdate) up to right after the
+/// last op it must follow: the producers of what it reads (with its
+/// destination chain's), and every other op reading or writing, before it,
+/// a buffer it writes (they need the old contents). Scalars it reads that
+/// are computed from the arguments alone (computesScalarFromArguments) do
+/// not hold it back: those after that point move up with it, in their order
+/// (each follows the earlier readers of a buffer it writes in place, such as
+/// the step count's). x allocates nothing, so no buffer lives longer for its
+/// move but those scalars (a few bytes each); what it frees, or the last of
+/// its neighbours that read the same gradient frees once they have moved
+/// too, is freed there (an optimizer's updates at the end of a step, moved
+/// into the backward, each right after its gradient). `lifted` has room for
+/// every op. Returns the number of ops moved (destinations not counted).
+static intptr_t hoistInPlaceUpdate(const RematGraphImpl *g, Order *o, const intptr_t *readersBegin,
+                                   const intptr_t *readers, const intptr_t *bufBegin, const intptr_t *bufValues,
+                                   const bool *fromArguments, intptr_t x, const intptr_t *chain, intptr_t chainLen,
+                                   intptr_t *lifted) {
+  intptr_t after = -1, numLifted = 0;
+#define FOLLOW(opId)                                                                                                   \
+  do {                                                                                                                 \
+    intptr_t f_ = (opId);                                                                                              \
+    if (f_ >= 0 && (after < 0 || o->key[f_] > o->key[after]))                                                          \
+      after = f_;                                                                                                      \
+  } while (0)
+  // The scalars x reads, transitively (a worklist over `lifted`), and the
+  // other producers.
+  for (intptr_t c = 0; c < chainLen; ++c)
+    for (intptr_t u = g->ops[chain[c]].usesBegin; u < g->ops[chain[c]].usesEnd; ++u)
+      if (!inList(chain, chainLen, g->values[g->uses[u]].defOp))
+        FOLLOW(g->values[g->uses[u]].defOp);
+  for (intptr_t u = g->ops[x].usesBegin; u < g->ops[x].usesEnd; ++u) {
+    intptr_t def = g->values[g->uses[u]].defOp;
+    if (def < 0 || inList(chain, chainLen, def))
+      continue;
+    if (!fromArguments[def])
+      FOLLOW(def);
+    else if (!inList(lifted, numLifted, def))
+      lifted[numLifted++] = def;
+  }
+  for (intptr_t k = 0; k < numLifted; ++k)
+    for (intptr_t u = g->ops[lifted[k]].usesBegin; u < g->ops[lifted[k]].usesEnd; ++u) {
+      intptr_t def = g->values[g->uses[u]].defOp;
+      if (def >= 0 && !inList(lifted, numLifted, def))
+        lifted[numLifted++] = def; // fromArguments: its producers are too
+    }
+  // The buffers x and the scalars write without allocating them: the ops
+  // before them that read or write those buffers come first.
+  for (intptr_t k = -1; k < numLifted; ++k) {
+    intptr_t w = k < 0 ? x : lifted[k];
+    for (intptr_t r = g->ops[w].firstResult; r < g->ops[w].firstResult + g->ops[w].numResults; ++r) {
+      intptr_t b = g->values[r].buffer;
+      if (b < 0 || g->buffers[b].allocOp == w || inList(chain, chainLen, g->buffers[b].allocOp))
+        continue;
+      for (intptr_t i = bufBegin[b]; i < bufBegin[b + 1]; ++i) {
+        intptr_t v = bufValues[i], def = g->values[v].defOp;
+        if (def >= 0 && def != w && o->key[def] < o->key[w] && !inList(lifted, numLifted, def))
+          FOLLOW(def);
+        for (intptr_t q = readersBegin[v]; q < readersBegin[v + 1]; ++q)
+          if (readers[q] != w && readers[q] != x && o->key[readers[q]] < o->key[w] &&
+              !inList(lifted, numLifted, readers[q]))
+            FOLLOW(readers[q]);
+      }
+    }
+  }
+#undef FOLLOW
+  if (after < 0 || o->key[after] > o->key[x])
+    return 0;
+  // The scalars after that point, in their order, then the destinations and x.
+  intptr_t count = 0;
+  for (intptr_t k = 0; k < numLifted; ++k)
+    if (o->key[lifted[k]] > o->key[after])
+      lifted[count++] = lifted[k];
+  for (intptr_t i = 1; i < count; ++i)
+    for (intptr_t j = i; j > 0 && o->key[lifted[j - 1]] > o->key[lifted[j]]; --j) {
+      intptr_t t = lifted[j];
+      lifted[j] = lifted[j - 1];
+      lifted[j - 1] = t;
+    }
+  // Already right after it?
+  intptr_t before = o->prev[x];
+  while (before >= 0 && before != after && (inList(chain, chainLen, before) || inList(lifted, count, before)))
+    before = o->prev[before];
+  if (before == after)
+    return 0;
+  intptr_t at = after, moves = 0;
+  for (intptr_t k = 0; k < count; ++k, ++moves) {
+    unlink(o, lifted[k]);
+    linkAfter(o, lifted[k], at);
+    mlirOperationMoveAfter(g->ops[lifted[k]].op, g->ops[at].op);
+    at = lifted[k];
+  }
+  for (intptr_t c = 0; c < chainLen; ++c) {
+    unlink(o, chain[c]);
+    linkAfter(o, chain[c], at);
+    mlirOperationMoveAfter(g->ops[chain[c]].op, g->ops[at].op);
+    at = chain[c];
+  }
+  unlink(o, x);
+  linkAfter(o, x, at);
+  mlirOperationMoveAfter(g->ops[x].op, g->ops[at].op);
+  return moves + 1;
+}
+
+intptr_t rematHoistShrinkingReaders(RematGraph graph, intptr_t *inPlaceUpdates) {
   const RematGraphImpl *g = rematGraphImpl(graph);
   intptr_t n = g->numOps, nv = g->numValues, nb = g->numBuffers;
   if (n < 2 || g->fromTables)
@@ -155,10 +307,14 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph) {
   intptr_t *bufValues = malloc((size_t)(nv ? nv : 1) * sizeof(intptr_t));
   intptr_t *fill = malloc((size_t)(nv > nb ? nv : nb) * sizeof(intptr_t) + 1);
   intptr_t *seenBuffer = malloc((size_t)(nb ? nb : 1) * sizeof(intptr_t));
+  bool *fromArguments = calloc((size_t)n, sizeof(bool));
+  intptr_t *lifted = malloc((size_t)n * sizeof(intptr_t));
   Order o = {malloc((size_t)n * sizeof(intptr_t)), malloc((size_t)n * sizeof(intptr_t)),
              malloc((size_t)n * sizeof(int64_t)), 0};
   intptr_t moved = -1;
-  if (!readersBegin || !readers || !bufBegin || !bufValues || !fill || !seenBuffer || !o.next || !o.prev || !o.key)
+  *inPlaceUpdates = 0;
+  if (!readersBegin || !readers || !bufBegin || !bufValues || !fill || !seenBuffer || !fromArguments || !lifted ||
+      !o.next || !o.prev || !o.key)
     goto done;
   readersOfValues(g, readersBegin, readers, fill);
   for (intptr_t v = 0; v < nv; ++v)
@@ -178,6 +334,8 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph) {
     o.prev[i] = i - 1;
   }
   renumber(&o);
+  for (intptr_t x = 0; x < n; ++x)
+    fromArguments[x] = computesScalarFromArguments(g, x, fromArguments);
   moved = 0;
 
   for (intptr_t x = 0; x < n; ++x) {
@@ -202,7 +360,10 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph) {
       intptr_t yChainLen = destinationChain(g, readersBegin, readers, y, unit + unitLen);
       unitLen += yChainLen;
       unit[unitLen++] = y;
-      if (freshBytes(g, y, unit + unitLen - 1 - yChainLen, yChainLen) < freshBytes(g, x, chain, chainLen)) {
+      // An in-place update y moves up to x on its own (below): moved as a
+      // pair, x would go down to where y reads its scalars.
+      if (!isInPlaceUpdate(g, y, unit + unitLen - 1 - yChainLen, yChainLen) &&
+          freshBytes(g, y, unit + unitLen - 1 - yChainLen, yChainLen) < freshBytes(g, x, chain, chainLen)) {
         intptr_t after = -1;
         for (intptr_t k = 0; k < unitLen; ++k)
           for (intptr_t u = g->ops[unit[k]].usesBegin; u < g->ops[unit[k]].usesEnd; ++u) {
@@ -225,6 +386,13 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph) {
           continue;
         }
       }
+    }
+    if (isInPlaceUpdate(g, x, chain, chainLen)) {
+      intptr_t moves = hoistInPlaceUpdate(g, &o, readersBegin, readers, bufBegin, bufValues, fromArguments, x, chain,
+                                          chainLen, lifted);
+      moved += moves;
+      *inPlaceUpdates += moves;
+      continue;
     }
     // What x allocates: its results' fresh buffers, its moved destinations'.
     int64_t allocated = 0;
@@ -311,6 +479,8 @@ done:
   free(bufValues);
   free(fill);
   free(seenBuffer);
+  free(fromArguments);
+  free(lifted);
   free(o.next);
   free(o.prev);
   free(o.key);

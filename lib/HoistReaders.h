@@ -28,7 +28,20 @@
 /// changed, the graph is not (rebuild it). Returns the number of ops moved
 /// (their destinations not counted), or -1 when out of memory (then nothing
 /// has moved).
-intptr_t rematHoistShrinkingReaders(RematGraph graph);
+///
+/// An in-place update moves too: a pure op that allocates nothing, writing
+/// into an argument's buffer (a donated result: an optimizer's new parameter
+/// or moment), and reads a buffer of the step (a gradient). Exporters print
+/// an optimizer's updates after the whole backward, so every gradient lives
+/// to the end of the step; each update moves up to right after the last op
+/// it must follow (the producers of what it reads, and the ops before it
+/// that read or write a buffer it writes), and scalars it reads that are
+/// computed from the arguments alone (a step count's increment, bias
+/// corrections: each result at most 16 bytes) move up with it. Updates that
+/// read the same gradient follow one another there, and the last frees it.
+/// `*inPlaceUpdates` receives how many of the ops moved are such updates or
+/// their scalars.
+intptr_t rematHoistShrinkingReaders(RematGraph graph, intptr_t *inPlaceUpdates);
 
 /// Makes each all-parallel linalg.generic of `graph`'s function that writes a
 /// fresh `tensor.empty` (read by it alone) and never reads its output write

@@ -492,7 +492,8 @@ static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const Re
   double t0 = nowSeconds();
   int64_t peakBefore = trackedPeak(*graph);
   MlirOperation saved = mlirOperationClone(func);
-  intptr_t moved = peakBefore < 0 ? -1 : rematHoistShrinkingReaders(*graph);
+  intptr_t updates = 0;
+  intptr_t moved = peakBefore < 0 ? -1 : rematHoistShrinkingReaders(*graph, &updates);
   result->phases.graphBuild += nowSeconds() - t0;
   // The moves, then the inputs reused as destinations on the new order.
   RematGraph hoisted = *graph;
@@ -546,6 +547,7 @@ static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const Re
   mlirOperationDestroy(saved);
   *graph = hoisted;
   result->numHoistedReaders = moved;
+  result->numHoistedUpdates = updates;
   result->numReusedInputs = reused;
   if (peak <= budgetBytes) {
     metWithoutPlan(result, profile, *graph, peak);

@@ -5,6 +5,7 @@
 //   remat{budget=SIZE planner=NAME profile=NAME}   (rematRunPass)
 //   remat-expand-scatters                          (rematExpandScattersInFunction)
 //   remat-split-broadcasts                         (rematSplitBroadcasts)
+//   remat-fuse-donated-results                     (rematFuseDonatedResults)
 // Options need C++ (Pass::Option), so this shim is C++; the work is done by
 // the C functions of remat/Passes.h. See docs/plugin.md.
 //
@@ -151,6 +152,22 @@ struct SplitBroadcastsPass : mlir::PassWrapper<SplitBroadcastsPass, mlir::Operat
   void runOnOperation() override { rematSplitBroadcasts(wrap(getOperation())); }
 };
 
+/// A donated elementwise result fused into the one op that reads it, kept
+/// as a result of the fused op: scripts/remat-iree's step before planning
+/// (docs/iree.md).
+struct FuseDonatedResultsPass : mlir::PassWrapper<FuseDonatedResultsPass, mlir::OperationPass<mlir::func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseDonatedResultsPass)
+  llvm::StringRef getArgument() const override { return "remat-fuse-donated-results"; }
+  llvm::StringRef getDescription() const override {
+    return "Fuse a donated elementwise result (linalg.generic) into the op that reads it, kept as a result of the "
+           "fused op";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::linalg::LinalgDialect, mlir::tensor::TensorDialect>();
+  }
+  void runOnOperation() override { rematFuseDonatedResults(wrap(getOperation())); }
+};
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT ::mlir::PassPluginLibraryInfo mlirGetPassPluginInfo() {
@@ -159,5 +176,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT ::mlir::PassPlu
             mlir::PassRegistration<RematPass>();
             mlir::PassRegistration<ExpandScattersPass>();
             mlir::PassRegistration<SplitBroadcastsPass>();
+            mlir::PassRegistration<FuseDonatedResultsPass>();
           }};
 }

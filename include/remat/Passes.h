@@ -70,6 +70,24 @@ MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const cha
 /// bit-identical. Returns the number of copies made.
 intptr_t rematSplitBroadcasts(MlirOperation func);
 
+/// The body of the `remat-fuse-donated-results` pass, a step of
+/// scripts/remat-iree (docs/iree.md). IREE computes a donated result (see
+/// docs/memory-model.md) that another dispatch reads into a temporary held to
+/// the end of the step, copied into the donated argument there; a result a
+/// dispatch writes and only the return reads goes straight into the
+/// argument. So a donated result computed by an elementwise linalg.generic
+/// (one result, written through the identity, all loops parallel) that one
+/// op besides the return reads, once, as an input through the identity (an
+/// all-parallel linalg.generic over the same loops: Adam's new moments, read
+/// by the parameter update), is fused into that op as MLIR's elementwise
+/// fusion does with a producer that has other uses: the reader computes the
+/// element itself and yields it as one more result (IREE's own dispatch
+/// formation fuses them the same way). Each element is computed by the same
+/// scalar ops in the same order: results are bit-identical. Reading and
+/// writing the donated buffers in one elementwise op, each element read
+/// before it is written, is safe in place. Returns the number of fusions.
+intptr_t rematFuseDonatedResults(MlirOperation func);
+
 /// Creates the `remat-estimate` external pass on func.func (runs
 /// rematAnnotateEstimate). The caller owns the pass until it is added to a
 /// pass manager. External passes cannot be named in textual pipelines: add it

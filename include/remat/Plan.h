@@ -137,6 +137,10 @@ typedef struct RematPlanResult {
   /// follow, because it is the last reader of more bytes than it allocates
   /// (lib/HoistReaders.h): the planner clones ops in program order.
   intptr_t numHoistedReaders;
+  /// Of those, in-place updates (an optimizer's, written into donated
+  /// arguments) and the scalars they read, moved up into the backward
+  /// (lib/HoistReaders.h).
+  intptr_t numHoistedUpdates;
   /// Elementwise ops made to write into an input whose buffer dies there,
   /// in the same second plan (lib/HoistReaders.h, rematReuseDyingInputs).
   intptr_t numReusedInputs;

@@ -434,14 +434,22 @@ static bool printNotes(const RematDriverResult *r, const Options *opts) {
               "remat-opt: note: function #%ld hands one tensor.empty to several ops as their destination; "
               "%ld copies were made so that each use has its own (contents are undefined) before planning\n",
               (long)i, (long)plan->numSplitEmpties);
-    if (plan->numHoistedReaders > 0)
+    intptr_t lastReaders = plan->numHoistedReaders - plan->numHoistedUpdates;
+    if (lastReaders > 0)
       fprintf(stderr,
               "remat-opt: note: function #%ld: %ld %s the last %s of tensors larger than what %s allocates, "
               "moved up before planning right after the last op %s must follow, so that those tensors are freed "
               "there (recomputations clone ops in program order)\n",
-              (long)i, (long)plan->numHoistedReaders, plan->numHoistedReaders == 1 ? "op is" : "ops are",
-              plan->numHoistedReaders == 1 ? "reader" : "readers", plan->numHoistedReaders == 1 ? "it" : "each",
-              plan->numHoistedReaders == 1 ? "it" : "each");
+              (long)i, (long)lastReaders, lastReaders == 1 ? "op is" : "ops are",
+              lastReaders == 1 ? "reader" : "readers", lastReaders == 1 ? "it" : "each",
+              lastReaders == 1 ? "it" : "each");
+    if (plan->numHoistedUpdates > 0)
+      fprintf(stderr,
+              "remat-opt: note: function #%ld: %ld %s written in place into donated arguments (an optimizer's, "
+              "with the scalars %s) moved up before planning, each right after the last op it must follow, "
+              "so that the tensors they read (gradients) are freed there\n",
+              (long)i, (long)plan->numHoistedUpdates, plan->numHoistedUpdates == 1 ? "op" : "ops",
+              plan->numHoistedUpdates == 1 ? "it reads" : "they read");
     if (plan->numReusedInputs > 0)
       fprintf(stderr,
               "remat-opt: note: function #%ld: %ld elementwise %s into an input whose buffer dies there instead of "
