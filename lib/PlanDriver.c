@@ -318,11 +318,18 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
   bool refused = mlirLogicalResultIsFailure(status) && result->refusedLowerBoundBytes > 0;
   int64_t firstRefusedBound = 0; // the input's bound, when the second plan replaced its refusal
   bool missed = mlirLogicalResultIsSuccess(status) && !result->budgetMet && result->peakBytesAfter > 0;
+  // Met at a recompute cost on a graph small enough for the full search: when
+  // in-place updates move (an optimizer's, into the backward, freeing every
+  // gradient early: docs/planner.md), the second plan may meet it for less.
+  bool costly = mlirLogicalResultIsSuccess(status) && result->budgetMet && result->recomputeTimeSeconds > 0 &&
+                result->searchEffort && strcmp(result->searchEffort, "full") == 0;
   RematGraphOptions hoisting = *options;
   hoisting.hoistReaders = true;
-  if (secondPlan && (missed || refused)) {
+  hoisting.secondPlanNeedsUpdates = costly;
+  if (secondPlan && (missed || refused || costly)) {
     // Missed or refused in the input's order: once more with last readers
-    // moved up (HoistReaders.h), kept when it fits, or reaches a lower peak.
+    // moved up (HoistReaders.h), kept when it fits, or reaches a lower peak;
+    // met: kept when it fits for less.
     MlirOperation rewritten = mlirOperationClone(func);
     MlirOperation again = mlirOperationClone(input);
     mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(again, 0));
@@ -340,12 +347,15 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
     stopHolding(&hoistedErrors);
     bool better = mlirLogicalResultIsSuccess(hoistedStatus) &&
                   hoisted.numHoistedReaders + hoisted.numReusedInputs > 0 &&
-                  (refused || hoisted.budgetMet || hoisted.peakBytesAfter < result->peakBytesAfter);
+                  (costly ? hoisted.numHoistedUpdates > 0 && hoisted.budgetMet &&
+                                hoisted.recomputeTimeSeconds < result->recomputeTimeSeconds
+                          : refused || hoisted.budgetMet || hoisted.peakBytesAfter < result->peakBytesAfter);
     if (better) {
       firstRefusedBound = refused ? result->refusedLowerBoundBytes : 0;
       rematPhaseTimesAdd(&hoisted.phases, &result->phases);
       rematPlanResultFree(result);
       *result = hoisted;
+      hoisting.secondPlanNeedsUpdates = false; // what follows plans as the second plan did
       options = &hoisting;
       status = hoistedStatus;
       releaseHeldErrors(&firstErrors, false);
@@ -495,6 +505,14 @@ static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const Re
   intptr_t updates = 0;
   intptr_t moved = peakBefore < 0 ? -1 : rematHoistShrinkingReaders(*graph, &updates);
   result->phases.graphBuild += nowSeconds() - t0;
+  if (moved >= 0 && updates == 0 && options->secondPlanNeedsUpdates) {
+    // Asked for only where in-place updates move: none did, no plan.
+    mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(saved, 0));
+    mlirOperationDestroy(saved);
+    rematGraphDestroy(*graph);
+    *done = true;
+    return mlirLogicalResultSuccess();
+  }
   // The moves, then the inputs reused as destinations on the new order.
   RematGraph hoisted = *graph;
   if (moved > 0)

@@ -68,6 +68,10 @@ typedef struct RematGraphOptions {
   /// reused). For consumers that allocate by their own rules: IREE's measured
   /// peak of such plans is over the budget (docs/iree.md).
   bool keepDestinations;
+  /// rematPlanAndRewrite only, set by it: the second plan, made for a budget
+  /// the first met by recomputing, plans only when in-place updates moved
+  /// (lib/HoistReaders.h); otherwise it stops before planning.
+  bool secondPlanNeedsUpdates;
   /// Count buffers as runtime/gpu accounts device allocations: every one at
   /// a multiple of 64 bytes, the deallocation pipeline's copies of returned
   /// values included (the CPU lowering aligns those to 16). remat-opt sets it
