@@ -78,6 +78,20 @@ static intptr_t onlyReader(const intptr_t *readersBegin, const intptr_t *readers
   return readersBegin[v + 1] - readersBegin[v] == 1 ? readers[readersBegin[v]] : -1;
 }
 
+/// Moves op `i` right after `at`, in the order and in the IR; returns `i`
+/// (where the next op of a moved run goes).
+static intptr_t moveOpAfter(const RematGraphImpl *g, Order *o, intptr_t i, intptr_t at) {
+  unlink(o, i);
+  linkAfter(o, i, at);
+  mlirOperationMoveAfter(g->ops[i].op, g->ops[at].op);
+  return i;
+}
+
+/// The later of ops `a` and `b` in the order; -1 is none.
+static intptr_t laterOf(const Order *o, intptr_t a, intptr_t b) {
+  return b < 0 || (a >= 0 && o->key[a] >= o->key[b]) ? a : b;
+}
+
 /// The ops that write only into `x`'s destination and move with it: a
 /// tensor.empty read by x alone, or a linalg.fill of such an empty read by
 /// x alone (then both, empty first). Returns how many (at most 2 per
@@ -116,6 +130,17 @@ static bool inList(const intptr_t *list, intptr_t count, intptr_t x) {
     if (list[i] == x)
       return true;
   return false;
+}
+
+/// The later of `after` and the last producer of what the destination
+/// chain reads from outside it (a fill's value).
+static intptr_t afterChainInputs(const RematGraphImpl *g, const Order *o, const intptr_t *chain, intptr_t chainLen,
+                                 intptr_t after) {
+  for (intptr_t c = 0; c < chainLen; ++c)
+    for (intptr_t u = g->ops[chain[c]].usesBegin; u < g->ops[chain[c]].usesEnd; ++u)
+      if (!inList(chain, chainLen, g->values[g->uses[u]].defOp))
+        after = laterOf(o, after, g->values[g->uses[u]].defOp);
+  return after;
 }
 
 /// Bytes of the fresh buffers op `x` (with its destination chain) allocates.
@@ -209,25 +234,16 @@ static intptr_t hoistInPlaceUpdate(const RematGraphImpl *g, Order *o, const intp
                                    const intptr_t *readers, const intptr_t *bufBegin, const intptr_t *bufValues,
                                    const bool *fromArguments, intptr_t x, const intptr_t *chain, intptr_t chainLen,
                                    intptr_t *lifted) {
-  intptr_t after = -1, numLifted = 0;
-#define FOLLOW(opId)                                                                                                   \
-  do {                                                                                                                 \
-    intptr_t f_ = (opId);                                                                                              \
-    if (f_ >= 0 && (after < 0 || o->key[f_] > o->key[after]))                                                          \
-      after = f_;                                                                                                      \
-  } while (0)
+  intptr_t numLifted = 0;
   // The scalars x reads, transitively (a worklist over `lifted`), and the
   // other producers.
-  for (intptr_t c = 0; c < chainLen; ++c)
-    for (intptr_t u = g->ops[chain[c]].usesBegin; u < g->ops[chain[c]].usesEnd; ++u)
-      if (!inList(chain, chainLen, g->values[g->uses[u]].defOp))
-        FOLLOW(g->values[g->uses[u]].defOp);
+  intptr_t after = afterChainInputs(g, o, chain, chainLen, -1);
   for (intptr_t u = g->ops[x].usesBegin; u < g->ops[x].usesEnd; ++u) {
     intptr_t def = g->values[g->uses[u]].defOp;
     if (def < 0 || inList(chain, chainLen, def))
       continue;
     if (!fromArguments[def])
-      FOLLOW(def);
+      after = laterOf(o, after, def);
     else if (!inList(lifted, numLifted, def))
       lifted[numLifted++] = def;
   }
@@ -248,15 +264,14 @@ static intptr_t hoistInPlaceUpdate(const RematGraphImpl *g, Order *o, const intp
       for (intptr_t i = bufBegin[b]; i < bufBegin[b + 1]; ++i) {
         intptr_t v = bufValues[i], def = g->values[v].defOp;
         if (def >= 0 && def != w && o->key[def] < o->key[w] && !inList(lifted, numLifted, def))
-          FOLLOW(def);
+          after = laterOf(o, after, def);
         for (intptr_t q = readersBegin[v]; q < readersBegin[v + 1]; ++q)
           if (readers[q] != w && readers[q] != x && o->key[readers[q]] < o->key[w] &&
               !inList(lifted, numLifted, readers[q]))
-            FOLLOW(readers[q]);
+            after = laterOf(o, after, readers[q]);
       }
     }
   }
-#undef FOLLOW
   if (after < 0 || o->key[after] > o->key[x])
     return 0;
   // The scalars after that point, in their order, then the destinations and x.
@@ -276,23 +291,13 @@ static intptr_t hoistInPlaceUpdate(const RematGraphImpl *g, Order *o, const intp
     before = o->prev[before];
   if (before == after)
     return 0;
-  intptr_t at = after, moves = 0;
-  for (intptr_t k = 0; k < count; ++k, ++moves) {
-    unlink(o, lifted[k]);
-    linkAfter(o, lifted[k], at);
-    mlirOperationMoveAfter(g->ops[lifted[k]].op, g->ops[at].op);
-    at = lifted[k];
-  }
-  for (intptr_t c = 0; c < chainLen; ++c) {
-    unlink(o, chain[c]);
-    linkAfter(o, chain[c], at);
-    mlirOperationMoveAfter(g->ops[chain[c]].op, g->ops[at].op);
-    at = chain[c];
-  }
-  unlink(o, x);
-  linkAfter(o, x, at);
-  mlirOperationMoveAfter(g->ops[x].op, g->ops[at].op);
-  return moves + 1;
+  intptr_t at = after;
+  for (intptr_t k = 0; k < count; ++k)
+    at = moveOpAfter(g, o, lifted[k], at);
+  for (intptr_t c = 0; c < chainLen; ++c)
+    at = moveOpAfter(g, o, chain[c], at);
+  moveOpAfter(g, o, x, at);
+  return count + 1;
 }
 
 intptr_t rematHoistShrinkingReaders(RematGraph graph, intptr_t *inPlaceUpdates) {
@@ -368,20 +373,15 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph, intptr_t *inPlaceUpdates) 
         for (intptr_t k = 0; k < unitLen; ++k)
           for (intptr_t u = g->ops[unit[k]].usesBegin; u < g->ops[unit[k]].usesEnd; ++u) {
             intptr_t def = g->values[g->uses[u]].defOp;
-            if (def >= 0 && !inList(unit, unitLen, def) && (after < 0 || o.key[def] > o.key[after]))
-              after = def;
+            if (!inList(unit, unitLen, def))
+              after = laterOf(&o, after, def);
           }
         bool inPlace = after >= 0;
         for (intptr_t k = 0, at = after; k < unitLen && inPlace; ++k)
           inPlace = (at = o.next[at]) == unit[k];
         if (after >= 0 && !inPlace) {
-          intptr_t at = after;
-          for (intptr_t k = 0; k < unitLen; ++k) {
-            unlink(&o, unit[k]);
-            linkAfter(&o, unit[k], at);
-            mlirOperationMoveAfter(g->ops[unit[k]].op, g->ops[at].op);
-            at = unit[k];
-          }
+          for (intptr_t k = 0, at = after; k < unitLen; ++k)
+            at = moveOpAfter(g, &o, unit[k], at);
           moved += 2;
           continue;
         }
@@ -407,23 +407,13 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph, intptr_t *inPlaceUpdates) 
     }
     // The last op x must follow (a producer of what it reads, or another
     // reader of a buffer it frees) and the bytes it frees.
-    intptr_t after = -1;
+    intptr_t after = afterChainInputs(g, &o, chain, chainLen, -1);
     int64_t freed = 0;
-#define FOLLOW(opId)                                                                                                   \
-  do {                                                                                                                 \
-    intptr_t f_ = (opId);                                                                                              \
-    if (f_ >= 0 && (after < 0 || o.key[f_] > o.key[after]))                                                            \
-      after = f_;                                                                                                      \
-  } while (0)
-    for (intptr_t c = 0; c < chainLen; ++c)
-      for (intptr_t u = g->ops[chain[c]].usesBegin; u < g->ops[chain[c]].usesEnd; ++u)
-        if (!inList(chain, chainLen, g->values[g->uses[u]].defOp))
-          FOLLOW(g->values[g->uses[u]].defOp);
     for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u) {
       intptr_t v = g->uses[u];
       if (inList(chain, chainLen, g->values[v].defOp))
         continue;
-      FOLLOW(g->values[v].defOp);
+      after = laterOf(&o, after, g->values[v].defOp);
       intptr_t b = g->values[v].buffer;
       if (b < 0 || seenBuffer[b] == x)
         continue;
@@ -448,9 +438,8 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph, intptr_t *inPlaceUpdates) 
       if (!xIsLast)
         continue;
       freed += buf->bytes;
-      FOLLOW(lastOther);
+      after = laterOf(&o, after, lastOther);
     }
-#undef FOLLOW
     if (freed <= allocated || after < 0)
       continue;
     // Already right after it (its destinations in between)?
@@ -460,15 +449,9 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph, intptr_t *inPlaceUpdates) 
     if (before == after)
       continue;
     intptr_t at = after;
-    for (intptr_t c = 0; c < chainLen; ++c) {
-      unlink(&o, chain[c]);
-      linkAfter(&o, chain[c], at);
-      mlirOperationMoveAfter(g->ops[chain[c]].op, g->ops[at].op);
-      at = chain[c];
-    }
-    unlink(&o, x);
-    linkAfter(&o, x, at);
-    mlirOperationMoveAfter(op->op, g->ops[at].op);
+    for (intptr_t c = 0; c < chainLen; ++c)
+      at = moveOpAfter(g, &o, chain[c], at);
+    moveOpAfter(g, &o, x, at);
     ++moved;
   }
 
