@@ -301,7 +301,8 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
   bool keepInput = kind == RematPlannerDefault || (kind != RematPlannerNone && !options->skipSmallestBudgetSearch);
   MlirOperation input = keepInput ? mlirOperationClone(func) : (MlirOperation){NULL};
   // The default planner's only: sqrt and greedy stay the baselines they are.
-  bool secondPlan = !mlirOperationIsNull(input) && kind == RematPlannerDefault && !options->hoistReaders;
+  bool secondPlan =
+      !mlirOperationIsNull(input) && kind == RematPlannerDefault && !options->hoistReaders && !options->keepOrder;
   // A refusal under the input's lower bound waits for the second plan, whose
   // rewrite can lower the bound.
   HeldErrors firstErrors = holdErrors(func);
@@ -318,14 +319,13 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
   bool refused = mlirLogicalResultIsFailure(status) && result->refusedLowerBoundBytes > 0;
   int64_t firstRefusedBound = 0; // the input's bound, when the second plan replaced its refusal
   bool missed = mlirLogicalResultIsSuccess(status) && !result->budgetMet && result->peakBytesAfter > 0;
-  // Met at a recompute cost on a graph small enough for the full search: when
-  // in-place updates move (an optimizer's, into the backward, freeing every
-  // gradient early: docs/planner.md), the second plan may meet it for less.
+  // Met at a recompute cost on a graph small enough for the full search: the
+  // second plan's order (last readers and in-place updates moved up, dying
+  // inputs reused: docs/planner.md) may meet it for less.
   bool costly = mlirLogicalResultIsSuccess(status) && result->budgetMet && result->recomputeTimeSeconds > 0 &&
                 result->searchEffort && strcmp(result->searchEffort, "full") == 0;
   RematGraphOptions hoisting = *options;
   hoisting.hoistReaders = true;
-  hoisting.secondPlanNeedsUpdates = costly;
   if (secondPlan && (missed || refused || costly)) {
     // Missed or refused in the input's order: once more with last readers
     // moved up (HoistReaders.h), kept when it fits, or reaches a lower peak;
@@ -347,15 +347,13 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
     stopHolding(&hoistedErrors);
     bool better = mlirLogicalResultIsSuccess(hoistedStatus) &&
                   hoisted.numHoistedReaders + hoisted.numReusedInputs > 0 &&
-                  (costly ? hoisted.numHoistedUpdates > 0 && hoisted.budgetMet &&
-                                hoisted.recomputeTimeSeconds < result->recomputeTimeSeconds
+                  (costly ? hoisted.budgetMet && hoisted.recomputeTimeSeconds < result->recomputeTimeSeconds
                           : refused || hoisted.budgetMet || hoisted.peakBytesAfter < result->peakBytesAfter);
     if (better) {
       firstRefusedBound = refused ? result->refusedLowerBoundBytes : 0;
       rematPhaseTimesAdd(&hoisted.phases, &result->phases);
       rematPlanResultFree(result);
       *result = hoisted;
-      hoisting.secondPlanNeedsUpdates = false; // what follows plans as the second plan did
       options = &hoisting;
       status = hoistedStatus;
       releaseHeldErrors(&firstErrors, false);
@@ -505,14 +503,6 @@ static MlirLogicalResult hoistReadersBeforePlanning(MlirOperation func, const Re
   intptr_t updates = 0;
   intptr_t moved = peakBefore < 0 ? -1 : rematHoistShrinkingReaders(*graph, &updates);
   result->phases.graphBuild += nowSeconds() - t0;
-  if (moved >= 0 && updates == 0 && options->secondPlanNeedsUpdates) {
-    // Asked for only where in-place updates move: none did, no plan.
-    mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(saved, 0));
-    mlirOperationDestroy(saved);
-    rematGraphDestroy(*graph);
-    *done = true;
-    return mlirLogicalResultSuccess();
-  }
   // The moves, then the inputs reused as destinations on the new order.
   RematGraph hoisted = *graph;
   if (moved > 0)
@@ -607,7 +597,7 @@ static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *option
   startHolding(&probeErrors);
   int64_t best = -1;
   *met = false;
-  for (int k = 0; k < (both ? 2 : 1) && !*met; ++k) {
+  for (int k = 0; k < (both && !options->keepOrder ? 2 : 1) && !*met; ++k) {
     // The plan `options` name first (a miss costs the most: every escape of
     // the search runs), the other when it misses.
     RematGraphOptions attempt = *options;

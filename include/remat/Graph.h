@@ -68,10 +68,11 @@ typedef struct RematGraphOptions {
   /// reused). For consumers that allocate by their own rules: IREE's measured
   /// peak of such plans is over the budget (docs/iree.md).
   bool keepDestinations;
-  /// rematPlanAndRewrite only, set by it: the second plan, made for a budget
-  /// the first met by recomputing, plans only when in-place updates moved
-  /// (lib/HoistReaders.h); otherwise it stops before planning.
-  bool secondPlanNeedsUpdates;
+  /// rematPlanAndRewrite only: plan the input's op order alone, no second
+  /// plan (no op moved, no input reused as a destination): remat-opt
+  /// --keep-order, for a consumer that wants the ops where they were, and for
+  /// the first plan's own decisions.
+  bool keepOrder;
   /// Count buffers as runtime/gpu accounts device allocations: every one at
   /// a multiple of 64 bytes, the deallocation pipeline's copies of returned
   /// values included (the CPU lowering aligns those to 16). remat-opt sets it

@@ -57,6 +57,7 @@ typedef struct Options {
   const char *graph;     // --graph: plan a graph JSON instead of MLIR (GraphMode.h)
   bool fuseElementwise;  // --fuse-elementwise
   bool keepDestinations; // --keep-destinations
+  bool keepOrder;        // --keep-order
   bool quiet;            // --quiet: no summary line per planned function
   int64_t maxOps;        // --max-ops, 0: the library's default (REMAT_DEFAULT_MAX_OPS)
   intptr_t numBudgets;   // --budgets: one variant per entry
@@ -112,8 +113,11 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "                        keep the faster plan that fits; N% stays of the\n"
                             "                        input's peak\n"
                             "  --keep-destinations   with --budget: the default planner's second plan\n"
-                            "                        (when the first misses) moves readers but writes\n"
-                            "                        no elementwise op into a dying input (for IREE)\n"
+                            "                        (docs/planner.md) moves readers but writes no\n"
+                            "                        elementwise op into a dying input (for IREE)\n"
+                            "  --keep-order          with --budget: the default planner plans the\n"
+                            "                        input's op order only (no second plan: no op\n"
+                            "                        moved, no input reused as a destination)\n"
                             "  --budgets=S1,S2,...   one variant of each step per budget plus a\n"
                             "                        dispatcher that runs the cheapest variant fitting\n"
                             "                        the memory free at run time (docs/variants.md)\n"
@@ -158,6 +162,8 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       opts->fuseElementwise = true;
     } else if (strcmp(a, "--keep-destinations") == 0) {
       opts->keepDestinations = true;
+    } else if (strcmp(a, "--keep-order") == 0) {
+      opts->keepOrder = true;
     } else if (strcmp(a, "--quiet") == 0) {
       opts->quiet = true;
     } else if (startsWith(a, "--report=")) {
@@ -273,6 +279,12 @@ static int parseFlags(int argc, char **argv, Options *opts) {
     return usageError("--keep-destinations is a step of the default planner's second plan: it needs a --budget "
                       "and the default planner%s",
                       "");
+  if (opts->keepOrder && (!opts->hasBudget || opts->planner != RematPlannerDefault))
+    return usageError("--keep-order keeps the default planner to the input's order: it needs a --budget and the "
+                      "default planner%s",
+                      "");
+  if (opts->keepOrder && opts->keepDestinations)
+    return usageError("--keep-destinations is a step of the second plan, which --keep-order does not make%s", "");
   if (opts->fuseElementwise && (!opts->hasBudget || opts->planner == RematPlannerNone))
     return usageError("--fuse-elementwise is a step of planning: it needs a --budget and a planner other than "
                       "none%s",
@@ -522,6 +534,7 @@ static int processModule(MlirModule module, const Options *opts, const RematDriv
                                           .skipDecisionNames = opts->report == ReportNone,
                                           .fuseElementwise = opts->fuseElementwise,
                                           .keepDestinations = opts->keepDestinations,
+                                          .keepOrder = opts->keepOrder,
                                           .deviceAccounting = lowering == RematLoweringGPU,
                                           .maxOps = opts->maxOps},
                                 .profile = opts->profile ? rematCostProfileGet(opts->profile) : NULL,
@@ -611,7 +624,7 @@ int main(int argc, char **argv) {
   }
   if (opts.graph) {
     if (opts.input || opts.output || opts.planFile || opts.exportGraph || opts.numBudgets || opts.lower ||
-        opts.fuseElementwise || opts.keepDestinations || opts.splitInputFile || opts.estimate)
+        opts.fuseElementwise || opts.keepDestinations || opts.keepOrder || opts.splitInputFile || opts.estimate)
       return usageError("--graph plans a graph JSON: it takes --budget, --planner, --report and --report-file "
                         "only%s",
                         "");
