@@ -291,6 +291,21 @@ static void appendToHeldError(HeldErrors *held, const char *text) {
   appendBytes(&held->messages[held->count - 1], text, strlen(text));
 }
 
+/// The time a plan adds to the step as the report states it
+/// (step_time_change_s, less the input's copies, the same for every plan): its
+/// recomputations plus the bufferization copies of the function it wrote,
+/// `func`. A zero fill cloned so that an accumulating op writes in place
+/// removes a copy that costs more than the clone (docs/memory-model.md).
+static double timeAddedByPlan(MlirOperation func, const RematGraphOptions *options, const RematCostProfile *profile,
+                              RematPlanResult *result) {
+  RematGraph graph = createGraphTimed(func, options, &result->phases, &result->phases.reanalysis);
+  if (rematGraphIsNull(graph))
+    return result->recomputeTimeSeconds;
+  double copies = rematCostGetCopyTime(profile ? profile : rematCostProfileGetDefault(), rematGraphGetCopyBytes(graph));
+  rematGraphDestroy(graph);
+  return result->recomputeTimeSeconds + copies;
+}
+
 MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                       double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                       RematPlanResult *result) {
@@ -329,7 +344,8 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
   if (secondPlan && (missed || refused || costly)) {
     // Missed or refused in the input's order: once more with last readers
     // moved up (HoistReaders.h), kept when it fits, or reaches a lower peak;
-    // met: kept when it fits for less.
+    // met: kept when it fits for less (its recomputations and copies).
+    double firstTimeAdded = costly ? timeAddedByPlan(func, options, profile, result) : 0;
     MlirOperation rewritten = mlirOperationClone(func);
     MlirOperation again = mlirOperationClone(input);
     mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(again, 0));
@@ -347,7 +363,7 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
     stopHolding(&hoistedErrors);
     bool better = mlirLogicalResultIsSuccess(hoistedStatus) &&
                   hoisted.numHoistedReaders + hoisted.numReusedInputs > 0 &&
-                  (costly ? hoisted.budgetMet && hoisted.recomputeTimeSeconds < result->recomputeTimeSeconds
+                  (costly ? hoisted.budgetMet && timeAddedByPlan(func, &hoisting, profile, &hoisted) < firstTimeAdded
                           : refused || hoisted.budgetMet || hoisted.peakBytesAfter < result->peakBytesAfter);
     if (better) {
       firstRefusedBound = refused ? result->refusedLowerBoundBytes : 0;

@@ -12,18 +12,18 @@
 // COM: again before the second: the first now writes the original in place and
 // COM: the copy is gone. The clone is charged its 16 KiB written (3.41e-09 s on
 // COM: h200); the copy it replaces read and wrote 16 KiB (6.83e-09 s): the step
-// COM: gets cheaper, which step_time_change_s says. In the input's order
-// COM: (--keep-order): the default planner's second plan writes the adds into
-// COM: dying inputs and meets the budget with no recomputation, the copy kept
-// COM: (its step time change 0, over this plan's; docs/planner.md).
-// RUN: remat-opt --budget=40000 --keep-order --report=json --report-file=%t.json %s -o %t.mlir
+// COM: gets cheaper, which step_time_change_s says. The default planner's second
+// COM: plan (docs/planner.md) meets the budget too, writing the adds into dying
+// COM: inputs with no recomputation, but keeps the copy (step time change 0):
+// COM: the plan that adds less time, copies included, is kept, this one.
+// RUN: remat-opt --budget=40000 --report=json --report-file=%t.json %s -o %t.mlir
 // RUN: FileCheck %s --check-prefix=PLAN < %t.json
 // PLAN: "peak_bytes_before": 49152, "peak_bytes_after": 32768, "budget_bytes": 40000, "budget_met": true
 // PLAN-SAME: "recompute_time_s": 3.41333e-09, "copy_bytes_before": 16384, "copy_bytes_after": 0, "step_time_change_s": -3.41333e-09
 // PLAN-SAME: "decisions": [{"value": "%1", "bytes": 16384, {{.*}}"cost_s": 3.41333e-09, "flops": 0, "cloned_ops": 2
 // RUN: %python %remat_src/scripts/check-copies.py %t.mlir | FileCheck %s --check-prefix=OUTPUT
 // OUTPUT: OK   {{.*}} @step: remat counts 0 bytes of copies, bufferized IR has 0
-// RUN: remat-opt --budget=40000 --keep-order --report-file=%t.txt %s -o %t.text.mlir
+// RUN: remat-opt --budget=40000 --report-file=%t.txt %s -o %t.text.mlir
 // RUN: FileCheck %s --check-prefix=TEXT < %t.txt
 // TEXT: copies: 16.38 KB (16384 bytes) before, 0 bytes after (bufferization); step time change with them: -3.413e-09 s
 
