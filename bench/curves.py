@@ -162,16 +162,38 @@ def proven_infeasible(e):
             (e.get("recompute_cost_bound_note") or "").startswith("no schedule fits"))
 
 
+def forward_pct(graph_path):
+    """One forward pass as a share of the step's flops: the flops of the ops the step's first
+    result (the loss: the exports' manifests and the bundled examples put it first) depends
+    on, over all the ops' flops (remat-opt --export-graph JSON); None where it cannot be read."""
+    try:
+        g = json.load(open(graph_path))["functions"][0]
+        ops, values, ret = g["ops"], g["values"], g["return_operands"]
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+    total = sum(o.get("flops", 0) for o in ops)
+    if not ret or not total:
+        return None
+    seen, stack = set(), [ret[0]]
+    while stack:
+        d = values[stack.pop()]["def"]
+        if d >= 0 and d not in seen:
+            seen.add(d)
+            stack.extend(ops[d]["reads"])
+    return 100.0 * sum(ops[i].get("flops", 0) for i in seen) / total
+
+
 def sweep(name, mlir, a, opt_bin, planners, work):
     stem = os.path.join(work, name.replace("/", "-"))
-    f, rc, err = run_opt(opt_bin, mlir, [], stem)
+    f, rc, err = run_opt(opt_bin, mlir, ["--export-graph=" + stem + ".graph.json"], stem)
     if f is None:
         line = (err.strip().splitlines() or ["exit %d" % rc])[-1]
         print("%s: no report without a budget: %s" % (name, line), flush=True)
         return {"input": name, "error": line}
     peak, lb = f["peak_bytes_before"], f["lower_bound_bytes"]
     res = {"input": name, "num_ops": f.get("num_ops"), "peak_bytes": peak, "lower_bound_bytes": lb,
-           "baseline_flops": f.get("baseline_flops"), "baseline_time_s": f.get("baseline_time_s"), "rows": []}
+           "baseline_flops": f.get("baseline_flops"), "baseline_time_s": f.get("baseline_time_s"),
+           "forward_pct_flops": forward_pct(stem + ".graph.json"), "rows": []}
     budgets, seen = [], set()
     for label in a.budgets.split(","):
         b = budget_bytes(label, peak, lb)
@@ -258,6 +280,7 @@ def summarize(inp, planners):
                                and r["planners"].get(FUSE, {}).get("met")]
     s["target_a"] = not missed
     # (b) at 35% of the peak.
+    s["forward_pct"], s["target_b_forward"] = inp.get("forward_pct_flops"), None
     r35 = next((r for r in inp["rows"] if r["budget"] == "%d%%" % TARGET_PCT), None)
     b35 = int(peak * TARGET_PCT / 100.0)
     s["pct35_bytes"], s["pct35_x_lb"] = b35, b35 / lb
@@ -271,6 +294,11 @@ def summarize(inp, planners):
             s["target_b"] = None  # the target does not apply: 35% is under 1.5x the bound
         else:
             s["target_b"] = bool(e.get("met")) and e.get("recompute_pct_flops", 1e9) <= TARGET_RECOMPUTE_PCT
+        # The same against one forward pass of this step (the issue's "~33%" is that share when
+        # the backward costs twice the forward; exports differ).
+        fwd = s["forward_pct"]
+        s["target_b_forward"] = (None if s["target_b"] is None or fwd is None else
+                                 bool(e.get("met")) and e.get("recompute_pct_flops", 1e9) <= fwd)
         fe = r35["planners"].get(FUSE)
         if fe is not None:
             s["pct35_fuse_recompute_pct"] = fe.get("recompute_pct_flops") if fe.get("met") else None
@@ -325,11 +353,13 @@ def render(data, md_path):
           "default planner meets, found between the sweep's budgets); *down to 1.1x LB*: every budget of the sweep at or above 1.1x LB is "
           "met or proven infeasible by the recompute cost bound (else the budgets missed). (b) at 35%% of "
           "the peak: the recompute %% of the step's flops (default; %s), and the target (<= %g%%) where that "
-          "budget is >= %gx LB (*n/a* where it is not)." % (FUSE, FUSE, TARGET_RECOMPUTE_PCT, TARGET_MARGIN), "",
+          "budget is >= %gx LB (*n/a* where it is not); *one forward*: the flops of the ops the loss depends "
+          "on, as a %% of the step's (the issue's ~33%% is that share where the backward costs twice the "
+          "forward), and the target against it." % (FUSE, FUSE, TARGET_RECOMPUTE_PCT, TARGET_MARGIN), "",
           "| input | LB % peak | smallest met (default) | x LB | smallest met (any) | x LB | smallest known (default) "
           "| x LB | down to 1.1x LB "
-          "| 35% x LB | 35%: recompute % | " + FUSE + " | target (b) |",
-          "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|"]
+          "| 35% x LB | 35%: recompute % | " + FUSE + " | target (b) | one forward | (b) against it |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---:|---|"]
     for s in summaries:
         lb = s["lower_bound_bytes"]
 
@@ -350,10 +380,14 @@ def render(data, md_path):
             f35 = ("-" if "pct35_fuse_recompute_pct" not in s else "not met"
                    if s["pct35_fuse_recompute_pct"] is None else "%.1f%%" % s["pct35_fuse_recompute_pct"])
         b_cell = "n/a" if s["target_b"] is None else "met" if s["target_b"] else "**not met**"
-        L.append("| %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %s | %s |" % (
+        fwd = s.get("forward_pct")
+        bf = s.get("target_b_forward")
+        bf_cell = "n/a" if bf is None else "met" if bf else "**not met**"
+        L.append("| %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %s |" % (
             s["input"], s["lb_pct_of_peak"], s["smallest_met_default"] or "-", xl(s["smallest_met_default"]),
             s["smallest_met_any"] or "-", xl(s["smallest_met_any"]), s["smallest_known_default"] or "-",
-            xl(s["smallest_known_default"]), a_cell, s["pct35_x_lb"], p35, f35, b_cell))
+            xl(s["smallest_known_default"]), a_cell, s["pct35_x_lb"], p35, f35, b_cell,
+            "-" if fwd is None else "%.1f%%" % fwd, bf_cell))
     na = [s["input"] for s in summaries if not s["target_a"]]
     nb = [s["input"] for s in summaries if s["target_b"] is False]
     applies = [s for s in summaries if s["target_b"] is not None]
@@ -364,6 +398,11 @@ def render(data, md_path):
           % (TARGET_RECOMPUTE_PCT, TARGET_MARGIN)
           + ("applies to %d inputs, " % len(applies))
           + ("met on all of them." if not nb else "**not met** on %d: %s." % (len(nb), ", ".join(nb))), ""]
+    nf = [s["input"] for s in summaries if s.get("target_b_forward") is False]
+    af = [s for s in summaries if s.get("target_b_forward") is not None]
+    if af:
+        L += ["Against one forward pass of each step (*one forward*): applies to %d inputs, " % len(af)
+              + ("met on all of them." if not nf else "**not met** on %d: %s." % (len(nf), ", ".join(nf))), ""]
     data["summary"] = summaries
     with open(md_path, "w") as f:
         f.write("\n".join(L))
