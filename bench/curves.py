@@ -162,19 +162,34 @@ def proven_infeasible(e):
             (e.get("recompute_cost_bound_note") or "").startswith("no schedule fits"))
 
 
-def forward_pct(graph_path):
-    """One forward pass as a share of the step's flops: the flops of the ops the step's first
-    result (the loss: the exports' manifests and the bundled examples put it first) depends
-    on, over all the ops' flops (remat-opt --export-graph JSON); None where it cannot be read."""
+def loss_result(name):
+    """The index of the step's loss among its results: the result whose role is "loss" in the
+    export's manifest (torch-mlir steps with batch norm return the updated running statistics
+    first), 0 for the bundled examples (their loss comes first); None when not known."""
+    if name.startswith("examples/"):
+        return 0
+    sub = {"zoo": ("models", "zoo", "ir"), "hub": ("models", "hub", "ir")}.get(name.split("/")[0], ("models", "ir"))
+    path = os.path.join(BENCH, *sub, name.split("/")[-1] + ".manifest.json")
+    try:
+        roles = [r.get("role") for r in json.load(open(path))["results"]]
+    except (OSError, ValueError, KeyError):
+        return None
+    return roles.index("loss") if "loss" in roles else None
+
+
+def forward_pct(graph_path, loss):
+    """One forward pass as a share of the step's flops: the flops of the ops the loss (result
+    `loss`) depends on, over all the ops' flops (remat-opt --export-graph JSON); None where it
+    cannot be read."""
     try:
         g = json.load(open(graph_path))["functions"][0]
         ops, values, ret = g["ops"], g["values"], g["return_operands"]
     except (OSError, ValueError, KeyError, IndexError):
         return None
     total = sum(o.get("flops", 0) for o in ops)
-    if not ret or not total:
+    if loss is None or loss >= len(ret) or not total:
         return None
-    seen, stack = set(), [ret[0]]
+    seen, stack = set(), [ret[loss]]
     while stack:
         d = values[stack.pop()]["def"]
         if d >= 0 and d not in seen:
@@ -193,7 +208,7 @@ def sweep(name, mlir, a, opt_bin, planners, work):
     peak, lb = f["peak_bytes_before"], f["lower_bound_bytes"]
     res = {"input": name, "num_ops": f.get("num_ops"), "peak_bytes": peak, "lower_bound_bytes": lb,
            "baseline_flops": f.get("baseline_flops"), "baseline_time_s": f.get("baseline_time_s"),
-           "forward_pct_flops": forward_pct(stem + ".graph.json"), "rows": []}
+           "forward_pct_flops": forward_pct(stem + ".graph.json", loss_result(name)), "rows": []}
     budgets, seen = [], set()
     for label in a.budgets.split(","):
         b = budget_bytes(label, peak, lb)
@@ -354,7 +369,7 @@ def render(data, md_path):
           "met or proven infeasible by the recompute cost bound (else the budgets missed). (b) at 35%% of "
           "the peak: the recompute %% of the step's flops (default; %s), and the target (<= %g%%) where that "
           "budget is >= %gx LB (*n/a* where it is not); *one forward*: the flops of the ops the loss depends "
-          "on, as a %% of the step's (the issue's ~33%% is that share where the backward costs twice the "
+          "on (the manifest's *loss* result), as a %% of the step's (the issue's ~33%% is that share where the backward costs twice the "
           "forward), and the target against it." % (FUSE, FUSE, TARGET_RECOMPUTE_PCT, TARGET_MARGIN), "",
           "| input | LB % peak | smallest met (default) | x LB | smallest met (any) | x LB | smallest known (default) "
           "| x LB | down to 1.1x LB "
