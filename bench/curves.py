@@ -69,13 +69,16 @@ def build_type(build):
     return "unknown"
 
 
+# The exports: kind, directory under bench/, name prefix, which files.
+EXPORTS = (("zoo", ("models", "zoo", "ir"), "zoo/", lambda f: f.endswith(".ci.mlir.xz")),
+           ("hub", ("models", "hub", "ir"), "hub/", lambda f: f.endswith(".ci.mlir.xz")),
+           ("jax", ("models", "ir"), "", lambda f: f.startswith("jax-") and f.endswith(".ci.mlir.xz")))
+
+
 def inputs(kinds, work):
     """(name, path) of every input of the kinds asked for, the .xz ones decompressed into work."""
     out = []
-    for kind, sub, prefix, pick in (("zoo", ("models", "zoo", "ir"), "zoo/", lambda f: f.endswith(".ci.mlir.xz")),
-                                    ("hub", ("models", "hub", "ir"), "hub/", lambda f: f.endswith(".ci.mlir.xz")),
-                                    ("jax", ("models", "ir"), "",
-                                     lambda f: f.startswith("jax-") and f.endswith(".ci.mlir.xz"))):
+    for kind, sub, prefix, pick in EXPORTS:
         if kind not in kinds:
             continue
         d = os.path.join(BENCH, *sub)
@@ -168,8 +171,9 @@ def loss_result(name):
     first), 0 for the bundled examples (their loss comes first); None when not known."""
     if name.startswith("examples/"):
         return 0
-    sub = {"zoo": ("models", "zoo", "ir"), "hub": ("models", "hub", "ir")}.get(name.split("/")[0], ("models", "ir"))
-    path = os.path.join(BENCH, *sub, name.split("/")[-1] + ".manifest.json")
+    # The longest matching prefix: the jax exports have none.
+    _, sub, prefix, _ = max((e for e in EXPORTS if name.startswith(e[2])), key=lambda e: len(e[2]))
+    path = os.path.join(BENCH, *sub, name[len(prefix):] + ".manifest.json")
     try:
         roles = [r.get("role") for r in json.load(open(path))["results"]]
     except (OSError, ValueError, KeyError):
