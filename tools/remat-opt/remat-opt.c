@@ -476,6 +476,16 @@ static bool printNotes(const RematDriverResult *r, const Options *opts) {
               (long long)plan->peakBytesAfter, (long)plan->numDecisions);
       if (plan->smallestBudgetBytes > 0 && plan->smallestBudgetBytes <= plan->resolvedBudgetBytes)
         fputs(". The default planner meets this budget (--planner=default)\n", stderr);
+      else if (plan->smallestBudgetBytes > 0 && opts->planner != RematPlannerDefault)
+        // Searched from this planner's reach, not from the budget: the
+        // default planner may meet smaller budgets (asked for the budget
+        // itself it would run every escape of its search).
+        fprintf(stderr,
+                ". The default planner meets %lld bytes (%.1f%% of the peak %lld bytes), searched from where "
+                "planner %s stopped; it may meet smaller budgets (--planner=default)\n",
+                (long long)plan->smallestBudgetBytes,
+                100.0 * (double)plan->smallestBudgetBytes / (double)plan->peakBytesBefore,
+                (long long)plan->peakBytesBefore, rematPlannerKindGetName(opts->planner));
       else if (plan->smallestBudgetBytes > 0)
         fprintf(stderr,
                 ". The smallest budget known to work is %lld bytes (%.1f%% of the peak %lld bytes): "
