@@ -2,7 +2,8 @@
 //
 // mlir-opt --load-pass-plugin=libRematPlugin.so registers, on func.func,
 //   remat-estimate{dim-bound=N}                    (rematAnnotateEstimate)
-//   remat{budget=SIZE planner=NAME profile=NAME}   (rematRunPass)
+//   remat{budget=SIZE planner=NAME profile=NAME keep-order keep-destinations
+//         fuse-elementwise}                        (rematRunPass)
 //   remat-expand-scatters                          (rematExpandScattersInFunction)
 //   remat-split-broadcasts                         (rematSplitBroadcasts)
 //   remat-fuse-donated-results                     (rematFuseDonatedResults)
@@ -104,17 +105,32 @@ struct RematPass : RematPassBase<RematPass> {
   llvm::StringRef getDescription() const override { return "Rematerialize activations to fit a memory budget"; }
   void runOnOperation() override {
     std::lock_guard<std::recursive_mutex> guard(serial());
-    if (!mayRun(getOperation()) ||
-        mlirLogicalResultIsFailure(rematRunPass(wrap(getOperation()), budget.getValue().c_str(),
-                                                planner.getValue().c_str(), profile.getValue().c_str())))
+    RematPassOptions options = passOptions();
+    if (!mayRun(getOperation()) || mlirLogicalResultIsFailure(rematRunPass(wrap(getOperation()), &options)))
       signalPassFailure();
+  }
+  RematPassOptions passOptions() const {
+    return RematPassOptions{budget.getValue().c_str(), planner.getValue().c_str(),  profile.getValue().c_str(),
+                            keepOrder.getValue(),      keepDestinations.getValue(), fuseElementwise.getValue()};
   }
   Option<std::string> budget{*this, "budget", llvm::cl::desc("Memory budget: bytes, KiB/MiB/GiB, KB/MB/GB or N%"),
                              llvm::cl::init("")};
-  Option<std::string> planner{*this, "planner", llvm::cl::desc("none, sqrt, greedy or default"),
+  Option<std::string> planner{*this, "planner", llvm::cl::desc("none, sqrt, greedy, default, dtr or blocks"),
                               llvm::cl::init("default")};
   Option<std::string> profile{*this, "profile", llvm::cl::desc("Cost profile: h200, cpu or flops"),
                               llvm::cl::init("h200")};
+  Option<bool> keepOrder{*this, "keep-order",
+                         llvm::cl::desc("Plan the input's op order alone, no second plan (remat-opt --keep-order)"),
+                         llvm::cl::init(false)};
+  Option<bool> keepDestinations{
+      *this, "keep-destinations",
+      llvm::cl::desc("The second plan moves readers but writes no elementwise op into a dying input "
+                     "(remat-opt --keep-destinations)"),
+      llvm::cl::init(false)};
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Plan the elementwise-fused function too and keep the faster plan (remat-opt --fuse-elementwise)"),
+      llvm::cl::init(false)};
 };
 
 /// torch-mlir's tm_tensor.scatter as remat lowers it (docs/plugin.md), so

@@ -1,6 +1,7 @@
 //===- RematPass.c - The body of the remat pass ---------------------------===//
 //
-// remat{budget=SIZE planner=NAME profile=NAME} on one func.func: with a
+// remat{budget=SIZE planner=NAME profile=NAME keep-order keep-destinations
+// fuse-elementwise} on one func.func: with a
 // budget (planner default unless given) it rewrites the function through
 // the driver (remat/Driver.h), as remat-opt --budget does, output analysis
 // and planned == measured check included; without a budget or with
@@ -19,9 +20,18 @@
 #include "remat/Driver.h"
 #include "remat/Plan.h"
 
-MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const char *planner, const char *profile) {
+/// An option given where it does not apply: an error, as remat-opt's usage
+/// errors (never a silently ignored option).
+static MlirLogicalResult misused(MlirLocation loc, const char *message) {
+  mlirEmitError(loc, message);
+  return mlirLogicalResultFailure();
+}
+
+MlirLogicalResult rematRunPass(MlirOperation func, const RematPassOptions *passOptions) {
   MlirLocation loc = mlirOperationGetLocation(func);
   char message[256];
+  RematPassOptions given = passOptions ? *passOptions : (RematPassOptions){0};
+  const char *budget = given.budget, *planner = given.planner, *profile = given.profile;
   if (!profile || !*profile)
     profile = "h200";
   if (!planner || !*planner)
@@ -38,6 +48,17 @@ MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const cha
     mlirEmitError(loc, message);
     return mlirLogicalResultFailure();
   }
+  bool hasBudget = budget && *budget;
+  if ((given.keepOrder || given.keepDestinations) && (!hasBudget || kind != RematPlannerDefault))
+    return misused(loc, given.keepOrder ? "remat: keep-order keeps the default planner to the input's order: it "
+                                          "needs a budget and the default planner"
+                                        : "remat: keep-destinations is a step of the default planner's second "
+                                          "plan: it needs a budget and the default planner");
+  if (given.keepOrder && given.keepDestinations)
+    return misused(loc, "remat: keep-destinations is a step of the second plan, which keep-order does not make");
+  if (given.fuseElementwise && (!hasBudget || kind == RematPlannerNone))
+    return misused(loc, "remat: fuse-elementwise is a step of planning: it needs a budget and a planner other "
+                        "than none");
   if (!budget || !*budget || kind == RematPlannerNone)
     return rematAnnotateEstimate(func);
   int64_t bytes = 0;
@@ -49,7 +70,10 @@ MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const cha
   }
   // The driver analyses the output (and checks it against the plan), so the
   // planner need not analyse it a second time.
-  RematDriverOptions options = {.graph = {.reusePlannedPeak = true},
+  RematDriverOptions options = {.graph = {.reusePlannedPeak = true,
+                                          .keepOrder = given.keepOrder,
+                                          .keepDestinations = given.keepDestinations,
+                                          .fuseElementwise = given.fuseElementwise},
                                 .profile = rematCostProfileGet(profile),
                                 .hasBudget = true,
                                 .budgetBytes = bytes,

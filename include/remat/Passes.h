@@ -49,13 +49,25 @@ MlirLogicalResult rematAnnotateEstimateWithOptions(MlirOperation func, const Rem
 /// other ops. Otherwise the function is analysed on its own.
 bool rematEstimateReadsModule(MlirOperation func);
 
-/// The body of the `remat` pass: validates `profile` ("h200", "cpu", "flops") and
-/// `planner` ("none", "sqrt", "greedy", "default"); with an empty `budget` or
-/// planner "none" it only annotates the estimate, else it plans and rewrites
-/// the function through the driver (remat/Driver.h) as remat-opt --budget
-/// does. A budget the planner cannot meet is an error. NULL strings read as
+/// The `remat` pass's options, as written in a pipeline. NULL strings read as
 /// the defaults (budget "", planner "default", profile "h200").
-MlirLogicalResult rematRunPass(MlirOperation func, const char *budget, const char *planner, const char *profile);
+typedef struct RematPassOptions {
+  const char *budget;    // bytes, KiB/MiB/GiB, KB/MB/GB or N%; empty: estimate only
+  const char *planner;   // none, sqrt, greedy, default, dtr or blocks
+  const char *profile;   // h200, cpu or flops
+  bool keepOrder;        // remat-opt --keep-order
+  bool keepDestinations; // remat-opt --keep-destinations
+  bool fuseElementwise;  // remat-opt --fuse-elementwise
+} RematPassOptions;
+
+/// The body of the `remat` pass: validates the options as remat-opt does its
+/// flags (keep-order and keep-destinations need a budget and the default
+/// planner, not both; fuse-elementwise a budget and a planner other than
+/// none); with an empty budget or planner "none" it only annotates the
+/// estimate, else it plans and rewrites the function through the driver
+/// (remat/Driver.h) as remat-opt --budget does. A budget the planner cannot
+/// meet, and an option that does not apply, is an error at the function.
+MlirLogicalResult rematRunPass(MlirOperation func, const RematPassOptions *options);
 
 /// The body of the `remat-split-broadcasts` pass, and the first step of
 /// remat's elementwise fusion (remat-opt --fuse-elementwise, docs/planner.md):
