@@ -284,14 +284,22 @@ def default_plan_file(remat_opt, path, B, out):
     return True
 
 
-def certify(rows, graphs, remat_opt, seconds):
+def row_key(row):
+    """GRAPH@SHARE, as --only names a row (random-layered-n100.json@0.7)."""
+    return "%s@%g" % (row["graph"], row["share"])
+
+
+def certify(rows, graphs, remat_opt, seconds, only=None):
     """CP-SAT (optimum.py) started from the default planner's plan, on every
-    row where default meets the budget but is not proven within its target:
-    a proof of that plan's optimality, or a cheaper plan, or neither."""
+    row where default meets the budget but is not proven within its target
+    (only the rows `only` names, when given): a proof of that plan's
+    optimality, or a cheaper plan, or neither."""
     work = os.path.join(HERE, "work", "moccasin-certify")
     os.makedirs(work, exist_ok=True)
     for row in rows:
         if row.get("under_bound") or not row["default"].get("met"):
+            continue
+        if only is not None and row_key(row) not in only:
             continue
         low = proven_lower(row)
         d = row["default"]["recompute_cost"]
@@ -320,7 +328,12 @@ def main():
     ap.add_argument("--certify", type=float, metavar="SECONDS",
                     help="with --replan: also run optimum.py from the default planner's plan (--hint-plan) for "
                          "SECONDS on each row where default is not proven within its target")
+    ap.add_argument("--only", help="with --certify: only these rows, GRAPH@SHARE[,...] (e.g. "
+                    "random-layered-n100.json@0.7); the other rows keep the previous run's CP-SAT from default's plan")
     a = ap.parse_args()
+    only = set(a.only.split(",")) if a.only else None
+    if only is not None and not a.certify:
+        ap.error("--only needs --certify")
     if a.replan:
         with open(a.replan) as f:
             prev = json.load(f)
@@ -333,15 +346,24 @@ def main():
             for p in PLANNERS:
                 row[p] = remat_plan(a.remat_opt, path, g, row["budget"], p)
             row["agree"] = agree(row["moccasin"], row["bench"], [row[p] for p in PLANNERS])
-            row.pop("bench_hinted", None)
+            if only is None or row_key(row) in only:
+                row.pop("bench_hinted", None)
+        if only is not None:
+            unknown = only - {row_key(r) for r in prev["rows"]}
+            if unknown:
+                ap.error("--only: no row %s in %s" % (", ".join(sorted(unknown)), a.replan))
         if a.certify:
-            certify(prev["rows"], a.graphs, a.remat_opt, a.certify)
+            certify(prev["rows"], a.graphs, a.remat_opt, a.certify, only)
         rev = subprocess.run(["git", "-C", HERE, "describe", "--always", "--dirty"], capture_output=True,
                              text=True).stdout.strip()
+        earlier = prev.get("replanned") if only is not None else None
         prev["replanned"] = ("remat's columns planned again on %s with `bench/.venv/bin/python bench/moccasin_check.py "
                              "--replan %s%s` (remat at %s; the solvers' columns are the %s run's)"
                              % (time.strftime("%Y-%m-%d"), os.path.relpath(a.replan),
-                                " --certify %g" % a.certify if a.certify else "", rev, prev["date"]))
+                                (" --certify %g" % a.certify if a.certify else "") +
+                                (" --only %s" % a.only if a.only else ""), rev, prev["date"]))
+        if earlier:  # the other rows' CP-SAT runs are the earlier replan's
+            prev["replanned"] = earlier + "; then r" + prev["replanned"][1:]
         with open(a.out + ".json", "w") as f:
             json.dump(prev, f, indent=1)
         write_md(a.out + ".md", prev["rows"], prev["command"], prev["machine"], prev.get("time_limit", 0), prev["date"],
