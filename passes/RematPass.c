@@ -59,7 +59,7 @@ MlirLogicalResult rematRunPass(MlirOperation func, const RematPassOptions *passO
   if (given.fuseElementwise && (!hasBudget || kind == RematPlannerNone))
     return misused(loc, "remat: fuse-elementwise is a step of planning: it needs a budget and a planner other "
                         "than none");
-  if (!budget || !*budget || kind == RematPlannerNone)
+  if (!hasBudget || kind == RematPlannerNone)
     return rematAnnotateEstimate(func);
   int64_t bytes = 0;
   double percent = -1;
