@@ -51,7 +51,11 @@ TARGET_LB_FACTOR = 1.1
 TARGET_PCT = 35
 TARGET_MARGIN = 1.5
 TARGET_RECOMPUTE_PCT = 33.0
-SMALLEST_RE = re.compile(r"smallest budget (?:known to work is|that works is the lower bound itself,) (\d+) bytes")
+# remat-opt's budget that works after a miss: the default planner's "smallest budget known to
+# work", or, after another planner's miss, "the default planner meets N bytes" (searched from
+# that planner's reach; it may meet less).
+SMALLEST_RE = re.compile(r"(?:smallest budget (?:known to work is|that works is the lower bound itself,)|"
+                         r"The default planner meets) (\d+) bytes")
 
 
 def sh(cmd):

@@ -1260,9 +1260,14 @@ static int run(const Options *opts) {
   // exists, and no two results are written to one file.
   if (opts->outputsNpy) {
     struct stat st;
-    if (stat(opts->outputsNpy, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    // st is undefined when stat fails: read its mode only after a success
+    // (the mode of a failed stat once named a missing directory "not a
+    // directory").
+    bool missing = stat(opts->outputsNpy, &st) != 0;
+    int statErrno = errno;
+    if (missing || !S_ISDIR(st.st_mode)) {
       rematRunErrorf("--outputs directory '%s': %s", opts->outputsNpy,
-                     errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
+                     missing ? strerror(statErrno) : "not a directory");
       rc = RematExitUser;
       goto cleanup;
     }
