@@ -356,14 +356,14 @@ def main():
             certify(prev["rows"], a.graphs, a.remat_opt, a.certify, only)
         rev = subprocess.run(["git", "-C", HERE, "describe", "--always", "--dirty"], capture_output=True,
                              text=True).stdout.strip()
+        replan = ("remat's columns planned again on %s with `bench/.venv/bin/python bench/moccasin_check.py "
+                  "--replan %s%s` (remat at %s; the solvers' columns are the %s run's)"
+                  % (time.strftime("%Y-%m-%d"), os.path.relpath(a.replan),
+                     (" --certify %g" % a.certify if a.certify else "") +
+                     (" --only %s" % a.only if a.only else ""), rev, prev["date"]))
         earlier = prev.get("replanned") if only is not None else None
-        prev["replanned"] = ("remat's columns planned again on %s with `bench/.venv/bin/python bench/moccasin_check.py "
-                             "--replan %s%s` (remat at %s; the solvers' columns are the %s run's)"
-                             % (time.strftime("%Y-%m-%d"), os.path.relpath(a.replan),
-                                (" --certify %g" % a.certify if a.certify else "") +
-                                (" --only %s" % a.only if a.only else ""), rev, prev["date"]))
-        if earlier:  # the other rows' CP-SAT runs are the earlier replan's
-            prev["replanned"] = earlier + "; then r" + prev["replanned"][1:]
+        # With --only the other rows' CP-SAT runs are the earlier replan's: both are said.
+        prev["replanned"] = earlier + "; then " + replan if earlier else replan
         with open(a.out + ".json", "w") as f:
             json.dump(prev, f, indent=1)
         write_md(a.out + ".md", prev["rows"], prev["command"], prev["machine"], prev.get("time_limit", 0), prev["date"],

@@ -38,6 +38,30 @@ const char *rematPlannerKindGetName(RematPlannerKind kind) {
   return (unsigned)kind < sizeof(kPlannerNames) / sizeof(kPlannerNames[0]) ? kPlannerNames[kind] : "?";
 }
 
+const char *rematPlanningFlagsMisuse(bool hasBudget, RematPlannerKind planner, bool keepOrder, bool keepDestinations,
+                                     bool fuseElementwise, const char *flagPrefix, char *buf, size_t size) {
+  const char *f = flagPrefix;
+  bool defaultPlan = hasBudget && planner == RematPlannerDefault;
+  if (keepDestinations && !defaultPlan)
+    snprintf(buf, size,
+             "%skeep-destinations is a step of the default planner's second plan: it needs a %sbudget and the "
+             "default planner",
+             f, f);
+  else if (keepOrder && !defaultPlan)
+    snprintf(buf, size,
+             "%skeep-order keeps the default planner to the input's order: it needs a %sbudget and the default "
+             "planner",
+             f, f);
+  else if (keepOrder && keepDestinations)
+    snprintf(buf, size, "%skeep-destinations is a step of the second plan, which %skeep-order does not make", f, f);
+  else if (fuseElementwise && (!hasBudget || planner == RematPlannerNone))
+    snprintf(buf, size, "%sfuse-elementwise is a step of planning: it needs a %sbudget and a planner other than none",
+             f, f);
+  else
+    return NULL;
+  return buf;
+}
+
 void rematPhaseTimesAdd(RematPhaseTimes *a, const RematPhaseTimes *b) {
   a->graphBuild += b->graphBuild;
   a->inPlaceAnalysis += b->inPlaceAnalysis;

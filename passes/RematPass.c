@@ -20,13 +20,6 @@
 #include "remat/Driver.h"
 #include "remat/Plan.h"
 
-/// An option given where it does not apply: an error, as remat-opt's usage
-/// errors (never a silently ignored option).
-static MlirLogicalResult misused(MlirLocation loc, const char *message) {
-  mlirEmitError(loc, message);
-  return mlirLogicalResultFailure();
-}
-
 MlirLogicalResult rematRunPass(MlirOperation func, const RematPassOptions *passOptions) {
   MlirLocation loc = mlirOperationGetLocation(func);
   char message[256];
@@ -49,16 +42,15 @@ MlirLogicalResult rematRunPass(MlirOperation func, const RematPassOptions *passO
     return mlirLogicalResultFailure();
   }
   bool hasBudget = budget && *budget;
-  if ((given.keepOrder || given.keepDestinations) && (!hasBudget || kind != RematPlannerDefault))
-    return misused(loc, given.keepOrder ? "remat: keep-order keeps the default planner to the input's order: it "
-                                          "needs a budget and the default planner"
-                                        : "remat: keep-destinations is a step of the default planner's second "
-                                          "plan: it needs a budget and the default planner");
-  if (given.keepOrder && given.keepDestinations)
-    return misused(loc, "remat: keep-destinations is a step of the second plan, which keep-order does not make");
-  if (given.fuseElementwise && (!hasBudget || kind == RematPlannerNone))
-    return misused(loc, "remat: fuse-elementwise is a step of planning: it needs a budget and a planner other "
-                        "than none");
+  // An option given where it does not apply is an error, as remat-opt's
+  // flags are (never a silently ignored option).
+  char misuse[200];
+  if (rematPlanningFlagsMisuse(hasBudget, kind, given.keepOrder, given.keepDestinations, given.fuseElementwise, "",
+                               misuse, sizeof(misuse))) {
+    snprintf(message, sizeof(message), "remat: %s", misuse);
+    mlirEmitError(loc, message);
+    return mlirLogicalResultFailure();
+  }
   if (!hasBudget || kind == RematPlannerNone)
     return rematAnnotateEstimate(func);
   int64_t bytes = 0;

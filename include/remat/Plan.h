@@ -54,6 +54,15 @@ typedef enum RematPlannerKind {
 bool rematPlannerKindParse(const char *name, RematPlannerKind *kind);
 const char *rematPlannerKindGetName(RematPlannerKind kind);
 
+/// The planning flags that only some plans take (remat-opt's --keep-order,
+/// --keep-destinations, --fuse-elementwise; the plugin's remat pass options
+/// of the same names), checked against the budget and the planner: NULL when
+/// they apply, else why not, with each flag and "budget" spelled with
+/// `flagPrefix` ("--" for remat-opt, "" for a pass option), written into
+/// `buf` (returned).
+const char *rematPlanningFlagsMisuse(bool hasBudget, RematPlannerKind planner, bool keepOrder, bool keepDestinations,
+                                     bool fuseElementwise, const char *flagPrefix, char *buf, size_t size);
+
 /// Wall seconds (monotonic clock) spent per phase on one function, summed
 /// over every time the phase ran (both plans of --fuse-elementwise, say); 0
 /// for a phase that did not run. The report's `phase_times_s`

@@ -275,20 +275,10 @@ static int parseFlags(int argc, char **argv, Options *opts) {
     return usageError("--plan-file replays a given schedule; it takes no --budget or --planner%s", "");
   if (opts->plannerName && opts->planner != RematPlannerNone && !opts->hasBudget && !opts->numBudgets)
     return usageError("--planner=%s needs a --budget", opts->plannerName);
-  if (opts->keepDestinations && (!opts->hasBudget || opts->planner != RematPlannerDefault))
-    return usageError("--keep-destinations is a step of the default planner's second plan: it needs a --budget "
-                      "and the default planner%s",
-                      "");
-  if (opts->keepOrder && (!opts->hasBudget || opts->planner != RematPlannerDefault))
-    return usageError("--keep-order keeps the default planner to the input's order: it needs a --budget and the "
-                      "default planner%s",
-                      "");
-  if (opts->keepOrder && opts->keepDestinations)
-    return usageError("--keep-destinations is a step of the second plan, which --keep-order does not make%s", "");
-  if (opts->fuseElementwise && (!opts->hasBudget || opts->planner == RematPlannerNone))
-    return usageError("--fuse-elementwise is a step of planning: it needs a --budget and a planner other than "
-                      "none%s",
-                      "");
+  char misuse[256];
+  if (rematPlanningFlagsMisuse(opts->hasBudget, opts->planner, opts->keepOrder, opts->keepDestinations,
+                               opts->fuseElementwise, "--", misuse, sizeof(misuse)))
+    return usageError("%s", misuse);
   return -1;
 }
 
