@@ -649,6 +649,7 @@ static int64_t plannedPeakAt(MlirOperation func, const RematGraphOptions *option
     // names no decision and says nothing of a refusal.
     attempt.skipDecisionNames = true;
     attempt.skipSmallestBudgetSearch = true;
+    attempt.skipRecomputeBound = true;
     MlirOperation saved = mlirOperationClone(func);
     RematPlanResult r;
     MlirLogicalResult status = planOnce(func, &attempt, budget, -1, RematPlannerDefault, profile, &r);
@@ -830,8 +831,10 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   if (kind == RematPlannerDtr && rematDtrUnmodelledValue(rematGraphImpl(graph)) >= 0)
     return refuseDtr(graph);
   double baseTimeSeconds = rematCostGetGraphTime(profile, graph);
-  // On the graph the planner searches (empties split, fused when it was).
-  rematComputeRecomputeBound(graph, profile, budgetBytes, &result->recomputeBound);
+  // On the graph the planner searches (empties split, fused when it was,
+  // the second plan's rewrite made).
+  if (!options->skipRecomputeBound)
+    rematComputeRecomputeBound(graph, profile, budgetBytes, &result->recomputeBound);
   double t0 = nowSeconds();
   RematSimContext ctx;
   Planner P;

@@ -1,9 +1,10 @@
 //===- RecomputeBound.c - A lower bound on the recompute cost -------------===//
 //
-// Steps 1-2 of bench/recompute_bound.py's argument (its docstring) on
-// remat's own graph, without a solver: per point, the LP relaxation of the
-// cheapest relief of the bytes forced live there beyond the budget.
-// docs/bound.md states the proof in full; in short:
+// bench/recompute_bound.py's argument (its docstring) on remat's own graph:
+// here, per point, the LP relaxation of the cheapest relief of the bytes
+// forced live there beyond the budget, without a solver; over a chain of
+// points, lib/RecomputeBoundChain.c (a linear program, CLP). docs/bound.md
+// states the proof in full; in short:
 //
 // Nodes: a chain of in-place writes into one buffer (its point: the first
 // execution of its last writer, whose version readers outside read), and
@@ -25,7 +26,8 @@
 //    what cannot be relieved exceeds the budget, no schedule fits.
 // Dropped in the schedule's favour (each only lowers the bound): inputs of
 // inputs, clones' own memory, one extra execution relieving several points
-// (hence the max, not a sum); each input and node counted once per point.
+// (hence the max, not a sum, but for the chain); each input and node
+// counted once per point.
 //
 //===----------------------------------------------------------------------===//
 #include "remat/RecomputeBound.h"
@@ -36,32 +38,7 @@
 
 #include "Clock.h"
 #include "GraphInternal.h"
-
-typedef uint64_t Word;
-
-typedef struct Node {
-  intptr_t op;     // the op whose first execution is the node's point
-  int64_t bytes;   // the buffer's bytes (0 for a reader node)
-  bool fixed;      // runs once, at its own position (never cloned nor moved)
-  bool relievable; // may be recomputed: a buffer node whose op is recomputable
-} Node;
-
-typedef struct Coarse {
-  intptr_t numNodes;
-  Node *nodes;         // in order of their op (ties: by buffer)
-  intptr_t *liveBegin; // numNodes + 1 offsets into live
-  intptr_t *live;      // nodes whose buffer the node's op reads (live there)
-  intptr_t *depsBegin; // numNodes + 1 offsets into deps
-  intptr_t *deps;      // nodes whose final version the node's op reads
-  // Nodes whose final version some op of the node's in-place chain reads,
-  // when each writer of the chain reads the version before it (every
-  // execution of the node's op then follows one of each writer); else deps.
-  intptr_t *orderBegin;
-  intptr_t *order;
-  intptr_t *usersBegin; // users in the order: numNodes + 1 offsets
-  intptr_t *users;
-  int64_t returnExtra; // copies made at the return (the last op)
-} Coarse;
+#include "RecomputeBoundInternal.h"
 
 static void coarseFree(Coarse *c) {
   free(c->nodes);
@@ -341,9 +318,6 @@ done:
   return ok;
 }
 
-static inline bool bitGet(const Word *row, intptr_t i) { return (row[i >> 6] >> (i & 63)) & 1; }
-static inline void bitSet(Word *row, intptr_t i) { row[i >> 6] |= (Word)1 << (i & 63); }
-
 /// An op whose nodes may be relieved: one extra execution of it, at its
 /// cost, relieves at most all of them (`bytes`, their sum).
 typedef struct Item {
@@ -443,8 +417,9 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
   int64_t *hullS = calloc((size_t)(n + 2), sizeof(int64_t));
   double *hullC = calloc((size_t)(n + 2), sizeof(double));
   double *opCost = malloc(sizeof(double) * (size_t)(g->numOps + 1));
-  if (!reach || !before || !cand || !needed || !taken || !items || !freeItems || !inputs || !segs || !hullS || !hullC ||
-      !opCost) {
+  int64_t *base = calloc((size_t)(n + 1), sizeof(int64_t));
+  if (!base || !reach || !before || !cand || !needed || !taken || !items || !freeItems || !inputs || !segs || !hullS ||
+      !hullC || !opCost) {
     snprintf(out->note, sizeof(out->note), "out of memory");
     goto done;
   }
@@ -511,6 +486,7 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
       if (!bitGet(taken, c.live[e]))
         bitSet(taken, c.live[e]), forced += c.nodes[c.live[e]].bytes;
     forced -= sharedWithDestination(g, argumentBacked, xop);
+    base[x] = forced;
     // cand: needed and computed before x: held at x, or relieved (its op
     // runs again after x).
     for (intptr_t w = 0; w < W; ++w) {
@@ -652,11 +628,37 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
       out->op = xop;
     }
   }
+  // Points in sequence: one relief serves several points only within a run
+  // (lib/RecomputeBoundChain.c). It can only raise the bound.
+  if (!out->infeasible) {
+    ChainInput chainIn = {.coarse = &c,
+                          .reach = reach,
+                          .before = before,
+                          .words = W,
+                          .opCost = opCost,
+                          .base = base,
+                          .budget = budgetBytes};
+    ChainBound chain;
+    rematChainBound(&chainIn, &chain);
+    out->pointCost = best;
+    out->chainComputed = chain.computed;
+    out->chainCost = chain.cost;
+    out->chainLength = chain.length;
+    out->chainColumns = chain.columns;
+    out->chainRows = chain.rows;
+    out->chainIterations = chain.iterations;
+    snprintf(out->chainNote, sizeof(out->chainNote), "%s", chain.note);
+    if (chain.computed && chain.cost > best) {
+      best = chain.cost;
+      out->op = chain.op;
+    }
+  }
   // The sum above may exceed the exact minimum by a few ulps: shave a
   // relative 1e-9 so that a plan achieving it is never "beaten" by rounding.
   out->cost = out->infeasible ? 0 : best * (1 - 1e-9);
   out->computed = true;
 done:
+  free(base);
   free(opCost);
   free(reach);
   free(before);

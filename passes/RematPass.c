@@ -65,7 +65,8 @@ MlirLogicalResult rematRunPass(MlirOperation func, const RematPassOptions *passO
   RematDriverOptions options = {.graph = {.reusePlannedPeak = true,
                                           .keepOrder = given.keepOrder,
                                           .keepDestinations = given.keepDestinations,
-                                          .fuseElementwise = given.fuseElementwise},
+                                          .fuseElementwise = given.fuseElementwise,
+                                          .skipRecomputeBound = true}, // no report to give it
                                 .profile = rematCostProfileGet(profile),
                                 .hasBudget = true,
                                 .budgetBytes = bytes,

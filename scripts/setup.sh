@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what remat needs from Debian (LLVM/MLIR 22, lit, FileCheck, lld,
-# ninja, cmake; clang-22 and libFuzzer for the fuzz build), then configures and
+# ninja, cmake, CLP; clang-22 and libFuzzer for the fuzz build), then configures and
 # builds it. Idempotent: packages already present are not reinstalled, and the
 # build is incremental.
 #   scripts/setup.sh [BUILD_DIR] [extra cmake args...]
@@ -10,7 +10,7 @@ build=${1:-$root/build}
 shift || true
 
 packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools lld-14 ninja-build cmake python3 clang-22
-          libfuzzer-22-dev clang-format)
+          libfuzzer-22-dev clang-format coinor-libclp-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

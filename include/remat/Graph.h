@@ -50,6 +50,10 @@ typedef struct RematGraphOptions {
   /// name one). For callers that plan many budgets and read no messages (the
   /// fuzz target).
   bool skipSmallestBudgetSearch;
+  /// rematPlanAndRewrite only: leave the result's recomputeBound uncomputed
+  /// (its chain relaxation takes up to seconds on steps of 1,000 ops). For
+  /// callers that print no report, and probes whose result is dropped.
+  bool skipRecomputeBound;
   /// rematPlanAndRewrite only, when the budget is under the peak: first fold
   /// every elementwise op whose result has one use into that use (MLIR's
   /// linalg-fuse-elementwise-ops), then plan. Percent budgets and

@@ -532,6 +532,7 @@ static int processModule(MlirModule module, const Options *opts, const RematDriv
   RematDriverOptions options = {.graph = {.dynamicDimBound = opts->dimBound,
                                           .reusePlannedPeak = true,
                                           .skipDecisionNames = opts->report == ReportNone,
+                                          .skipRecomputeBound = opts->report == ReportNone,
                                           .fuseElementwise = opts->fuseElementwise,
                                           .keepDestinations = opts->keepDestinations,
                                           .keepOrder = opts->keepOrder,

@@ -1,0 +1,77 @@
+//===- RecomputeBoundInternal.h - The bound's coarse graph ------*- C -*-===//
+//
+// What lib/RecomputeBound.c (the per-point bound) hands to
+// lib/RecomputeBoundChain.c (the chain relaxation): the coarse graph and the
+// forced order, as docs/bound.md defines them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef REMAT_LIB_RECOMPUTEBOUNDINTERNAL_H
+#define REMAT_LIB_RECOMPUTEBOUNDINTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef uint64_t Word;
+
+typedef struct Node {
+  intptr_t op;     // the op whose first execution is the node's point
+  int64_t bytes;   // the buffer's bytes (0 for a reader node)
+  bool fixed;      // runs once, at its own position (never cloned nor moved)
+  bool relievable; // may be recomputed: a buffer node whose op is recomputable
+} Node;
+
+typedef struct Coarse {
+  intptr_t numNodes;
+  Node *nodes;         // in order of their op (ties: by buffer)
+  intptr_t *liveBegin; // numNodes + 1 offsets into live
+  intptr_t *live;      // nodes whose buffer the node's op reads (live there)
+  intptr_t *depsBegin; // numNodes + 1 offsets into deps
+  intptr_t *deps;      // nodes whose final version the node's op reads
+  // Nodes whose final version some op of the node's in-place chain reads,
+  // when each writer of the chain reads the version before it (every
+  // execution of the node's op then follows one of each writer); else deps.
+  intptr_t *orderBegin;
+  intptr_t *order;
+  intptr_t *usersBegin; // users in the order: numNodes + 1 offsets
+  intptr_t *users;
+  int64_t returnExtra; // copies made at the return (the last op)
+} Coarse;
+
+static inline bool bitGet(const Word *row, intptr_t i) { return (row[i >> 6] >> (i & 63)) & 1; }
+static inline void bitSet(Word *row, intptr_t i) { row[i >> 6] |= (Word)1 << (i & 63); }
+
+/// What the chain relaxation reads: the coarse graph, the forced order as
+/// bit rows (reach[a]: b with R(a, b); before[x]: i with R(i, x); W words a
+/// row), each op's cost, and per node the bytes live at its point in every
+/// schedule (its op's buffers, its reads, the return's copies).
+typedef struct ChainInput {
+  const Coarse *coarse;
+  const Word *reach;
+  const Word *before;
+  intptr_t words;
+  const double *opCost;
+  const int64_t *base;
+  int64_t budget;
+} ChainInput;
+
+typedef struct ChainBound {
+  bool computed;    ///< false: no chain bound (note says why)
+  double cost;      ///< the bound, in opCost's units
+  intptr_t length;  ///< chain points with a memory row
+  intptr_t op;      ///< the op of the chain point with the most excess bytes
+  intptr_t columns; ///< the relaxation's size
+  intptr_t rows;
+  intptr_t iterations;
+  int form;     ///< the last form of the program tried (0: the full one)
+  bool optimal; ///< CLP solved that form to its optimum
+  char note[120];
+} ChainBound;
+
+/// The relaxation of bench/recompute_bound.py's chain model (docs/bound.md,
+/// "Points in sequence"), solved by CLP; the bound is the
+/// Lagrangian value of CLP's duals, recomputed here, so it holds whether or
+/// not CLP finished. Deterministic unless a form runs into its time limit
+/// (seconds: then a smaller form is solved).
+void rematChainBound(const ChainInput *in, ChainBound *out);
+
+#endif // REMAT_LIB_RECOMPUTEBOUNDINTERNAL_H
