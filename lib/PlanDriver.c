@@ -330,6 +330,28 @@ static double timeAddedByPlan(MlirOperation func, const RematGraphOptions *optio
   return result->recomputeTimeSeconds + copies;
 }
 
+/// The first plan's recompute cost bound, computed after the plan was kept:
+/// on the graph that plan searched, `input` (the function before planning)
+/// with its shared empties split; `func` (the plan's output) is left as it
+/// was.
+static void boundOfInput(MlirOperation func, MlirOperation input, const RematGraphOptions *options,
+                         const RematCostProfile *profile, RematPlanResult *result) {
+  MlirOperation planned = mlirOperationClone(func);
+  MlirOperation again = mlirOperationClone(input);
+  mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(again, 0));
+  mlirOperationDestroy(again);
+  rematSplitSharedEmpties(func);
+  RematGraph graph = createGraphTimed(func, options, &result->phases, &result->phases.graphBuild);
+  if (!rematGraphIsNull(graph)) {
+    rematComputeRecomputeBound(graph, profile, result->resolvedBudgetBytes, &result->recomputeBound);
+    rematGraphDestroy(graph);
+  } else {
+    snprintf(result->recomputeBound.note, sizeof(result->recomputeBound.note), "not computed: the graph failed");
+  }
+  mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(planned, 0));
+  mlirOperationDestroy(planned);
+}
+
 MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
                                       double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                       RematPlanResult *result) {
@@ -346,6 +368,10 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
   // rewrite can lower the bound.
   HeldErrors firstErrors = holdErrors(func);
   RematGraphOptions firstOptions = *options;
+  // The first plan's bound waits until that plan is kept (below): a second
+  // plan kept brings its own, and the bound can take seconds.
+  bool deferBound = secondPlan && !options->skipRecomputeBound && !options->fuseElementwise;
+  firstOptions.skipRecomputeBound = options->skipRecomputeBound || deferBound;
   if (secondPlan) {
     startHolding(&firstErrors);
     // A refusal that stands is completed below (its smallest budget known
@@ -437,6 +463,9 @@ MlirLogicalResult rematPlanAndRewrite(MlirOperation func, const RematGraphOption
     }
     mlirOperationDestroy(rewritten);
   }
+  if (deferBound && options != &hoisting && mlirLogicalResultIsSuccess(status) && result->searchEffort &&
+      !result->recomputeBound.computed && !result->recomputeBound.note[0])
+    boundOfInput(func, input, options, profile, result);
   releaseHeldErrors(&firstErrors, true);
   if (!mlirOperationIsNull(input) && options->skipSmallestBudgetSearch) {
     mlirOperationDestroy(input);
