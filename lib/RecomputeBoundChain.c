@@ -564,6 +564,8 @@ static double solveLp(Lp *lp, double seconds, ChainBound *out) {
   if (status != 0)
     snprintf(out->note, sizeof(out->note), "the chain relaxation was not solved to its optimum (CLP status %d)",
              status);
+  else
+    out->note[0] = '\0'; // an earlier form's note no longer applies
   out->optimal = status == 0;
   Clp_deleteModel(model);
 done:
