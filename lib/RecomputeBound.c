@@ -640,14 +640,6 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
                           .budget = budgetBytes};
     ChainBound chain;
     rematChainBound(&chainIn, &chain);
-    out->pointCost = best;
-    out->chainComputed = chain.computed;
-    out->chainCost = chain.cost;
-    out->chainLength = chain.length;
-    out->chainColumns = chain.columns;
-    out->chainRows = chain.rows;
-    out->chainIterations = chain.iterations;
-    snprintf(out->chainNote, sizeof(out->chainNote), "%s", chain.note);
     if (chain.computed && chain.cost > best) {
       best = chain.cost;
       out->op = chain.op;

@@ -30,10 +30,11 @@
 //===----------------------------------------------------------------------===//
 #include "RecomputeBoundInternal.h"
 
+#include "PtrMap.h"
+
 #include <coin/Clp_C_Interface.h>
 #include <float.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,9 +197,7 @@ typedef struct Builder {
   int depth;      // levels of inputs followed
   bool runInputs; // each run's inputs apart (y columns)
   // (d, run) -> y column, for inputs of a run's recomputation.
-  uint64_t *yKey;
-  int *yCol;
-  intptr_t yCap, numY;
+  RematPtrMap y; // yKey(d, run) -> its column
   // Per run: its node (to group the rows E[d] >= sum of y over i's runs).
   intptr_t *runNode;
   intptr_t runNodeCap;
@@ -307,45 +306,19 @@ static void needDep(Builder *b, intptr_t d, int trigger) {
 /// y[d, run]: the input d of the run's recomputation of its node is
 /// computed after X (before that node's next forced reader): different runs
 /// of one node need different executions of d.
+/// The map key of (d, run): never null, as RematPtrMap needs.
+static const void *yKey(intptr_t d, int run) {
+  return (const void *)(uintptr_t)((((uint64_t)d << 32) | (uint32_t)run) + 1);
+}
+
 static int yColumn(Builder *b, intptr_t d, int run) {
-  uint64_t key = ((uint64_t)d << 32) | (uint32_t)run;
-  if (b->numY * 2 + 2 > b->yCap) {
-    intptr_t cap = b->yCap ? b->yCap * 2 : 1024;
-    uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)cap);
-    int *cols = malloc(sizeof(int) * (size_t)cap);
-    if (!keys || !cols) {
-      free(keys);
-      free(cols);
-      b->lp.failed = true;
-      return 0;
-    }
-    for (intptr_t s = 0; s < cap; ++s)
-      keys[s] = UINT64_MAX;
-    for (intptr_t s = 0; s < b->yCap; ++s)
-      if (b->yKey[s] != UINT64_MAX) {
-        intptr_t t = (intptr_t)((b->yKey[s] * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-        while (keys[t] != UINT64_MAX)
-          t = (t + 1) & (cap - 1);
-        keys[t] = b->yKey[s];
-        cols[t] = b->yCol[s];
-      }
-    free(b->yKey);
-    free(b->yCol);
-    b->yKey = keys;
-    b->yCol = cols;
-    b->yCap = cap;
-  }
-  intptr_t t = (intptr_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (b->yCap - 1);
-  while (b->yKey[t] != UINT64_MAX) {
-    if (b->yKey[t] == key)
-      return b->yCol[t];
-    t = (t + 1) & (b->yCap - 1);
-  }
-  int col = lpCol(&b->lp, 1, 0);
-  b->yKey[t] = key;
-  b->yCol[t] = col;
-  b->numY++;
-  return col;
+  intptr_t col = rematPtrMapGet(&b->y, yKey(d, run));
+  if (col >= 0)
+    return (int)col;
+  col = lpCol(&b->lp, 1, 0);
+  if (!rematPtrMapPut(&b->y, yKey(d, run), col))
+    b->lp.failed = true;
+  return (int)col;
 }
 
 /// True when some reader of i's final version runs, in every schedule,
@@ -514,7 +487,7 @@ static double lagrangianBound(const Lp *lp, const double *rowDual) {
 /// Solves the LP with CLP (quiet) and returns the Lagrangian
 /// bound of its duals; -1 when CLP reports neither an optimum nor a stop at
 /// the iteration limit (infeasible, say: nothing is claimed then).
-static double solveLp(Lp *lp, double seconds, ChainBound *out) {
+static double solveLp(Lp *lp, double seconds, bool *optimal) {
   intptr_t nCols = lp->numCols, nRows = lp->numRows, nTerms = lp->numTerms;
   lp->rowBegin[nRows] = nTerms;
   int *colStart = calloc((size_t)(nCols + 2), sizeof(int));
@@ -523,19 +496,15 @@ static double solveLp(Lp *lp, double seconds, ChainBound *out) {
   double *colLo = calloc((size_t)(nCols + 1), sizeof(double));
   double *rowUp = malloc(sizeof(double) * (size_t)(nRows + 1));
   double result = -1;
-  if (!colStart || !index || !value || !colLo || !rowUp) {
-    snprintf(out->note, sizeof(out->note), "out of memory");
-    goto done;
-  }
+  if (!colStart || !index || !value || !colLo || !rowUp)
+    goto done; // out of memory: no bound
   for (intptr_t t = 0; t < nTerms; ++t)
     colStart[lp->termCol[t] + 1]++;
   for (intptr_t j = 0; j < nCols; ++j)
     colStart[j + 1] += colStart[j];
   int *fill = calloc((size_t)(nCols + 1), sizeof(int));
-  if (!fill) {
-    snprintf(out->note, sizeof(out->note), "out of memory");
+  if (!fill)
     goto done;
-  }
   for (intptr_t r = 0; r < nRows; ++r) {
     rowUp[r] = DBL_MAX;
     for (intptr_t t = lp->rowBegin[r]; t < lp->rowBegin[r + 1]; ++t) {
@@ -556,17 +525,11 @@ static double solveLp(Lp *lp, double seconds, ChainBound *out) {
   // simplex alone here (jax-gpt2.ci at 35%: 1.5 s against 5 s).
   Clp_initialSolve(model);
   int status = Clp_status(model);
-  out->iterations = Clp_numberIterations(model);
   // Stopped early (status 3), the duals still give a valid bound, if a
   // weak one.
   if (status == 0 || status == 3)
     result = lagrangianBound(lp, Clp_dualRowSolution(model));
-  if (status != 0)
-    snprintf(out->note, sizeof(out->note), "the chain relaxation was not solved to its optimum (CLP status %d)",
-             status);
-  else
-    out->note[0] = '\0'; // an earlier form's note no longer applies
-  out->optimal = status == 0;
+  *optimal = status == 0;
   Clp_deleteModel(model);
 done:
   free(colStart);
@@ -615,10 +578,8 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
   intptr_t numRuns = 0, runsCap = 0;
   ok = ok && b.extra && b.runCol && b.runPoint && b.readersBegin && b.readers && b.frontier && b.nextFrontier &&
        b.memCols && b.memBytes;
-  if (!ok) {
-    snprintf(out->note, sizeof(out->note), "out of memory");
-    goto done;
-  }
+  if (!ok)
+    goto done; // out of memory: no chain bound
   // The chain: the path in the forced order with the most excess bytes
   // (each point's bytes if every free node ran after it), by dynamic
   // programming from the end (R is transitive: any two points of a path in
@@ -662,7 +623,6 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
       if (excess[a] > most)
         most = excess[a], out->op = c->nodes[a].op;
     }
-  out->length = m;
   // Readers of each node's final version (for the runs).
   for (intptr_t r = 0; r < n; ++r)
     for (intptr_t e = c->depsBegin[r]; e < c->depsBegin[r + 1]; ++e)
@@ -677,13 +637,10 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
   for (size_t f = 0; f < sizeof(kForms) / sizeof(kForms[0]); ++f) {
     lpFree(&b.lp);
     memset(&b.lp, 0, sizeof(b.lp));
-    free(b.yKey);
-    free(b.yCol);
-    b.yKey = NULL, b.yCol = NULL, b.yCap = 0, b.numY = 0;
+    rematPtrMapFree(&b.y);
     numRuns = 0;
     b.depth = kForms[f].depth;
     b.runInputs = kForms[f].runInputs;
-    out->form = (int)f;
     for (size_t s = 0; s < sizeof(slots) / sizeof(slots[0]); ++s)
       for (intptr_t i = 0; i < n; ++i)
         slots[s]->stamp[i] = -1;
@@ -698,8 +655,7 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
       b.x = chain[k];
       pointSets(in, b.x, &ps, stack);
       int64_t cap = in->budget - in->base[b.x];
-      if (cap < 0) { // the per-point bound reports this as infeasible
-        snprintf(out->note, sizeof(out->note), "a chain point is over the budget whatever the schedule");
+      if (cap < 0) { // over the budget whatever the schedule: the per-point bound says so
         out->computed = false;
         goto done;
       }
@@ -717,8 +673,8 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
     }
     // E[d] >= the runs of one node i that need d recomputed (runs of
     // different nodes may share an execution of d).
-    if (!b.lp.failed && b.numY > 0) {
-      RunEntry *ys = malloc(sizeof(RunEntry) * (size_t)b.numY);
+    if (!b.lp.failed && b.y.size > 0) {
+      RunEntry *ys = malloc(sizeof(RunEntry) * (size_t)b.y.size);
       intptr_t *runOwner = malloc(sizeof(intptr_t) * (size_t)(b.lp.numCols + 1));
       if (!ys || !runOwner) {
         free(ys);
@@ -729,10 +685,11 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
           runOwner[runs[s].col] = runs[s].node;
         intptr_t numYs = 0;
         // Grouped by (d, the run's node): the key's node d times n plus i.
-        for (intptr_t s = 0; s < b.yCap; ++s)
-          if (b.yKey[s] != UINT64_MAX) {
-            intptr_t d = (intptr_t)(b.yKey[s] >> 32), run = (intptr_t)(uint32_t)b.yKey[s];
-            ys[numYs++] = (RunEntry){.node = d * n + runOwner[run], .col = b.yCol[s]};
+        for (intptr_t s = 0; s < b.y.cap; ++s)
+          if (b.y.keys[s]) {
+            uint64_t key = (uint64_t)(uintptr_t)b.y.keys[s] - 1;
+            intptr_t d = (intptr_t)(key >> 32), run = (intptr_t)(uint32_t)key;
+            ys[numYs++] = (RunEntry){.node = d * n + runOwner[run], .col = (int)b.y.vals[s]};
           }
         qsort(ys, (size_t)numYs, sizeof(RunEntry), byNodeThenCol);
         for (intptr_t s = 0; s < numYs;) {
@@ -751,17 +708,13 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
         free(runOwner);
       }
     }
-    out->columns = b.lp.numCols;
-    out->rows = b.lp.numRows;
-    if (b.lp.failed) {
-      snprintf(out->note, sizeof(out->note), "the chain relaxation is over %d nonzeros or out of memory", MAX_NONZEROS);
-      continue; // the next form is smaller
-    }
+    if (b.lp.failed)
+      continue; // over MAX_NONZEROS or out of memory: the next form is smaller
     if (b.lp.numRows == 0) {
       out->computed = true;
       break;
     }
-    double v = solveLp(&b.lp, kForms[f].seconds, out);
+    double v = solveLp(&b.lp, kForms[f].seconds, &out->optimal);
     if (v >= 0) {
       out->computed = true;
       out->cost = v / COST_SCALE > out->cost ? v / COST_SCALE : out->cost;
@@ -792,7 +745,6 @@ done:
   free(b.nextFrontier);
   free(b.memCols);
   free(b.memBytes);
-  free(b.yKey);
-  free(b.yCol);
+  rematPtrMapFree(&b.y);
   free(runs);
 }

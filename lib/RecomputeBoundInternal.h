@@ -55,16 +55,10 @@ typedef struct ChainInput {
 } ChainInput;
 
 typedef struct ChainBound {
-  bool computed;    ///< false: no chain bound (note says why)
-  double cost;      ///< the bound, in opCost's units
-  intptr_t length;  ///< chain points with a memory row
-  intptr_t op;      ///< the op of the chain point with the most excess bytes
-  intptr_t columns; ///< the relaxation's size
-  intptr_t rows;
-  intptr_t iterations;
-  int form;     ///< the last form of the program tried (0: the full one)
-  bool optimal; ///< CLP solved that form to its optimum
-  char note[120];
+  bool computed; ///< false: no chain bound (out of memory, too large, not solved)
+  double cost;   ///< the bound, in opCost's units
+  intptr_t op;   ///< the op of the chain point with the most excess bytes
+  bool optimal;  ///< CLP solved the last form tried to its optimum
 } ChainBound;
 
 /// The relaxation of bench/recompute_bound.py's chain model (docs/bound.md,

@@ -36,15 +36,7 @@ typedef struct RematRecomputeBound {
   int64_t forcedBytes; ///< infeasible: the bytes no schedule relieves at `op`
   intptr_t numNodes;   ///< coarse nodes analysed
   double seconds;      ///< time taken
-  /// Its two parts (the bound is the larger): the most expensive single
-  /// point, and the relaxation over a chain of points (when computed; its
-  /// chainNote says why not; its size for the curious).
-  double pointCost;
-  bool chainComputed;
-  double chainCost;
-  intptr_t chainLength, chainColumns, chainRows, chainIterations;
-  char chainNote[120];
-  char note[200]; ///< why no bound, or "" when computed
+  char note[200];      ///< why no bound, or "" when computed
 } RematRecomputeBound;
 
 /// Computes the bound for `budgetBytes` on `graph` with op costs from
