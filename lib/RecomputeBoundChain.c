@@ -38,15 +38,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// Scales: costs to nanoseconds-like units, bytes to KiB (as
-/// bench/recompute_bound.py does), so that the LP's numbers are near 1.
-#define COST_SCALE 1e9
-#define BYTE_SCALE (1.0 / 1024.0)
+/// Costs and bytes enter the LP divided by their means over the chain's
+/// nodes (`Builder.costScale`, `byteScale`), so that its numbers are near 1
+/// whatever the units: seconds of a cost profile (1e-9 to 1e-5) or a
+/// node-link graph's integers (fcn8's costs near 3e9 and buffers near
+/// 1e9 bytes made CLP declare the program infeasible).
 /// The forms of the program tried in turn, until one is solved to its
 /// optimum within its time: the full one (inputs of recomputations followed
 /// 4 levels deep, each run's inputs apart), then a smaller one (1 level, no
 /// per-run inputs). Each only adds rows to the one after it, each gives a
-/// valid bound; the largest is taken.
+/// valid bound; the largest is taken. Seconds, not simplex iterations: an
+/// iteration costs 30 us on one program of 150,000 rows and 600 us on
+/// another (resnet50-train against random-layered-n250 at 0.6), so no
+/// iteration limit keeps the time bounded without losing the bound on one
+/// of them; the price is a bound that may differ with the machine's load
+/// where a form stops at its time.
 static const struct {
   int depth;
   bool runInputs;
@@ -193,9 +199,10 @@ typedef struct Builder {
   intptr_t *memCols; // the current point's held columns
   int64_t *memBytes;
   intptr_t numMem;
-  double extraUp; // E's upper bound: enough for any row
-  int depth;      // levels of inputs followed
-  bool runInputs; // each run's inputs apart (y columns)
+  double extraUp;              // E's upper bound: enough for any row
+  double costScale, byteScale; // multiply costs and bytes by these in the LP
+  int depth;                   // levels of inputs followed
+  bool runInputs;              // each run's inputs apart (y columns)
   // (d, run) -> y column, for inputs of a run's recomputation.
   RematPtrMap y; // yKey(d, run) -> its column
   // Per run: its node (to group the rows E[d] >= sum of y over i's runs).
@@ -214,7 +221,7 @@ static bool slotGet(Slot *s, intptr_t node, intptr_t k, int *col) {
 static int extraCol(Builder *b, intptr_t node) {
   intptr_t op = b->in->coarse->nodes[node].op;
   if (b->extra[op] < 0)
-    b->extra[op] = lpCol(&b->lp, b->extraUp, b->in->opCost[op] * COST_SCALE);
+    b->extra[op] = lpCol(&b->lp, b->extraUp, b->in->opCost[op] * b->costScale);
   return b->extra[op];
 }
 
@@ -450,9 +457,9 @@ static void pointRows(Builder *b, int64_t cap, RunEntry **runs, intptr_t *numRun
     }
   }
   // The held bytes fit what the budget leaves: -sum bytes * held >= -cap.
-  lpRow(&b->lp, -(double)cap * BYTE_SCALE);
+  lpRow(&b->lp, -(double)cap * b->byteScale);
   for (intptr_t t = 0; t < b->numMem; ++t)
-    lpTerm(&b->lp, (int)b->memCols[t], -(double)b->memBytes[t] * BYTE_SCALE);
+    lpTerm(&b->lp, (int)b->memCols[t], -(double)b->memBytes[t] * b->byteScale);
 }
 
 /// Weak duality: for duals y >= 0 of rows `a_r x >= lo_r` and 0 <= x <= up,
@@ -634,6 +641,19 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
   for (intptr_t r = 0; r < n; ++r)
     for (intptr_t e = c->depsBegin[r]; e < c->depsBegin[r + 1]; ++e)
       b.readers[b.runPoint[c->deps[e]]++] = r;
+  {
+    double costSum = 0, byteSum = 0;
+    intptr_t costCount = 0, byteCount = 0;
+    for (intptr_t i = 0; i < n; ++i) {
+      double cost = in->opCost[c->nodes[i].op];
+      if (cost > 0)
+        costSum += cost, ++costCount;
+      if (c->nodes[i].bytes > 0)
+        byteSum += (double)c->nodes[i].bytes, ++byteCount;
+    }
+    b.costScale = costCount && costSum > 0 ? (double)costCount / costSum : 1;
+    b.byteScale = byteCount && byteSum > 0 ? (double)byteCount / byteSum : 1;
+  }
   for (size_t f = 0; f < sizeof(kForms) / sizeof(kForms[0]); ++f) {
     lpFree(&b.lp);
     memset(&b.lp, 0, sizeof(b.lp));
@@ -717,7 +737,7 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
     double v = solveLp(&b.lp, kForms[f].seconds, &out->optimal);
     if (v >= 0) {
       out->computed = true;
-      out->cost = v / COST_SCALE > out->cost ? v / COST_SCALE : out->cost;
+      out->cost = v / b.costScale > out->cost ? v / b.costScale : out->cost;
     }
     if (out->optimal)
       break;
