@@ -6,15 +6,16 @@
 // points, lib/RecomputeBoundChain.c (a linear program, CLP). docs/bound.md
 // states the proof in full; in short:
 //
-// Nodes: a chain of in-place writes into one buffer (its point: the first
-// execution of its last writer, whose version readers outside read), and
-// each op that writes no internal buffer but reads one (the return).
+// Nodes: each version of a buffer (its point: the first execution of its
+// writer; an in-place write makes a version of its own), and each op that
+// writes no internal buffer but reads one (the return).
 // 1. Forced order R(a, b): every execution of b's op follows the first of
-//    a's, in every schedule: b's chain reads a's final version, or a's op
+//    a's, in every schedule: b's op reads a's version, or a's op
 //    runs once at its position (not recomputable, or every original kept)
 //    and b's comes later; transitively. Nothing else (moves).
-// 2. At x's point, the buffers x's op writes and reads are live.
-// 3. A node computed before x (R(i, x)) whose final version a node after x
+// 2. At x's point, the buffers x's op writes and reads are live (a buffer
+//    once, when it reads one version and writes the next in place).
+// 3. A node computed before x (R(i, x)) whose version a node after x
 //    (R(x, r)) reads is held at x or its op runs again (an extra
 //    execution); a node on neither side but read after x is held, or runs
 //    after x with its inputs computed before x held or run again.
@@ -46,8 +47,6 @@ static void coarseFree(Coarse *c) {
   free(c->live);
   free(c->depsBegin);
   free(c->deps);
-  free(c->orderBegin);
-  free(c->order);
   free(c->usersBegin);
   free(c->users);
   memset(c, 0, sizeof(*c));
@@ -114,34 +113,29 @@ static int64_t sharedWithDestination(const RematGraphImpl *g, const bool *argume
 }
 
 /// The coarse graph. A buffer's writers (its non-view ops with a result in
-/// it), in order, form chains: a writer continues the chain when it writes
-/// into the version the one before it wrote (its destination's contents are
-/// that writer's), so that each of its executions follows one of the
-/// previous writer's; a writer into anything else (a dead tensor.empty
-/// shared by many ops, say) starts a new chain. A node per chain: its bytes
-/// the buffer's, its point the first execution of its last writer (which
-/// writes the version readers outside the chain read; a reader of an
-/// earlier version gets no order from it). And a node per op that writes no
-/// internal buffer but reads one (the return always). False with a note
+/// it), in order, each write a version of it: a node per version, its bytes
+/// the buffer's, its point the first execution of its writer. A writer over
+/// the version before it in place (a matmul accumulating into its fill, an
+/// elementwise op writing into a dying input) makes a version of its own, so
+/// that the one it overwrites counts wherever its readers need it held; its
+/// point counts the buffer once (pointBytes). And a node per op that writes
+/// no internal buffer but reads one (the return always). False with a note
 /// when memory runs out.
 static bool coarsen(const RematGraphImpl *g, bool allFixed, const bool *argumentBacked, Coarse *c, char *note,
                     size_t noteSize) {
   intptr_t nOps = g->numOps, nBufs = g->numBuffers, nVals = g->numValues;
   bool ok = false;
-  intptr_t *wBegin = calloc((size_t)(nBufs + 2), sizeof(intptr_t));
+  intptr_t *wBegin = calloc((size_t)(nBufs + 2), sizeof(intptr_t)); // buffer b's writers: [wBegin[b], +wLen[b])
   intptr_t *wLen = calloc((size_t)(nBufs + 1), sizeof(intptr_t));
-  intptr_t *wOps = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));
-  intptr_t *wSeg = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));    // chain of each writer entry
-  intptr_t *segLast = malloc(sizeof(intptr_t) * (size_t)(nVals + 1)); // per chain: its last writer
-  intptr_t *segBuf = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));
-  intptr_t *segFirst = malloc(sizeof(intptr_t) * (size_t)(nVals + 1)); // its first writer entry
-  intptr_t *nodeOfSeg = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));
-  intptr_t *first = calloc((size_t)(nOps + 2), sizeof(intptr_t)); // nodes of op k: [first[k], first[k+1])
+  intptr_t *wOps = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));         // per writer entry: its op
+  intptr_t *nodeOfWriter = malloc(sizeof(intptr_t) * (size_t)(nVals + 1)); // per writer entry: its version's node
+  intptr_t *versionEntry = malloc(sizeof(intptr_t) * (size_t)(nVals + 1)); // versions in program order: entry
+  intptr_t *versionBuf = malloc(sizeof(intptr_t) * (size_t)(nVals + 1));   // and buffer
+  intptr_t *first = calloc((size_t)(nOps + 2), sizeof(intptr_t));          // nodes of op k: [first[k], first[k+1])
   intptr_t *perOp = calloc((size_t)(nOps + 1), sizeof(intptr_t));
   intptr_t *placed = calloc((size_t)(nOps + 1), sizeof(intptr_t));
-  intptr_t *segOfNode = NULL, *mark = NULL;
-  if (!wBegin || !wLen || !wOps || !wSeg || !segLast || !segBuf || !segFirst || !nodeOfSeg || !first || !perOp ||
-      !placed)
+  intptr_t *mark = NULL;
+  if (!wBegin || !wLen || !wOps || !nodeOfWriter || !versionEntry || !versionBuf || !first || !perOp || !placed)
     goto oom;
   for (intptr_t k = 0; k < nOps; ++k)
     for (intptr_t r = 0; g->ops[k].cls != RematOpClassView && r < g->ops[k].numResults; ++r) {
@@ -151,7 +145,7 @@ static bool coarsen(const RematGraphImpl *g, bool allFixed, const bool *argument
     }
   for (intptr_t b = 0; b < nBufs; ++b)
     wBegin[b + 1] += wBegin[b];
-  intptr_t numSegs = 0;
+  intptr_t numVersions = 0;
   for (intptr_t k = 0; k < nOps; ++k)
     for (intptr_t r = 0; g->ops[k].cls != RematOpClassView && r < g->ops[k].numResults; ++r) {
       intptr_t v = g->ops[k].firstResult + r;
@@ -160,20 +154,12 @@ static bool coarsen(const RematGraphImpl *g, bool allFixed, const bool *argument
       intptr_t b = g->values[v].buffer, p = wBegin[b] + wLen[b];
       if (wLen[b] > 0 && wOps[p - 1] == k)
         continue; // two results of one op in one buffer: one writer
-      intptr_t dest = g->values[v].destination;
-      bool continues = wLen[b] > 0 && dest >= 0 && contentsWriter(g, dest) == wOps[p - 1];
-      if (!continues) {
-        segBuf[numSegs] = b;
-        segFirst[numSegs] = p;
-        ++numSegs;
-      }
       wOps[p] = k;
-      wSeg[p] = continues ? wSeg[p - 1] : numSegs - 1;
-      segLast[wSeg[p]] = k;
       wLen[b]++;
+      versionEntry[numVersions] = p;
+      versionBuf[numVersions++] = b;
+      perOp[k]++;
     }
-  for (intptr_t s = 0; s < numSegs; ++s)
-    perOp[segLast[s]]++;
   intptr_t n = 0;
   for (intptr_t k = 0; k < nOps; ++k) {
     if (perOp[k] == 0) {
@@ -191,42 +177,34 @@ static bool coarsen(const RematGraphImpl *g, bool allFixed, const bool *argument
   c->liveBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
   c->depsBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
   c->usersBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
-  c->orderBegin = calloc((size_t)(n + 2), sizeof(intptr_t));
-  // Reads per node: its op's (live, deps); its chain's writers' (order).
-  intptr_t cap = 1, orderCap = 1;
-  for (intptr_t k = 0; k < nOps; ++k) {
-    intptr_t uses = g->ops[k].usesEnd - g->ops[k].usesBegin;
-    cap += (perOp[k] < 0 ? 1 : perOp[k]) * uses;
-    orderCap += (g->ops[k].numResults + 1) * uses;
-  }
+  intptr_t cap = 1;
+  for (intptr_t k = 0; k < nOps; ++k)
+    cap += (perOp[k] < 0 ? 1 : perOp[k]) * (g->ops[k].usesEnd - g->ops[k].usesBegin);
   c->live = malloc(sizeof(intptr_t) * (size_t)cap);
   c->deps = malloc(sizeof(intptr_t) * (size_t)cap);
-  c->order = malloc(sizeof(intptr_t) * (size_t)orderCap);
-  c->users = malloc(sizeof(intptr_t) * (size_t)orderCap);
+  c->users = malloc(sizeof(intptr_t) * (size_t)cap);
   mark = malloc(sizeof(intptr_t) * (size_t)(n + 1));
-  segOfNode = malloc(sizeof(intptr_t) * (size_t)(n + 1));
-  if (!c->nodes || !c->liveBegin || !c->depsBegin || !c->usersBegin || !c->orderBegin || !c->live || !c->deps ||
-      !c->order || !c->users || !mark || !segOfNode)
+  if (!c->nodes || !c->liveBegin || !c->depsBegin || !c->usersBegin || !c->live || !c->deps || !c->users || !mark)
     goto oom;
   for (intptr_t k = 0; k < nOps; ++k) {
     // A non-recomputable op is never cloned nor erased: it runs once, at its
     // position; with keepOriginals every original does.
     bool fixedOp = allFixed || !recomputableOp(g->ops[k].cls);
-    for (intptr_t j = first[k]; j < first[k + 1]; ++j) {
-      c->nodes[j] = (Node){.op = k, .fixed = fixedOp, .relievable = perOp[k] > 0 && recomputableOp(g->ops[k].cls)};
-      segOfNode[j] = -1;
-    }
+    for (intptr_t j = first[k]; j < first[k + 1]; ++j)
+      c->nodes[j] =
+          (Node){.op = k, .buffer = -1, .fixed = fixedOp, .relievable = perOp[k] > 0 && recomputableOp(g->ops[k].cls)};
   }
-  for (intptr_t s = 0; s < numSegs; ++s) { // an op's chains take its nodes in order
-    intptr_t k = segLast[s], j = first[k] + placed[k]++;
-    nodeOfSeg[s] = j;
-    segOfNode[j] = s;
+  for (intptr_t s = 0; s < numVersions; ++s) { // an op's versions take its nodes in order
+    intptr_t p = versionEntry[s], k = wOps[p], j = first[k] + placed[k]++;
+    nodeOfWriter[p] = j;
     // A buffer some plan places in an argument takes nothing at any point
     // (as in the lower bound, lib/Memory.c).
-    c->nodes[j].bytes = argumentBacked[segBuf[s]] ? 0 : g->buffers[segBuf[s]].bytes;
+    c->nodes[j].bytes = argumentBacked[versionBuf[s]] ? 0 : g->buffers[versionBuf[s]].bytes;
+    c->nodes[j].buffer = versionBuf[s];
   }
-  // Reads of node i's op: live at its execution whichever version; deps:
-  // final versions (written by the chain's last writer), which order.
+  // Reads of node i's op: live at its execution; deps: the versions it
+  // reads, written before it (each execution of the op reads contents some
+  // execution of their writer computed before it: the forced order).
   for (intptr_t i = 0; i < n; ++i)
     mark[i] = -1;
   intptr_t numLive = 0, numDeps = 0;
@@ -242,55 +220,26 @@ static bool coarsen(const RematGraphImpl *g, bool allFixed, const bool *argument
       intptr_t p = w < 0 ? -1 : findWriter(wOps, wBegin[b], wBegin[b] + wLen[b], w);
       if (p < 0)
         continue;
-      intptr_t d = nodeOfSeg[wSeg[p]];
+      intptr_t d = nodeOfWriter[p];
       if (c->nodes[d].op == k || mark[d] == i)
         continue;
       mark[d] = i;
       c->live[numLive++] = d;
-      if (w == c->nodes[d].op && w < k)
+      if (w < k) {
         c->deps[numDeps++] = d;
-    }
-  }
-  c->liveBegin[n] = numLive;
-  c->depsBegin[n] = numDeps;
-  // The order's edges: the final versions every writer of the node's chain
-  // reads (each execution of the last writer follows one of each).
-  for (intptr_t i = 0; i < n; ++i)
-    mark[i] = -1;
-  intptr_t numOrder = 0;
-  for (intptr_t i = 0; i < n; ++i) {
-    c->orderBegin[i] = numOrder;
-    intptr_t q = c->nodes[i].op, s = segOfNode[i];
-    intptr_t pFirst = s >= 0 ? segFirst[s] : 0, pEnd = s >= 0 ? wBegin[segBuf[s]] + wLen[segBuf[s]] : 1;
-    for (intptr_t p = pFirst; p < pEnd; ++p) {
-      if (s >= 0 && wSeg[p] != s)
-        continue;
-      intptr_t k = s >= 0 ? wOps[p] : q;
-      for (intptr_t u = g->ops[k].usesBegin; u < g->ops[k].usesEnd; ++u) {
-        intptr_t v = g->uses[u];
-        if (!internalValue(g, v))
-          continue;
-        intptr_t b = g->values[v].buffer, w = contentsWriter(g, v);
-        intptr_t pw = w < 0 ? -1 : findWriter(wOps, wBegin[b], wBegin[b] + wLen[b], w);
-        if (pw < 0)
-          continue;
-        intptr_t d = nodeOfSeg[wSeg[pw]];
-        if (d == i || c->nodes[d].op == q || mark[d] == i || w != c->nodes[d].op || w >= k)
-          continue;
-        mark[d] = i;
-        c->order[numOrder++] = d;
         c->usersBegin[d + 1]++;
       }
     }
   }
-  c->orderBegin[n] = numOrder;
+  c->liveBegin[n] = numLive;
+  c->depsBegin[n] = numDeps;
   for (intptr_t i = 0; i < n; ++i)
     c->usersBegin[i + 1] += c->usersBegin[i];
   for (intptr_t i = 0; i < n; ++i)
     mark[i] = c->usersBegin[i];
   for (intptr_t i = 0; i < n; ++i)
-    for (intptr_t e = c->orderBegin[i]; e < c->orderBegin[i + 1]; ++e)
-      c->users[mark[c->order[e]]++] = i;
+    for (intptr_t e = c->depsBegin[i]; e < c->depsBegin[i + 1]; ++e)
+      c->users[mark[c->deps[e]]++] = i;
   c->returnExtra = 0;
   for (intptr_t b = 0; b < nBufs; ++b)
     if (g->buffers[b].allocOp == nOps - 1 && g->buffers[b].rootValue < 0 && !g->buffers[b].external)
@@ -303,19 +252,27 @@ done:
   free(wBegin);
   free(wLen);
   free(wOps);
-  free(wSeg);
-  free(segLast);
-  free(segBuf);
-  free(segFirst);
-  free(nodeOfSeg);
+  free(nodeOfWriter);
+  free(versionEntry);
+  free(versionBuf);
   free(first);
   free(perOp);
   free(placed);
-  free(segOfNode);
   free(mark);
   if (!ok)
     coarseFree(c);
   return ok;
+}
+
+/// Node `j`'s bytes at a point unless a node of the same buffer is already
+/// among those counted there (`atPoint`, which it joins).
+static int64_t pointBytes(const Coarse *c, intptr_t *atPoint, intptr_t *numAtPoint, intptr_t j) {
+  intptr_t b = c->nodes[j].buffer;
+  for (intptr_t t = 0; b >= 0 && t < *numAtPoint; ++t)
+    if (c->nodes[atPoint[t]].buffer == b)
+      return 0;
+  atPoint[(*numAtPoint)++] = j;
+  return c->nodes[j].bytes;
 }
 
 /// An op whose nodes may be relieved: one extra execution of it, at its
@@ -418,14 +375,15 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
   double *hullC = calloc((size_t)(n + 2), sizeof(double));
   double *opCost = malloc(sizeof(double) * (size_t)(g->numOps + 1));
   int64_t *base = calloc((size_t)(n + 1), sizeof(int64_t));
-  if (!base || !reach || !before || !cand || !needed || !taken || !items || !freeItems || !inputs || !segs || !hullS ||
-      !hullC || !opCost) {
+  intptr_t *atPoint = malloc(sizeof(intptr_t) * (size_t)(n + 1)); // nodes whose bytes count at the point
+  if (!atPoint || !base || !reach || !before || !cand || !needed || !taken || !items || !freeItems || !inputs ||
+      !segs || !hullS || !hullC || !opCost) {
     snprintf(out->note, sizeof(out->note), "out of memory");
     goto done;
   }
   for (intptr_t k = 0; k < g->numOps; ++k)
     opCost[k] = rematCostGetOpTime(profile, graph, k);
-  // reach, from the end: R(a, b) for b reading a's final version, for b
+  // reach, from the end: R(a, b) for b reading a's version, for b
   // after a fixed a, and transitively.
   for (intptr_t a = n - 1; a >= 0; --a) {
     Word *row = reach + a * W;
@@ -465,7 +423,7 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
   for (intptr_t x = 0; x < n; ++x) {
     const Word *after = reach + x * W, *bef = before + x * W;
     intptr_t xop = c.nodes[x].op;
-    // needed: nodes whose final version a node every execution of which is
+    // needed: nodes whose version a node every execution of which is
     // after x reads.
     memset(needed, 0, sizeof(Word) * (size_t)W);
     memset(taken, 0, sizeof(Word) * (size_t)W);
@@ -477,14 +435,17 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
       }
     // Live at x whatever the schedule: the buffers x's op writes (x and its
     // siblings) and those it reads, and the return's copies at the return.
+    // A version x's op reads and the one it writes over it in place are
+    // one buffer: its bytes count once.
     int64_t forced = xop == g->numOps - 1 ? c.returnExtra : 0, relievable = 0;
+    intptr_t numAtPoint = 0;
     for (intptr_t j = x; j >= 0 && c.nodes[j].op == xop; --j)
-      bitSet(taken, j), forced += c.nodes[j].bytes;
+      bitSet(taken, j), forced += pointBytes(&c, atPoint, &numAtPoint, j);
     for (intptr_t j = x + 1; j < n && c.nodes[j].op == xop; ++j)
-      bitSet(taken, j), forced += c.nodes[j].bytes;
+      bitSet(taken, j), forced += pointBytes(&c, atPoint, &numAtPoint, j);
     for (intptr_t e = c.liveBegin[x]; e < c.liveBegin[x + 1]; ++e)
       if (!bitGet(taken, c.live[e]))
-        bitSet(taken, c.live[e]), forced += c.nodes[c.live[e]].bytes;
+        bitSet(taken, c.live[e]), forced += pointBytes(&c, atPoint, &numAtPoint, c.live[e]);
     forced -= sharedWithDestination(g, argumentBacked, xop);
     base[x] = forced;
     // cand: needed and computed before x: held at x, or relieved (its op
@@ -656,6 +617,7 @@ done:
   free(before);
   free(cand);
   free(needed);
+  free(atPoint);
   free(taken);
   free(items);
   free(freeItems);

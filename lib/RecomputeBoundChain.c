@@ -192,7 +192,7 @@ typedef struct Builder {
   int *extra;             // per op: E's column, -1 until needed
   int *runCol;            // per node: its current run's x column, -1: none
   intptr_t *runPoint;     // per node: the last chain point in its run
-  intptr_t *readersBegin; // per node: nodes whose op reads its final version
+  intptr_t *readersBegin; // per node: nodes whose op reads its version
   intptr_t *readers;
   intptr_t *frontier, *nextFrontier;
   intptr_t numFrontier, numNext;
@@ -328,7 +328,7 @@ static int yColumn(Builder *b, intptr_t d, int run) {
   return (int)col;
 }
 
-/// True when some reader of i's final version runs, in every schedule,
+/// True when some reader of i's version runs, in every schedule,
 /// after the first execution of `prev` and before that of `x`.
 static bool readerBetween(const Builder *b, intptr_t i, intptr_t prev, intptr_t x) {
   const Word *after = b->in->reach + prev * b->in->words;
@@ -630,7 +630,7 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
       if (excess[a] > most)
         most = excess[a], out->op = c->nodes[a].op;
     }
-  // Readers of each node's final version (for the runs).
+  // Readers of each node's version (for the runs).
   for (intptr_t r = 0; r < n; ++r)
     for (intptr_t e = c->depsBegin[r]; e < c->depsBegin[r + 1]; ++e)
       b.readersBegin[c->deps[e] + 1]++;
@@ -654,6 +654,7 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
     b.costScale = costCount && costSum > 0 ? (double)costCount / costSum : 1;
     b.byteScale = byteCount && byteSum > 0 ? (double)byteCount / byteSum : 1;
   }
+  double spare = 0; // seconds of a form not built, given to the next one
   for (size_t f = 0; f < sizeof(kForms) / sizeof(kForms[0]); ++f) {
     lpFree(&b.lp);
     memset(&b.lp, 0, sizeof(b.lp));
@@ -728,13 +729,16 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
         free(runOwner);
       }
     }
-    if (b.lp.failed)
-      continue; // over MAX_NONZEROS or out of memory: the next form is smaller
+    if (b.lp.failed) { // over MAX_NONZEROS or out of memory: the next form is smaller
+      spare += kForms[f].seconds;
+      continue;
+    }
     if (b.lp.numRows == 0) {
       out->computed = true;
       break;
     }
-    double v = solveLp(&b.lp, kForms[f].seconds, &out->optimal);
+    double v = solveLp(&b.lp, kForms[f].seconds + spare, &out->optimal);
+    spare = 0;
     if (v >= 0) {
       out->computed = true;
       out->cost = v / b.costScale > out->cost ? v / b.costScale : out->cost;

@@ -16,23 +16,20 @@ typedef uint64_t Word;
 typedef struct Node {
   intptr_t op;     // the op whose first execution is the node's point
   int64_t bytes;   // the buffer's bytes (0 for a reader node)
+  intptr_t buffer; // that buffer (-1 for a reader node): versions of one
+                   // buffer live at one point take its bytes once
   bool fixed;      // runs once, at its own position (never cloned nor moved)
   bool relievable; // may be recomputed: a buffer node whose op is recomputable
 } Node;
 
 typedef struct Coarse {
   intptr_t numNodes;
-  Node *nodes;         // in order of their op (ties: by buffer)
-  intptr_t *liveBegin; // numNodes + 1 offsets into live
-  intptr_t *live;      // nodes whose buffer the node's op reads (live there)
-  intptr_t *depsBegin; // numNodes + 1 offsets into deps
-  intptr_t *deps;      // nodes whose final version the node's op reads
-  // Nodes whose final version some op of the node's in-place chain reads,
-  // when each writer of the chain reads the version before it (every
-  // execution of the node's op then follows one of each writer); else deps.
-  intptr_t *orderBegin;
-  intptr_t *order;
-  intptr_t *usersBegin; // users in the order: numNodes + 1 offsets
+  Node *nodes;          // in order of their op (ties: by buffer)
+  intptr_t *liveBegin;  // numNodes + 1 offsets into live
+  intptr_t *live;       // nodes whose buffer the node's op reads (live there)
+  intptr_t *depsBegin;  // numNodes + 1 offsets into deps
+  intptr_t *deps;       // nodes whose version the node's op reads (the order)
+  intptr_t *usersBegin; // nodes whose deps hold the node: numNodes + 1 offsets
   intptr_t *users;
   int64_t returnExtra; // copies made at the return (the last op)
 } Coarse;
