@@ -192,11 +192,9 @@ typedef struct Builder {
   intptr_t x;          // its node
   const PointSets *ps; //
   Slot held, hole, freeAfter, freeHeld, after;
-  int *extra;             // per op: E's column, -1 until needed
-  int *runCol;            // per node: its current run's x column, -1: none
-  intptr_t *runPoint;     // per node: the last chain point in its run
-  intptr_t *readersBegin; // per node: nodes whose op reads its version
-  intptr_t *readers;
+  int *extra;         // per op: E's column, -1 until needed
+  int *runCol;        // per node: its current run's x column, -1: none
+  intptr_t *runPoint; // per node: the last chain point in its run
   intptr_t *frontier, *nextFrontier;
   intptr_t numFrontier, numNext;
   intptr_t *memCols; // the current point's held columns
@@ -335,8 +333,9 @@ static int yColumn(Builder *b, intptr_t d, int run) {
 /// after the first execution of `prev` and before that of `x`.
 static bool readerBetween(const Builder *b, intptr_t i, intptr_t prev, intptr_t x) {
   const Word *after = b->in->reach + prev * b->in->words;
-  for (intptr_t e = b->readersBegin[i]; e < b->readersBegin[i + 1]; ++e) {
-    intptr_t r = b->readers[e];
+  const Coarse *c = b->in->coarse; // users: the nodes whose op reads i's version
+  for (intptr_t e = c->usersBegin[i]; e < c->usersBegin[i + 1]; ++e) {
+    intptr_t r = c->users[e];
     if (bitGet(after, r) && bitGet(b->in->reach + r * b->in->words, x))
       return true;
   }
@@ -610,16 +609,13 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
   b.extra = malloc(sizeof(int) * (size_t)(nOps + 1));
   b.runCol = malloc(sizeof(int) * (size_t)(n + 1));
   b.runPoint = malloc(sizeof(intptr_t) * (size_t)(n + 1));
-  b.readersBegin = calloc((size_t)n + 2, sizeof(intptr_t));
-  b.readers = malloc(sizeof(intptr_t) * (size_t)(c->depsBegin[n] + 1));
   b.frontier = malloc(sizeof(intptr_t) * (size_t)(n + 1));
   b.nextFrontier = malloc(sizeof(intptr_t) * (size_t)(n + 1));
   b.memCols = malloc(sizeof(intptr_t) * (size_t)(2 * n + 2));
   b.memBytes = malloc(sizeof(int64_t) * (size_t)(2 * n + 2));
   RunEntry *runs = NULL;
   intptr_t numRuns = 0, runsCap = 0;
-  ok = ok && b.extra && b.runCol && b.runPoint && b.readersBegin && b.readers && b.frontier && b.nextFrontier &&
-       b.memCols && b.memBytes;
+  ok = ok && b.extra && b.runCol && b.runPoint && b.frontier && b.nextFrontier && b.memCols && b.memBytes;
   if (!ok)
     goto done; // out of memory: no chain bound
   // The chain: the path in the forced order with the most excess bytes
@@ -665,17 +661,6 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
       if (excess[a] > most)
         most = excess[a], out->op = c->nodes[a].op;
     }
-  // Readers of each node's version (for the runs).
-  for (intptr_t r = 0; r < n; ++r)
-    for (intptr_t e = c->depsBegin[r]; e < c->depsBegin[r + 1]; ++e)
-      b.readersBegin[c->deps[e] + 1]++;
-  for (intptr_t i = 0; i < n; ++i)
-    b.readersBegin[i + 1] += b.readersBegin[i];
-  for (intptr_t i = 0; i < n; ++i)
-    b.runPoint[i] = b.readersBegin[i]; // fill cursor, reset below
-  for (intptr_t r = 0; r < n; ++r)
-    for (intptr_t e = c->depsBegin[r]; e < c->depsBegin[r + 1]; ++e)
-      b.readers[b.runPoint[c->deps[e]]++] = r;
   {
     double costSum = 0, byteSum = 0;
     intptr_t costCount = 0, byteCount = 0;
@@ -807,8 +792,6 @@ done:
   free(b.extra);
   free(b.runCol);
   free(b.runPoint);
-  free(b.readersBegin);
-  free(b.readers);
   free(b.frontier);
   free(b.nextFrontier);
   free(b.memCols);
