@@ -103,9 +103,23 @@ def load(path):
         g.preds[pos[t]].append(pos[s])
         g.succs[pos[s]].append(pos[t])
     g.peak = peak_of_schedule(g, list(range(n)))
-    g.lower_bound = max(g.ram[v] + sum(g.ram[u] for u in g.preds[v]) for v in range(n))
+    g.lower_bound = max(max(g.ram[v] + sum(g.ram[u] for u in g.preds[v]), inputs_bound(g, v)) for v in range(n))
     g.baseline = sum(g.cost)
     return g
+
+
+def inputs_bound(g, v):
+    """remat's lower bound, part 4 (docs/memory-model.md): v's inputs are all
+    held when v runs, so whichever is written last is written with the others
+    held; the least over orders of the largest such sum (writers with the most
+    other inputs first)."""
+    inputs = set(g.preds[v])
+    needs = sorted((sum(g.ram[q] for q in set(g.preds[u]) if q not in inputs), g.ram[u]) for u in inputs)
+    held = most = 0
+    for other, own in reversed(needs):
+        held += own
+        most = max(most, held + other)
+    return most
 
 
 def peak_of_schedule(g, schedule):

@@ -395,6 +395,7 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
     RematLowerBound bound = rematGraphGetLowerBound(graph);
     result->lowerBoundBytes = bound.bytes;
     result->lowerBoundOp = bound.op;
+    result->lowerBoundReaderOp = bound.readerOp;
     if (budget < bound.bytes && bound.op >= 0)
       status = fail(error, size, RematGraphPlanUnderBound,
                     "budget %lld bytes is under the lower bound %lld bytes, forced by op %ld (%s)", (long long)budget,
@@ -437,6 +438,7 @@ RematGraphPlanStatus rematPlanGraphTables(const RematGraphTables *tables, int64_
                                           size_t errorSize) {
   memset(result, 0, sizeof(*result));
   result->lowerBoundOp = -1;
+  result->lowerBoundReaderOp = -1;
   if (errorSize)
     error[0] = '\0';
   RematGraph graph;

@@ -44,7 +44,7 @@ static void nameAmongSeveral(MlirOperation func, char *out, size_t size) {
 /// itself is left unchanged).
 void rematFormatLowerBoundError(RematGraph graph, MlirOperation func, int64_t budget, RematLowerBound bound, bool fused,
                                 char *msg, size_t size, MlirLocation *loc) {
-  char opLoc[256] = "", name[64] = "", held[192] = "", role[512] = "", where[160];
+  char opLoc[256] = "", name[64] = "", held[512] = "", role[512] = "", where[160];
   nameAmongSeveral(func, where, sizeof(where));
   if (bound.op >= 0) {
     MlirOperation op = rematGraphGetOp(graph, bound.op);
@@ -64,6 +64,15 @@ void rematFormatLowerBoundError(RematGraph graph, MlirOperation func, int64_t bu
              ", where whichever of the ops that need the most memory runs last holds at least %lld more bytes "
              "for the ops after it (least when it is this one)",
              (long long)bound.heldBytes);
+  else if (bound.inputsBytes > 0 && bound.readerOp >= 0) {
+    char readerLoc[256];
+    rematGraphPrintOpLocation(graph, bound.readerOp, readerLoc, sizeof(readerLoc));
+    MlirStringRef readerName = rematOpName(rematGraphGetOp(graph, bound.readerOp));
+    snprintf(held, sizeof(held),
+             ", which writes an input of op #%ld %.*s (%s) with %lld bytes of that op's inputs final (whichever "
+             "order they are written in)",
+             (long)bound.readerOp, (int)readerName.length, readerName.data, readerLoc, (long long)bound.inputsBytes);
+  }
   snprintf(msg, size,
            "remat: budget of %lld bytes is under the lower bound of %lld bytes%s, forced by op #%ld %s (%s)%s%s; "
            "no plan can fit it%s",

@@ -256,6 +256,13 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
     } else if (lb.heldBytes > 0) {
       formatBytes(lb.heldBytes, bytes, sizeof(bytes));
       emit(w, ": whichever of the ops that need the most memory runs last holds %s more for the ops after it", bytes);
+    } else if (lb.inputsBytes > 0) {
+      formatBytes(lb.inputsBytes, bytes, sizeof(bytes));
+      char reader[128], readerLoc[256];
+      opName(g, lb.readerOp, reader, sizeof(reader));
+      rematGraphPrintOpLocation(g, lb.readerOp, readerLoc, sizeof(readerLoc));
+      emit(w, ", writing an input of op #%ld %s (%s) with %s of its inputs final (whichever order they are written in)",
+           (long)lb.readerOp, reader, readerLoc, bytes);
     }
     emit(w, "\n");
   }
@@ -372,8 +379,8 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
   intptr_t lbOp = lb.op;
   emit(w,
        ", \"lower_bound_bytes\": %" PRId64 ", \"lower_bound_returned_bytes\": %" PRId64
-       ", \"lower_bound_held_bytes\": %" PRId64,
-       lb.bytes, lb.returnedBytes, lb.heldBytes);
+       ", \"lower_bound_held_bytes\": %" PRId64 ", \"lower_bound_inputs_bytes\": %" PRId64,
+       lb.bytes, lb.returnedBytes, lb.heldBytes, lb.inputsBytes);
   if (lbOp >= 0 && numOps > 0) {
     opName(g, lbOp, op, sizeof(op));
     rematGraphPrintOpLocation(g, lbOp, loc, sizeof(loc));
@@ -385,6 +392,8 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
     rematDescribeOpRole(rematGraphGetOp(g, lbOp), role, sizeof(role));
     emit(w, ", \"lower_bound_role\": ");
     emitJSONString(w, role);
+    if (lb.inputsBytes > 0)
+      emit(w, ", \"lower_bound_reader_op\": %ld", (long)lb.readerOp);
   }
   MlirAttribute table = variantTable(g);
   if (!mlirAttributeIsNull(table)) {

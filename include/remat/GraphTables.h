@@ -83,11 +83,12 @@ typedef enum RematGraphPlanStatus {
 } RematGraphPlanStatus;
 
 typedef struct RematGraphPlanResult {
-  int64_t peakBytesBefore; ///< of the given order, nothing recomputed
-  int64_t peakBytesAfter;  ///< the plan's exact simulated peak
-  int64_t budgetBytes;     ///< resolved (N% of peakBytesBefore, rounded down)
-  int64_t lowerBoundBytes; ///< no schedule of this kind peaks lower
-  intptr_t lowerBoundOp;   ///< the op forcing it (-1: none)
+  int64_t peakBytesBefore;     ///< of the given order, nothing recomputed
+  int64_t peakBytesAfter;      ///< the plan's exact simulated peak
+  int64_t budgetBytes;         ///< resolved (N% of peakBytesBefore, rounded down)
+  int64_t lowerBoundBytes;     ///< no schedule of this kind peaks lower
+  intptr_t lowerBoundOp;       ///< the op forcing it (-1: none)
+  intptr_t lowerBoundReaderOp; ///< when it writes an input of this op (-1: none; docs/memory-model.md, part 4)
   bool budgetMet;
   double baselineCost;   ///< sum of every op's cost (each run once)
   double recomputeCost;  ///< of the plan: sum over extra runs

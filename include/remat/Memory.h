@@ -57,15 +57,22 @@ typedef struct RematLowerBound {
   /// buffers, for the ops that can still run after it (0 unless the bound's
   /// third part, the last heavy op, forces it).
   int64_t heldBytes;
+  /// When the bound's fourth part forces it: the op whose inputs must all be
+  /// final when it runs, `op` being the writer of the one finished last
+  /// (-1 otherwise) ...
+  intptr_t readerOp;
+  /// ... and of `bytes`, those inputs final when `op` runs (its own included).
+  int64_t inputsBytes;
 } RematLowerBound;
 
 /// Computes the bound: the larger of (a) over ops, the buffers the op reads
 /// and allocates (plus, for ops remat never moves, the results such ops wrote
 /// before it) and (b) over the orders in which returned values can be
 /// finished last, the least largest sum of the results finished so far and
-/// the other buffers their last writer touches, and (c) for sets S of ops with
+/// the other buffers their last writer touches, (c) for sets S of ops with
 /// the largest needs, the least over o in S of o's buffers plus a minimum cut
-/// of what must be live when o runs as the last op of S.
+/// of what must be live when o runs as the last op of S, and (d) (b) for the
+/// inputs of every op instead of the returned values.
 RematLowerBound rematGraphGetLowerBound(RematGraph graph);
 
 /// rematGraphGetLowerBound's bytes; `*forcingOp` (if not null) receives op.

@@ -54,6 +54,8 @@ static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
   char buf[512];
   if (r->lowerBoundOp >= 0)
     fprintf(f, ", forced by %s", label(file, i, r->lowerBoundOp, buf, sizeof(buf)));
+  if (r->lowerBoundOp >= 0 && r->lowerBoundReaderOp >= 0)
+    fprintf(f, " (writing an input of %s)", label(file, i, r->lowerBoundReaderOp, buf, sizeof(buf)));
   fprintf(f, "\n  baseline cost %.17g\n", r->baselineCost);
   if (!opts->hasBudget)
     return;
@@ -92,6 +94,10 @@ static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
     writeJSONString(f, ids[r->lowerBoundOp]);
   else
     fputs("null", f);
+  if (r->lowerBoundOp >= 0 && r->lowerBoundReaderOp >= 0) {
+    fputs(", \"lower_bound_reader_node\": ", f);
+    writeJSONString(f, ids[r->lowerBoundReaderOp]);
+  }
   fprintf(f, ", \"baseline_cost\": %.17g", r->baselineCost);
   if (!opts->hasBudget) {
     fputs("}", f);
@@ -180,9 +186,15 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
       // Named as the file names the node (the library knows positions only).
       intptr_t op = results[i].lowerBoundOp;
       char buf[512];
-      snprintf(error, sizeof(error), "budget %lld bytes is under the lower bound %lld bytes, forced by %s",
+      char reader[512] = "";
+      if (results[i].lowerBoundReaderOp >= 0) {
+        char name[480];
+        snprintf(reader, sizeof(reader), " (writing an input of %s, whose inputs must all be final when it runs)",
+                 label(&file, i, results[i].lowerBoundReaderOp, name, sizeof(name)));
+      }
+      snprintf(error, sizeof(error), "budget %lld bytes is under the lower bound %lld bytes, forced by %s%s",
                (long long)results[i].budgetBytes, (long long)results[i].lowerBoundBytes,
-               label(&file, i, op, buf, sizeof(buf)));
+               label(&file, i, op, buf, sizeof(buf)), reader);
     }
     if (status != RematGraphPlanOk) {
       const char *prefix = file.numGraphs > 1 ? file.graphs[i].name : NULL;
