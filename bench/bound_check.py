@@ -57,7 +57,7 @@ def report(opt, args, mlir):
         os.unlink(path)
 
 
-def replay(opt, plan, mlir):
+def replay_plan(opt, plan, mlir):
     """remat-opt --plan-file on the MILP's plan. A clone remat-opt refuses as one that
     "changes nothing" (nothing reads it before it is computed again: milp.py's coarse nodes
     clone a node's views with it) is dead in the schedule: that line is dropped and the plan
@@ -131,7 +131,8 @@ def main():
             continue
         fn = json.loads(q.stdout)["functions"][0]
         row.update(ops=len(json.load(open(graph))["functions"][0]["ops"]), peak=fn["peak_bytes_before"],
-                   bound=fn["lower_bound_bytes"], held=fn.get("lower_bound_held_bytes", 0))
+                   bound=fn["lower_bound_bytes"], held=fn.get("lower_bound_held_bytes", 0),
+                   inputs=fn.get("lower_bound_inputs_bytes", 0))
         m = run([sys.executable, os.path.join(BENCH, "milp.py"), graph, "--min-peak", "--time-limit",
                  str(a.time_limit), "--plan-out", plan, "--stats-out", stats])
         if m.returncode == 2:
@@ -142,7 +143,7 @@ def main():
         s = json.load(open(stats))
         row["status"] = s["min_peak"]["status"]
         if m.returncode == 0 and os.path.exists(plan):
-            rc, rep = replay(opt, plan, mlir)
+            rc, rep = replay_plan(opt, plan, mlir)
             row["replayed_peak"] = rep["peak_bytes_after"] if rep and rc == 0 else None
         row["violation"] = row.get("replayed_peak") is not None and row["replayed_peak"] < row["bound"]
         rows.append(row)
@@ -179,17 +180,21 @@ def main():
         w("- the bound's third part (docs/memory-model.md) set the bound on %d steps; %d of them replayed, "
           "%d proven optimal" % (len(held), sum(1 for r in held if r.get("replayed_peak") is not None),
                                  sum(1 for r in held if r["status"] == "Optimal" and r.get("replayed_peak"))))
+        inputs = [r for r in rows if r.get("inputs", 0) > 0]
+        w("- its fourth part (the inputs of an op) set it on %d steps; %d of them replayed, %d proven optimal"
+          % (len(inputs), sum(1 for r in inputs if r.get("replayed_peak") is not None),
+             sum(1 for r in inputs if r["status"] == "Optimal" and r.get("replayed_peak"))))
         if ratios:
             w("- proven least peak / bound: equal on %d of %d, median %.3f, max %.3f"
               % (sum(1 for x in ratios if x == 1.0), len(ratios), statistics.median(ratios), max(ratios)))
         w()
-        w("| step | ops | peak | bound | part 3 held | least | status | least / bound |")
-        w("|---|---|---|---|---|---|---|---|")
+        w("| step | ops | peak | bound | part 3 held | part 4 inputs | least | status | least / bound |")
+        w("|---|---|---|---|---|---|---|---|---|")
         for r in rows:
             least = r.get("replayed_peak")
-            w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            w("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 os.path.basename(r["step"]), r.get("ops", ""), r.get("peak", ""), r.get("bound", ""),
-                r.get("held", ""), least if least is not None else "-", r["status"],
+                r.get("held", ""), r.get("inputs", ""), least if least is not None else "-", r["status"],
                 "%.3f" % (least / r["bound"]) if least and r.get("bound") else "-"))
     print("bound_check: %d steps, %d replayed (%d optimal), %d violations; %s.md"
           % (len(rows), len(checked), len(optimal), len(violations), a.out), file=sys.stderr)
