@@ -151,7 +151,7 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
     return RematExitUser;
   }
   RematGraphFile file;
-  char error[1024];
+  char error[2048];
   bool read = rematGraphFileRead(text, len, opts->path, &file, error, sizeof(error));
   free(text);
   if (!read) {
@@ -186,7 +186,7 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
       // Named as the file names the node (the library knows positions only).
       intptr_t op = results[i].lowerBoundOp;
       char buf[512];
-      char reader[512] = "";
+      char reader[560] = ""; // room for the label and the words around it (no truncation)
       if (results[i].lowerBoundReaderOp >= 0) {
         char name[480];
         snprintf(reader, sizeof(reader), " (writing an input of %s, whose inputs must all be final when it runs)",
