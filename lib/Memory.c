@@ -284,6 +284,28 @@ static int byOperandNeedDescending(const void *a, const void *b) {
   return x->op < y->op ? -1 : (x->op > y->op);
 }
 
+/// Parts 2 and 4: buffers that must all be final at one point, each from the
+/// last run of its writer. Sorts `finals` by the writers' other buffers,
+/// largest first (the order whose largest sum is least, an exchange argument)
+/// and returns that largest sum of the buffers finished so far and the
+/// writer's other buffers (0 for none); *last gets the entry attaining it and
+/// *finished the bytes finished there.
+static int64_t leastLargestFinishSum(ResultFinal *finals, intptr_t n, intptr_t *last, int64_t *finished) {
+  qsort(finals, (size_t)n, sizeof(*finals), byOperandNeedDescending);
+  int64_t most = 0, sofar = 0;
+  *last = -1;
+  *finished = 0;
+  for (intptr_t i = 0; i < n; ++i) {
+    sofar += finals[i].bytes;
+    if (sofar + finals[i].operandNeed > most) {
+      most = sofar + finals[i].operandNeed;
+      *last = i;
+      *finished = sofar;
+    }
+  }
+  return most;
+}
+
 /// The op that wrote the contents value v holds: through views, the op whose
 /// output v is (-1 for arguments).
 static intptr_t writerOf(const RematGraphImpl *g, intptr_t v) {
@@ -326,14 +348,11 @@ static void opInputsBound(const RematGraphImpl *g, BoundScratch *s, RematLowerBo
     FinalBuffers inputs = {inputOf, k};
     for (intptr_t i = 0; i < n; ++i)
       finals[i].operandNeed = opBufferBytes(g, finals[i].op, s, s->nextStamp++, &inputs);
-    qsort(finals, (size_t)n, sizeof(*finals), byOperandNeedDescending);
-    int64_t finished = 0;
-    for (intptr_t i = 0; i < n; ++i) {
-      finished += finals[i].bytes;
-      if (finished + finals[i].operandNeed > bound->bytes) {
-        *bound = (RematLowerBound){finished + finals[i].operandNeed, finals[i].op, 0, 0, k, finished};
-      }
-    }
+    intptr_t last;
+    int64_t finished;
+    int64_t sum = leastLargestFinishSum(finals, n, &last, &finished);
+    if (sum > bound->bytes)
+      *bound = (RematLowerBound){sum, finals[last].op, 0, 0, k, finished};
   }
 }
 
@@ -684,11 +703,7 @@ RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
       if (b < 0 || g->buffers[b].external || !g->buffers[b].result || s.stamp[b] == -2)
         continue;
       s.stamp[b] = -2; // one entry per returned buffer
-      // The writer: through views, the op whose output the return reads.
-      while (g->values[v].defOp >= 0 && g->ops[g->values[v].defOp].cls == RematOpClassView &&
-             g->values[v].aliasSource >= 0)
-        v = g->values[v].aliasSource;
-      intptr_t writer = g->values[v].defOp;
+      intptr_t writer = writerOf(g, v);
       if (writer < 0)
         continue;
       finals[numFinals++] = (ResultFinal){g->buffers[b].bytes, 0, writer};
@@ -697,15 +712,13 @@ RematLowerBound rematGraphGetLowerBound(RematGraph graph) {
   FinalBuffers returned = {NULL, -1};
   for (intptr_t i = 0; i < numFinals; ++i)
     finals[i].operandNeed = opBufferBytes(g, finals[i].op, &s, stampBase + i, &returned);
-  qsort(finals, (size_t)numFinals, sizeof(*finals), byOperandNeedDescending);
-  int64_t finished = 0;
-  for (intptr_t i = 0; i < numFinals; ++i) {
-    finished += finals[i].bytes;
-    if (finished + finals[i].operandNeed > best) {
-      best = finished + finals[i].operandNeed;
-      bestOp = finals[i].op;
-      bound.returnedBytes = finished;
-    }
+  intptr_t last;
+  int64_t finished;
+  int64_t sum = leastLargestFinishSum(finals, numFinals, &last, &finished);
+  if (sum > best) {
+    best = sum;
+    bestOp = finals[last].op;
+    bound.returnedBytes = finished;
   }
   bound.bytes = best;
   bound.op = bestOp;
