@@ -28,14 +28,14 @@ import datetime
 import hashlib
 import json
 import os
-import re
 import platform
 import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+
+from optimum_table import replay_plan  # bench/optimum_table.py (standard library only)
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
@@ -43,38 +43,6 @@ ROOT = os.path.dirname(BENCH)
 
 def run(cmd, env=None, timeout=None):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=timeout)
-
-
-def report(opt, args, mlir):
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-        path = f.name
-    p = run([opt] + args + ["--report=json", "--report-file=" + path, mlir, "-o", os.devnull])
-    try:
-        return p.returncode, json.load(open(path))["functions"][0], p.stderr
-    except (ValueError, IndexError, KeyError):
-        return p.returncode, None, p.stderr
-    finally:
-        os.unlink(path)
-
-
-def replay_plan(opt, plan, mlir):
-    """remat-opt --plan-file on the MILP's plan. A clone remat-opt refuses as one that
-    "changes nothing" (nothing reads it before it is computed again: milp.py's coarse nodes
-    clone a node's views with it) is dead in the schedule: that line is dropped and the plan
-    replayed again, the rest unchanged (as bench/optimum_table.py does)."""
-    with open(plan) as f:
-        lines = f.read().splitlines()
-    path = plan
-    for _ in range(64):
-        rc, rep, err = report(opt, ["--plan-file=" + path], mlir)
-        m = re.search(r":(\d+):\d+: error: remat: recomputing op .* changes nothing", err or "")
-        if rc == 0 or not m:
-            return rc, rep
-        del lines[int(m.group(1)) - 1]
-        path = plan + ".live"
-        with open(path, "w") as f:
-            f.write("\n".join(lines) + "\n")
-    return rc, rep
 
 
 def main():
@@ -143,8 +111,9 @@ def main():
         s = json.load(open(stats))
         row["status"] = s["min_peak"]["status"]
         if m.returncode == 0 and os.path.exists(plan):
-            rc, rep = replay_plan(opt, plan, mlir)
-            row["replayed_peak"] = rep["peak_bytes_after"] if rep and rc == 0 else None
+            # Dead clones ("changes nothing") dropped and replayed again, as optimum_table.py does.
+            rep, _, _ = replay_plan(opt, mlir, plan, mlir[:-5] + ".replay.json")
+            row["replayed_peak"] = rep["peak_bytes_after"] if rep else None
         row["violation"] = row.get("replayed_peak") is not None and row["replayed_peak"] < row["bound"]
         rows.append(row)
         print("%-40s ops %4d bound %7d least %s (%s)%s" % (row["step"], row["ops"], row["bound"],
