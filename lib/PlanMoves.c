@@ -1,0 +1,350 @@
+//===- PlanMoves.c - Local search over the plan's recomputations ---------===//
+//
+// The searches before this one build a plan a chain at a time, each chain
+// placed right before the first read of its value after the peak (or at
+// the valley before it). Near the lower bound the best plans often place a
+// recomputation a few ops earlier (so that its inputs are freed sooner, or
+// so that it runs before a later op's inputs are written) or recompute one
+// input more or less than the chain did; on random layered graphs the
+// planner's floor at 0.7 of the peak was 0.3% over the budget for that
+// reason alone (bench/results/floor-experiments.md). This step tries such
+// changes one at a time on the finished plan and keeps what the exact
+// simulation says is better.
+//
+//===----------------------------------------------------------------------===//
+#include "PlanMoves.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  kMaxMoveShift = 8, // a clone's anchor moves at most this many ops at once
+  // Moves in a row that make nothing better: the search ends. On random
+  // layered n250 at 0.7 of the peak, the peak went down after up to 12,600
+  // moves in a row that did not lower it.
+  kMaxIdleMoves = 16000,
+};
+
+/// One live decision of the plan while it is being moved: the ops it clones
+/// (ascending) and where each clone goes. The decision's own anchor is
+/// where the clone of its value goes.
+typedef struct MovedDecision {
+  intptr_t decision; // index in P->decisions
+  intptr_t *ops, *anchors;
+  intptr_t numOps, capOps;
+  bool dropped;
+} MovedDecision;
+
+typedef struct MoveState {
+  const Planner *P;
+  MovedDecision *decisions;
+  intptr_t num;
+  bool *root; // per value: a value some decision exists to recompute
+} MoveState;
+
+static void freeState(MoveState *s) {
+  for (intptr_t i = 0; i < s->num; ++i) {
+    free(s->decisions[i].ops);
+    free(s->decisions[i].anchors);
+  }
+  free(s->decisions);
+  free(s->root);
+}
+
+static bool insertOp(MovedDecision *m, intptr_t op, intptr_t anchor);
+
+static bool initState(MoveState *s, const Planner *P) {
+  memset(s, 0, sizeof(*s));
+  s->P = P;
+  s->decisions = calloc((size_t)(P->numDecisions ? P->numDecisions : 1), sizeof(*s->decisions));
+  s->root = calloc((size_t)(P->g->numValues ? P->g->numValues : 1), sizeof(*s->root));
+  if (!s->decisions || !s->root)
+    return false;
+  for (intptr_t d = 0; d < P->numDecisions; ++d) {
+    const Decision *dec = &P->decisions[d];
+    if (!decisionLive(dec))
+      continue;
+    MovedDecision *m = &s->decisions[s->num++];
+    m->decision = d;
+    m->capOps = dec->numItems + 4;
+    m->ops = malloc((size_t)m->capOps * sizeof(*m->ops));
+    m->anchors = malloc((size_t)m->capOps * sizeof(*m->anchors));
+    if (!m->ops || !m->anchors)
+      return false;
+    for (intptr_t i = 0; i < dec->numItems; ++i)
+      if (!insertOp(m, P->items.items[dec->firstItem + i].op, P->items.items[dec->firstItem + i].anchor))
+        return false;
+    if (dec->numMembers == 0)
+      s->root[dec->value] = true;
+    for (intptr_t i = 0; i < dec->numMembers; ++i)
+      s->root[P->members[dec->firstMember + i].value] = true;
+  }
+  return true;
+}
+
+static bool collectSchedule(const MoveState *s, RematSchedule *out) {
+  rematScheduleInit(out);
+  for (intptr_t i = 0; i < s->num; ++i) {
+    const MovedDecision *m = &s->decisions[i];
+    if (m->dropped)
+      continue;
+    for (intptr_t j = 0; j < m->numOps; ++j)
+      if (!rematScheduleAdd(out, m->ops[j], m->anchors[j]))
+        return false;
+  }
+  rematScheduleNormalize(out);
+  return true;
+}
+
+typedef enum Judgement { Worse, Same, Better } Judgement;
+
+/// How `trial` compares with `cur` for `budget`. Over the budget: a lower
+/// peak is better, the same peak for no more recompute the same. Within the
+/// budget: less recompute within it is better, as much the same.
+static Judgement judge(const RematSimulation *trial, const RematSimulation *cur, int64_t budget) {
+  if (trial->status != RematSimOk)
+    return Worse;
+  bool cheaper = trial->recomputeCost < cur->recomputeCost * (1 - 1e-9);
+  bool noDearer = trial->recomputeCost <= cur->recomputeCost * (1 + 1e-9);
+  if (cur->peakBytes <= budget)
+    return trial->peakBytes > budget ? Worse : cheaper ? Better : noDearer ? Same : Worse;
+  if (trial->peakBytes != cur->peakBytes)
+    return trial->peakBytes < cur->peakBytes ? Better : Worse;
+  return noDearer ? Same : Worse;
+}
+
+/// Simulates the state as a trial next to `sim` and adopts it when it is
+/// not worse (*verdict).
+static bool tryState(const MoveState *s, RematSimulation *sim, int64_t budget, Judgement *verdict) {
+  *verdict = Worse;
+  RematSchedule schedule;
+  if (!collectSchedule(s, &schedule)) {
+    rematScheduleFree(&schedule);
+    return false;
+  }
+  RematSimulation trial;
+  int64_t limit = sim->peakBytes > budget ? sim->peakBytes : budget;
+  rematSimulateTrial(s->P->ctx, &schedule, sim, limit, &trial);
+  rematScheduleFree(&schedule);
+  if (trial.status == RematSimOutOfMemory) {
+    rematSimulationFree(&trial);
+    return false;
+  }
+  *verdict = judge(&trial, sim, budget);
+  if (*verdict != Worse) {
+    rematSimulationFree(sim);
+    *sim = trial;
+  } else {
+    rematSimulationFree(&trial);
+  }
+  return true;
+}
+
+static bool hasOp(const MovedDecision *m, intptr_t op) {
+  for (intptr_t j = 0; j < m->numOps; ++j)
+    if (m->ops[j] == op)
+      return true;
+  return false;
+}
+
+/// Adds a clone of `op` at `anchor`, keeping the ops ascending.
+static bool insertOp(MovedDecision *m, intptr_t op, intptr_t anchor) {
+  if (m->numOps == m->capOps) {
+    intptr_t cap = m->capOps;
+    intptr_t *ops = rematPlannerGrowArray(m->ops, &cap, sizeof(*m->ops));
+    if (!ops)
+      return false;
+    m->ops = ops;
+    cap = m->capOps;
+    intptr_t *anchors = rematPlannerGrowArray(m->anchors, &cap, sizeof(*m->anchors));
+    if (!anchors)
+      return false;
+    m->anchors = anchors;
+    m->capOps = cap;
+  }
+  intptr_t j = m->numOps++;
+  for (; j > 0 && m->ops[j - 1] > op; --j) {
+    m->ops[j] = m->ops[j - 1];
+    m->anchors[j] = m->anchors[j - 1];
+  }
+  m->ops[j] = op;
+  m->anchors[j] = anchor;
+  return true;
+}
+
+static void removeOpAt(MovedDecision *m, intptr_t j) {
+  memmove(&m->ops[j], &m->ops[j + 1], (size_t)(m->numOps - j - 1) * sizeof(*m->ops));
+  memmove(&m->anchors[j], &m->anchors[j + 1], (size_t)(m->numOps - j - 1) * sizeof(*m->anchors));
+  --m->numOps;
+}
+
+/// Whether every clone of `m` moved by `shift` ops still comes after its op
+/// and before the end.
+static bool canShift(const RematGraphImpl *g, const MovedDecision *m, intptr_t first, intptr_t end, intptr_t shift) {
+  for (intptr_t j = first; j < end; ++j)
+    if (m->anchors[j] + shift <= m->ops[j] || m->anchors[j] + shift >= g->numOps)
+      return false;
+  return true;
+}
+
+static void shiftAnchors(MovedDecision *m, intptr_t first, intptr_t end, intptr_t shift) {
+  for (intptr_t j = first; j < end; ++j)
+    m->anchors[j] += shift;
+}
+
+/// Whether op `k`'s results include a value some decision exists for: such
+/// a clone is never dropped on its own (the decision would recompute
+/// something else than it says).
+static bool producesRoot(const MoveState *s, intptr_t k) {
+  const RematOpInfo *op = &s->P->g->ops[k];
+  for (intptr_t r = 0; r < op->numResults; ++r)
+    if (s->root[op->firstResult + r])
+      return true;
+  return false;
+}
+
+/// splitmix64: the moves' choices, a fixed sequence so that plans do not
+/// depend on anything but the input.
+static uint64_t nextRandom(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static intptr_t randomBelow(uint64_t *state, intptr_t n) { return (intptr_t)(nextRandom(state) % (uint64_t)n); }
+
+/// One move drawn at random, tried, and undone unless the plan is not worse
+/// for it (*verdict; Worse also when the move drawn is not possible).
+static bool randomMove(MoveState *s, uint64_t *rng, RematSimulation *sim, int64_t budget, Judgement *verdict) {
+  const RematGraphImpl *g = s->P->g;
+  *verdict = Worse;
+  MovedDecision *m = &s->decisions[randomBelow(rng, s->num)];
+  if (m->dropped || m->numOps == 0)
+    return true;
+  intptr_t j = randomBelow(rng, m->numOps), kind = randomBelow(rng, 10);
+  if (kind < 8) {
+    // Earlier (6 in 10: a recomputation placed early frees its inputs
+    // sooner) or later, the decision's clones all together or one alone.
+    intptr_t step = 1 + randomBelow(rng, kMaxMoveShift), shift = kind < 6 ? -step : step;
+    bool whole = kind % 2 == 0;
+    intptr_t lo = whole ? 0 : j, hi = whole ? m->numOps : j + 1;
+    if (!canShift(g, m, lo, hi, shift))
+      return true;
+    shiftAnchors(m, lo, hi, shift);
+    if (!tryState(s, sim, budget, verdict))
+      return false;
+    if (*verdict == Worse)
+      shiftAnchors(m, lo, hi, -shift);
+    return true;
+  }
+  intptr_t op = m->ops[j], anchor = m->anchors[j];
+  if (kind == 8) {
+    // A clone dropped (the one of the decision's value: the decision).
+    bool whole = producesRoot(s, op);
+    if (whole)
+      m->dropped = true;
+    else
+      removeOpAt(m, j);
+    if (!tryState(s, sim, budget, verdict))
+      return false;
+    if (*verdict == Worse) {
+      if (whole)
+        m->dropped = false;
+      else if (!insertOp(m, op, anchor))
+        return false;
+    }
+    return true;
+  }
+  // A clone of the producer of one of the clone's inputs, next to it.
+  const RematOpInfo *info = &g->ops[op];
+  if (info->usesEnd == info->usesBegin)
+    return true;
+  intptr_t def = g->values[g->uses[info->usesBegin + randomBelow(rng, info->usesEnd - info->usesBegin)]].defOp;
+  if (def < 0 || !recomputable(g->ops[def].cls) || hasOp(m, def))
+    return true;
+  if (!insertOp(m, def, anchor) || !tryState(s, sim, budget, verdict))
+    return false;
+  if (*verdict == Worse)
+    for (intptr_t k = 0; k < m->numOps; ++k)
+      if (m->ops[k] == def) {
+        removeOpAt(m, k);
+        break;
+      }
+  return true;
+}
+
+/// P rebuilt from the moved decisions (same order as in P).
+static bool rebuildPlanner(Planner *P, const MoveState *s) {
+  Planner Q;
+  bool ok = rematPlannerInit(&Q, P->ctx, P->budget);
+  Q.opt = P->opt;
+  Q.maxChain = P->maxChain;
+  // By decision index, so that the plan lists its decisions as before.
+  intptr_t *byDecision = malloc((size_t)(P->numDecisions ? P->numDecisions : 1) * sizeof(*byDecision));
+  ok = ok && byDecision;
+  for (intptr_t d = 0; ok && d < P->numDecisions; ++d)
+    byDecision[d] = -1;
+  for (intptr_t i = 0; ok && i < s->num; ++i)
+    byDecision[s->decisions[i].decision] = i;
+  for (intptr_t d = 0; ok && d < P->numDecisions; ++d) {
+    if (byDecision[d] < 0 || s->decisions[byDecision[d]].dropped)
+      continue;
+    const MovedDecision *m = &s->decisions[byDecision[d]];
+    const Decision *dec = &P->decisions[d];
+    Chain c = {.len = m->numOps};
+    for (intptr_t j = 0; j < m->numOps; ++j) {
+      Q.chain[j] = m->ops[j];
+      c.cost += P->ctx->opCost[m->ops[j]];
+      c.flops += P->g->ops[m->ops[j]].flops;
+    }
+    intptr_t anchor = dec->anchor;
+    for (intptr_t j = 0; j < m->numOps; ++j)
+      if (producesRoot(s, m->ops[j]))
+        anchor = m->anchors[j];
+    intptr_t first = Q.items.num;
+    ok = rematPlannerPushDecision(&Q, dec->value, anchor, &c, dec->bytes, dec->dropFirst, dec->dropLast);
+    // Both lists are in program order: each clone at its own anchor.
+    for (intptr_t j = 0; ok && j < m->numOps; ++j)
+      Q.items.items[first + j].anchor = m->anchors[j];
+    for (intptr_t k = 0; ok && k < dec->numMembers; ++k)
+      ok = rematPlannerAddMember(&Q, P->members[dec->firstMember + k].value, P->members[dec->firstMember + k].bytes);
+  }
+  free(byDecision);
+  if (ok) {
+    Planner tmp = *P;
+    *P = Q;
+    Q = tmp;
+  }
+  rematPlannerFree(&Q);
+  return ok;
+}
+
+bool rematImproveByMoves(Planner *P, RematSimulation *sim, int64_t budget, double workLimit, double workLimitOver,
+                         intptr_t *moved) {
+  *moved = 0;
+  if (sim->status != RematSimOk)
+    return true;
+  MoveState s;
+  bool ok = initState(&s, P);
+  uint64_t rng = 1;
+  bool changed = false;
+  for (intptr_t idle = 0; ok && s.num > 0 && idle < kMaxIdleMoves &&
+                          rematSimWork(P->ctx) < (sim->peakBytes > budget ? workLimitOver : workLimit);) {
+    Judgement verdict = Worse;
+    ok = randomMove(&s, &rng, sim, budget, &verdict);
+    changed |= verdict != Worse;
+    idle = verdict == Better ? 0 : idle + 1;
+    *moved += verdict == Better;
+  }
+  if (ok && *moved > 0) {
+    ok = rebuildPlanner(P, &s);
+  } else if (ok && changed) {
+    // Only moves to plans as good: the plan stays as it was.
+    rematSimulationFree(sim);
+    ok = rematPlannerSimulate(P, false, sim) || sim->status != RematSimOutOfMemory;
+  }
+  freeState(&s);
+  return ok;
+}
