@@ -26,13 +26,12 @@ enum {
   kMaxIdleMoves = 16000,
 };
 
-/// One live decision of the plan while it is being moved: the ops it clones
-/// (ascending) and where each clone goes. The decision's own anchor is
+/// One live decision of the plan while it is being moved: its clones, each
+/// an op and where it goes, ascending by op. The decision's own anchor is
 /// where the clone of its value goes.
 typedef struct MovedDecision {
   intptr_t decision; // index in P->decisions
-  intptr_t *ops, *anchors;
-  intptr_t numOps, capOps;
+  RematSchedule clones;
   bool dropped;
 } MovedDecision;
 
@@ -44,10 +43,8 @@ typedef struct MoveState {
 } MoveState;
 
 static void freeState(MoveState *s) {
-  for (intptr_t i = 0; i < s->num; ++i) {
-    free(s->decisions[i].ops);
-    free(s->decisions[i].anchors);
-  }
+  for (intptr_t i = 0; i < s->num; ++i)
+    rematScheduleFree(&s->decisions[i].clones);
   free(s->decisions);
   free(s->root);
 }
@@ -67,11 +64,7 @@ static bool initState(MoveState *s, const Planner *P) {
       continue;
     MovedDecision *m = &s->decisions[s->num++];
     m->decision = d;
-    m->capOps = dec->numItems + 4;
-    m->ops = malloc((size_t)m->capOps * sizeof(*m->ops));
-    m->anchors = malloc((size_t)m->capOps * sizeof(*m->anchors));
-    if (!m->ops || !m->anchors)
-      return false;
+    rematScheduleInit(&m->clones);
     for (intptr_t i = 0; i < dec->numItems; ++i)
       if (!insertOp(m, P->items.items[dec->firstItem + i].op, P->items.items[dec->firstItem + i].anchor))
         return false;
@@ -89,8 +82,8 @@ static bool collectSchedule(const MoveState *s, RematSchedule *out) {
     const MovedDecision *m = &s->decisions[i];
     if (m->dropped)
       continue;
-    for (intptr_t j = 0; j < m->numOps; ++j)
-      if (!rematScheduleAdd(out, m->ops[j], m->anchors[j]))
+    for (intptr_t j = 0; j < m->clones.num; ++j)
+      if (!rematScheduleAdd(out, m->clones.items[j].op, m->clones.items[j].anchor))
         return false;
   }
   rematScheduleNormalize(out);
@@ -141,56 +134,43 @@ static bool tryState(const MoveState *s, RematSimulation *sim, int64_t budget, J
   return true;
 }
 
-static bool hasOp(const MovedDecision *m, intptr_t op) {
-  for (intptr_t j = 0; j < m->numOps; ++j)
-    if (m->ops[j] == op)
-      return true;
-  return false;
+/// The index of `op`'s clone in `m`, or -1.
+static intptr_t findOp(const MovedDecision *m, intptr_t op) {
+  for (intptr_t j = 0; j < m->clones.num; ++j)
+    if (m->clones.items[j].op == op)
+      return j;
+  return -1;
 }
 
-/// Adds a clone of `op` at `anchor`, keeping the ops ascending.
+/// Adds a clone of `op` at `anchor`, keeping the clones ascending by op.
 static bool insertOp(MovedDecision *m, intptr_t op, intptr_t anchor) {
-  if (m->numOps == m->capOps) {
-    intptr_t cap = m->capOps;
-    intptr_t *ops = rematPlannerGrowArray(m->ops, &cap, sizeof(*m->ops));
-    if (!ops)
-      return false;
-    m->ops = ops;
-    cap = m->capOps;
-    intptr_t *anchors = rematPlannerGrowArray(m->anchors, &cap, sizeof(*m->anchors));
-    if (!anchors)
-      return false;
-    m->anchors = anchors;
-    m->capOps = cap;
-  }
-  intptr_t j = m->numOps++;
-  for (; j > 0 && m->ops[j - 1] > op; --j) {
-    m->ops[j] = m->ops[j - 1];
-    m->anchors[j] = m->anchors[j - 1];
-  }
-  m->ops[j] = op;
-  m->anchors[j] = anchor;
+  if (!rematScheduleAdd(&m->clones, op, anchor))
+    return false;
+  RematRecompute *items = m->clones.items;
+  intptr_t j = m->clones.num - 1;
+  for (; j > 0 && items[j - 1].op > op; --j)
+    items[j] = items[j - 1];
+  items[j] = (RematRecompute){op, anchor};
   return true;
 }
 
 static void removeOpAt(MovedDecision *m, intptr_t j) {
-  memmove(&m->ops[j], &m->ops[j + 1], (size_t)(m->numOps - j - 1) * sizeof(*m->ops));
-  memmove(&m->anchors[j], &m->anchors[j + 1], (size_t)(m->numOps - j - 1) * sizeof(*m->anchors));
-  --m->numOps;
+  memmove(&m->clones.items[j], &m->clones.items[j + 1], (size_t)(m->clones.num - j - 1) * sizeof(*m->clones.items));
+  --m->clones.num;
 }
 
 /// Whether every clone of `m` moved by `shift` ops still comes after its op
 /// and before the end.
 static bool canShift(const RematGraphImpl *g, const MovedDecision *m, intptr_t first, intptr_t end, intptr_t shift) {
   for (intptr_t j = first; j < end; ++j)
-    if (m->anchors[j] + shift <= m->ops[j] || m->anchors[j] + shift >= g->numOps)
+    if (m->clones.items[j].anchor + shift <= m->clones.items[j].op || m->clones.items[j].anchor + shift >= g->numOps)
       return false;
   return true;
 }
 
 static void shiftAnchors(MovedDecision *m, intptr_t first, intptr_t end, intptr_t shift) {
   for (intptr_t j = first; j < end; ++j)
-    m->anchors[j] += shift;
+    m->clones.items[j].anchor += shift;
 }
 
 /// Whether op `k`'s results include a value some decision exists for: such
@@ -221,15 +201,15 @@ static bool randomMove(MoveState *s, uint64_t *rng, RematSimulation *sim, int64_
   const RematGraphImpl *g = s->P->g;
   *verdict = Worse;
   MovedDecision *m = &s->decisions[randomBelow(rng, s->num)];
-  if (m->dropped || m->numOps == 0)
+  if (m->dropped || m->clones.num == 0)
     return true;
-  intptr_t j = randomBelow(rng, m->numOps), kind = randomBelow(rng, 10);
+  intptr_t j = randomBelow(rng, m->clones.num), kind = randomBelow(rng, 10);
   if (kind < 8) {
     // Earlier (6 in 10: a recomputation placed early frees its inputs
     // sooner) or later, the decision's clones all together or one alone.
     intptr_t step = 1 + randomBelow(rng, kMaxMoveShift), shift = kind < 6 ? -step : step;
     bool whole = kind % 2 == 0;
-    intptr_t lo = whole ? 0 : j, hi = whole ? m->numOps : j + 1;
+    intptr_t lo = whole ? 0 : j, hi = whole ? m->clones.num : j + 1;
     if (!canShift(g, m, lo, hi, shift))
       return true;
     shiftAnchors(m, lo, hi, shift);
@@ -239,7 +219,7 @@ static bool randomMove(MoveState *s, uint64_t *rng, RematSimulation *sim, int64_
       shiftAnchors(m, lo, hi, -shift);
     return true;
   }
-  intptr_t op = m->ops[j], anchor = m->anchors[j];
+  intptr_t op = m->clones.items[j].op, anchor = m->clones.items[j].anchor;
   if (kind == 8) {
     // A clone dropped (the one of the decision's value: the decision).
     bool whole = producesRoot(s, op);
@@ -262,16 +242,12 @@ static bool randomMove(MoveState *s, uint64_t *rng, RematSimulation *sim, int64_
   if (info->usesEnd == info->usesBegin)
     return true;
   intptr_t def = g->values[g->uses[info->usesBegin + randomBelow(rng, info->usesEnd - info->usesBegin)]].defOp;
-  if (def < 0 || !recomputable(g->ops[def].cls) || hasOp(m, def))
+  if (def < 0 || !recomputable(g->ops[def].cls) || findOp(m, def) >= 0)
     return true;
   if (!insertOp(m, def, anchor) || !tryState(s, sim, budget, verdict))
     return false;
   if (*verdict == Worse)
-    for (intptr_t k = 0; k < m->numOps; ++k)
-      if (m->ops[k] == def) {
-        removeOpAt(m, k);
-        break;
-      }
+    removeOpAt(m, findOp(m, def));
   return true;
 }
 
@@ -293,21 +269,21 @@ static bool rebuildPlanner(Planner *P, const MoveState *s) {
       continue;
     const MovedDecision *m = &s->decisions[byDecision[d]];
     const Decision *dec = &P->decisions[d];
-    Chain c = {.len = m->numOps};
-    for (intptr_t j = 0; j < m->numOps; ++j) {
-      Q.chain[j] = m->ops[j];
-      c.cost += P->ctx->opCost[m->ops[j]];
-      c.flops += P->g->ops[m->ops[j]].flops;
-    }
+    const RematRecompute *clones = m->clones.items;
+    Chain c = {.len = m->clones.num};
     intptr_t anchor = dec->anchor;
-    for (intptr_t j = 0; j < m->numOps; ++j)
-      if (producesRoot(s, m->ops[j]))
-        anchor = m->anchors[j];
+    for (intptr_t j = 0; j < m->clones.num; ++j) {
+      Q.chain[j] = clones[j].op;
+      c.cost += P->ctx->opCost[clones[j].op];
+      c.flops += P->g->ops[clones[j].op].flops;
+      if (producesRoot(s, clones[j].op))
+        anchor = clones[j].anchor;
+    }
     intptr_t first = Q.items.num;
     ok = rematPlannerPushDecision(&Q, dec->value, anchor, &c, dec->bytes, dec->dropFirst, dec->dropLast);
     // Both lists are in program order: each clone at its own anchor.
-    for (intptr_t j = 0; ok && j < m->numOps; ++j)
-      Q.items.items[first + j].anchor = m->anchors[j];
+    for (intptr_t j = 0; ok && j < m->clones.num; ++j)
+      Q.items.items[first + j].anchor = clones[j].anchor;
     for (intptr_t k = 0; ok && k < dec->numMembers; ++k)
       ok = rematPlannerAddMember(&Q, P->members[dec->firstMember + k].value, P->members[dec->firstMember + k].bytes);
   }
@@ -321,24 +297,22 @@ static bool rebuildPlanner(Planner *P, const MoveState *s) {
   return ok;
 }
 
-bool rematImproveByMoves(Planner *P, RematSimulation *sim, int64_t budget, double workLimit, double workLimitOver,
-                         intptr_t *moved) {
-  *moved = 0;
+bool rematImproveByMoves(Planner *P, RematSimulation *sim, int64_t budget, double workLimit, double workLimitOver) {
   if (sim->status != RematSimOk)
     return true;
   MoveState s;
   bool ok = initState(&s, P);
   uint64_t rng = 1;
-  bool changed = false;
+  bool changed = false, improved = false;
   for (intptr_t idle = 0; ok && s.num > 0 && idle < kMaxIdleMoves &&
                           rematSimWork(P->ctx) < (sim->peakBytes > budget ? workLimitOver : workLimit);) {
     Judgement verdict = Worse;
     ok = randomMove(&s, &rng, sim, budget, &verdict);
     changed |= verdict != Worse;
     idle = verdict == Better ? 0 : idle + 1;
-    *moved += verdict == Better;
+    improved |= verdict == Better;
   }
-  if (ok && *moved > 0) {
+  if (ok && improved) {
     ok = rebuildPlanner(P, &s);
   } else if (ok && changed) {
     // Only moves to plans as good: the plan stays as it was.

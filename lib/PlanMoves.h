@@ -11,19 +11,18 @@
 
 /// Improves the plan (P, `sim`) by moves of its live decisions: the
 /// decision dropped, its clones all placed 1 to kMaxMoveShift ops earlier or
-/// later, or one of them alone, one clone dropped, or a clone of an input
-/// of one of its clones added next to that clone. A move is kept when the exact simulation says the plan
-/// got better: over the budget a lower peak (then fewer instances at it,
-/// then less recompute), within it less recompute and still within it.
-/// Moves are drawn at random (a fixed sequence) and kept when the plan is
-/// not worse, so that the search walks over plans as good as the current one;
-/// it ends after kMaxIdleMoves moves in a row that make nothing better, or
-/// when the simulated stages (rematSimWork) reach `workLimit` while the plan
-/// fits, `workLimitOver` while it does not. A changed plan is rebuilt with one decision per
-/// decision of the old one (same values, same members; their search
-/// history is dropped: this is the last step). `*moved`: moves kept.
-/// False only when out of memory.
-bool rematImproveByMoves(Planner *P, RematSimulation *sim, int64_t budget, double workLimit, double workLimitOver,
-                         intptr_t *moved);
+/// later, or one of them alone, one clone dropped, or a clone of the
+/// producer of an input of one of its clones added next to that clone.
+/// Moves are drawn from a fixed pseudo-random sequence, simulated exactly and
+/// kept when the plan is not worse (over the budget: a lower peak, or the
+/// same peak for no more recompute; within it: within it for no more
+/// recompute), so that the search walks over plans as good as the current
+/// one. It ends after kMaxIdleMoves moves in a row that make nothing better,
+/// or when the simulated stages (rematSimWork) reach `workLimit` while the
+/// plan fits, `workLimitOver` while it does not. A plan made better is
+/// rebuilt with one decision per decision of the old one (same values, same
+/// members; their search history is dropped: this is the last step); one
+/// moved only to plans as good stays as it was. False only when out of memory.
+bool rematImproveByMoves(Planner *P, RematSimulation *sim, int64_t budget, double workLimit, double workLimitOver);
 
 #endif // REMAT_LIB_PLANMOVES_H

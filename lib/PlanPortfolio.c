@@ -980,9 +980,8 @@ static bool improveByMoves(Planner *P, RematSimulation *sim, const RematSimConte
   if (!P->g->keepOriginals || P->g->numOps > kPortfolio.moveOps)
     return true;
   double start = rematSimWork(ctx);
-  intptr_t moved = 0;
   return rematImproveByMoves(P, sim, budget, start + kPortfolio.moveShare * start,
-                             start + fmax(kPortfolio.moveShare * start, kPortfolio.moveMinWork), &moved);
+                             start + fmax(kPortfolio.moveShare * start, kPortfolio.moveMinWork));
 }
 
 //===----------------------------------------------------------------------===//
