@@ -389,8 +389,14 @@ intptr_t rematFuseDonatedResults(MlirOperation func) {
 // Fusion
 //===----------------------------------------------------------------------===//
 
-MlirLogicalResult rematFuseElementwise(MlirOperation func, intptr_t *opsRemoved) {
+MlirLogicalResult rematFuseElementwise(MlirOperation func, bool generalize, intptr_t *opsRemoved) {
   intptr_t before = countBodyOps(func);
+  *opsRemoved = 0;
+  if (generalize &&
+      mlirLogicalResultIsFailure(rematRunPipelineOn(func, "func.func", "func.func(linalg-generalize-named-ops)")))
+    return mlirLogicalResultFailure();
+  // After the generalization: a named linalg.broadcast is a pure broadcast
+  // then, and gets its copies per use too.
   rematSplitBroadcasts(func);
   MlirLogicalResult result = rematRunPipelineOn(func, "func.func", "func.func(linalg-fuse-elementwise-ops)");
   *opsRemoved = mlirLogicalResultIsSuccess(result) ? before - countBodyOps(func) : 0;
@@ -428,7 +434,7 @@ MlirLogicalResult rematFuseBeforePlanning(MlirOperation func, const RematGraphOp
   double inputFlops = rematGraphGetTotalFlops(*graph);
   MlirOperation backup = mlirOperationClone(func);
   intptr_t removed = 0;
-  bool ok = mlirLogicalResultIsSuccess(rematFuseElementwise(func, &removed));
+  bool ok = mlirLogicalResultIsSuccess(rematFuseElementwise(func, options->generalizeNamedOps, &removed));
   RematGraph fused = {NULL};
   if (ok) {
     fused = rematGraphCreate(func, options);

@@ -17,10 +17,14 @@
 /// elementwise linalg.generic whose result has one use is folded into the
 /// op that uses it, so the intermediate tensor is never materialized (each
 /// element is computed where it is read, by the same scalar ops in the same
-/// order: results are bit-identical). `*opsRemoved` receives how many fewer
-/// ops the body has. On failure the pass has emitted a diagnostic and `func`
-/// may be partly rewritten; the caller restores it.
-MlirLogicalResult rematFuseElementwise(MlirOperation func, intptr_t *opsRemoved);
+/// order: results are bit-identical). With `generalize`, every named linalg
+/// op is first made the linalg.generic it is defined as
+/// (`linalg-generalize-named-ops`: the same loops and body), so that a
+/// transpose or a broadcast is folded into the matmul or reduction reading it
+/// too. `*opsRemoved` receives how many fewer ops the body has. On failure
+/// the pass has emitted a diagnostic and `func` may be partly rewritten; the
+/// caller restores it.
+MlirLogicalResult rematFuseElementwise(MlirOperation func, bool generalize, intptr_t *opsRemoved);
 
 /// RematGraphOptions.fuseElementwise: fuses `func` in place and replaces
 /// `*graph` with the fused function's, unless the budget is under the fused

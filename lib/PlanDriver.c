@@ -114,6 +114,85 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
                                         double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
                                         RematPlanResult *result, int64_t *inputBoundBytes);
 
+/// Errors a plan emitted, held back while another plan may replace it
+/// (rematPlanAndRewrite): emitted in order, or dropped.
+typedef struct HeldErrors {
+  MlirLocation *locs;
+  char **messages;
+  intptr_t count, capacity;
+  MlirContext ctx;
+  MlirDiagnosticHandlerID handler;
+} HeldErrors;
+
+static HeldErrors holdErrors(MlirOperation func);
+static void startHolding(HeldErrors *held);
+static void stopHolding(HeldErrors *held);
+static void releaseHeldErrors(HeldErrors *held, bool emit);
+
+/// Whether plan `a` is better than plan `b` of the same function: it fits
+/// and `b` does not, both fit and `a`'s step is shorter, or neither fits and
+/// `a`'s peak is lower.
+static bool betterPlan(const RematPlanResult *a, const RematPlanResult *b) {
+  if (a->budgetMet != b->budgetMet)
+    return a->budgetMet;
+  return a->budgetMet ? a->stepTimeSeconds < b->stepTimeSeconds : a->peakBytesAfter < b->peakBytesAfter;
+}
+
+/// The fused plan of planWithAndWithoutFusion, made twice: with the named
+/// linalg ops generalized before the fusion (RematGraphOptions
+/// generalizeNamedOps: transposes and broadcasts folded into the matmuls
+/// that read them, which lowers the peak of torch-mlir's steps most) and
+/// without (fewer ops fused: where the planner's search ends on a cheaper
+/// plan); the better plan is kept (betterPlan), and only its errors are
+/// emitted. `*inputBoundBytes` as planAndRewrite's.
+static MlirLogicalResult planFusedVariants(MlirOperation func, const RematGraphOptions *options, int64_t budgetBytes,
+                                           double budgetPercent, RematPlannerKind kind, const RematCostProfile *profile,
+                                           RematPlanResult *result, int64_t *inputBoundBytes) {
+  MlirOperation input = mlirOperationClone(func);
+  RematGraphOptions generalized = *options;
+  generalized.generalizeNamedOps = true;
+  HeldErrors generalizedErrors = holdErrors(func);
+  startHolding(&generalizedErrors);
+  MlirLogicalResult status =
+      planAndRewrite(func, &generalized, budgetBytes, budgetPercent, kind, profile, result, inputBoundBytes);
+  stopHolding(&generalizedErrors);
+  MlirOperation first = mlirOperationClone(func);
+  mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(input, 0));
+  mlirOperationDestroy(input);
+  RematGraphOptions plain = *options;
+  plain.generalizeNamedOps = false;
+  RematPlanResult other;
+  memset(&other, 0, sizeof(other));
+  int64_t otherBound = INT64_MAX;
+  HeldErrors plainErrors = holdErrors(func);
+  startHolding(&plainErrors);
+  MlirLogicalResult otherStatus =
+      planAndRewrite(func, &plain, budgetBytes, budgetPercent, kind, profile, &other, &otherBound);
+  stopHolding(&plainErrors);
+  // Both plans' phases are the pass's.
+  RematPhaseTimes both = result->phases;
+  rematPhaseTimesAdd(&both, &other.phases);
+  bool keepOther = mlirLogicalResultIsSuccess(otherStatus) &&
+                   (mlirLogicalResultIsFailure(status) || (other.peakBytesFused >= 0 && betterPlan(&other, result)) ||
+                    result->peakBytesFused < 0);
+  if (keepOther) {
+    rematPlanResultFree(result);
+    *result = other;
+    *inputBoundBytes = otherBound;
+    status = otherStatus;
+    releaseHeldErrors(&generalizedErrors, false);
+    releaseHeldErrors(&plainErrors, true);
+  } else {
+    rematPlanResultFree(&other);
+    mlirRegionTakeBody(mlirOperationGetRegion(func, 0), mlirOperationGetRegion(first, 0));
+    releaseHeldErrors(&plainErrors, false);
+    releaseHeldErrors(&generalizedErrors, true);
+  }
+  mlirOperationDestroy(first);
+  result->phases = both;
+  return status;
+}
+
 /// RematGraphOptions.fuseElementwise: plans the fused function, then the
 /// input alone, and keeps the plan that fits with the shorter step time
 /// (fusion lowers the peak and the bytes moved, but a fused op recomputed
@@ -124,7 +203,7 @@ static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const Rema
   MlirOperation input = mlirOperationClone(func);
   int64_t inputBound = INT64_MAX;
   MlirLogicalResult status =
-      planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result, &inputBound);
+      planFusedVariants(func, options, budgetBytes, budgetPercent, kind, profile, result, &inputBound);
   result->stepTimeFusedSeconds = result->stepTimeUnfusedSeconds = -1;
   if (mlirLogicalResultIsFailure(status) || result->peakBytesFused < 0) {
     // A failure after fusion must not leave the fused body behind.
@@ -223,16 +302,6 @@ static MlirLogicalResult planOnce(MlirOperation func, const RematGraphOptions *o
              ? planWithAndWithoutFusion(func, options, budgetBytes, budgetPercent, kind, profile, result)
              : planAndRewrite(func, options, budgetBytes, budgetPercent, kind, profile, result, NULL);
 }
-
-/// Errors a plan emitted, held back while another plan may replace it
-/// (rematPlanAndRewrite): emitted in order, or dropped.
-typedef struct HeldErrors {
-  MlirLocation *locs;
-  char **messages;
-  intptr_t count, capacity;
-  MlirContext ctx;
-  MlirDiagnosticHandlerID handler;
-} HeldErrors;
 
 /// Appends `length` bytes of `data` to the string `*message`; false (and
 /// `*message` unchanged) when out of memory.

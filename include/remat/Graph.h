@@ -60,6 +60,13 @@ typedef struct RematGraphOptions {
   /// peak_bytes_before stay those of the input; the lower bound checked is
   /// the fused function's. docs/planner.md, "Elementwise fusion".
   bool fuseElementwise;
+  /// With fuseElementwise, set by rematPlanAndRewrite: MLIR's named linalg
+  /// ops (transpose, broadcast, matmul, conv, fill...) are turned into the
+  /// linalg.generic they stand for before the fusion
+  /// (linalg-generalize-named-ops), so that it also folds transposes and
+  /// broadcasts into the contractions that read them, as IREE's dispatches
+  /// do. docs/planner.md, "Elementwise fusion".
+  bool generalizeNamedOps;
   /// rematPlanAndRewrite only, set by it: before planning, move each op that
   /// is the last reader of tensors larger than what it allocates up to right
   /// after the last op it must follow, then let elementwise ops write into

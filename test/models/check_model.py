@@ -2,10 +2,11 @@
 item 4): needs no torch and no PyPI, only the committed IR.
 
   check_model.py [--budget 50%] [--static | --static-unless-full] [--planner P] [--fuse-elementwise]
-                 FILE.mlir[.xz|.gz] WORKDIR
+                 [--allow-unregistered-dialect] FILE.mlir[.xz|.gz] WORKDIR
 
 1. Decompresses FILE (lzma or gzip by suffix) into WORKDIR, checks that
-   MLIR 22's mlir-opt parses it.
+   MLIR 22's mlir-opt parses it (--allow-unregistered-dialect: in generic form,
+   ops of dialects it lacks, e.g. torch-mlir's tm_tensor in the zoo steps).
 2. remat-opt --estimate: exit 0, no unsupported op.
 3. remat-opt --budget (default 50%, default planner): exit 0, budget met, at
    least one decision, peak_bytes_planned == peak_bytes_after <= budget.
@@ -48,6 +49,8 @@ def main():
     ap.add_argument("--static", action="store_true", help="check the report alone; no CPU run")
     ap.add_argument("--static-unless-full", action="store_true",
                     help="--static unless the environment has REMAT_MODEL_TESTS=full (lit.local.cfg)")
+    ap.add_argument("--allow-unregistered-dialect", action="store_true",
+                    help="parse check with mlir-opt -allow-unregistered-dialect (tm_tensor ops of the zoo steps)")
     a = ap.parse_args()
     if a.static_unless_full and os.environ.get("REMAT_MODEL_TESTS", "") != "full":
         a.static = True
@@ -64,7 +67,8 @@ def main():
         failures.append(msg)
         print(f"FAIL {name}: {msg}")
 
-    rc, _, err, _ = run(["mlir-opt", path, "-o", os.devnull])
+    rc, _, err, _ = run(["mlir-opt"] + (["-allow-unregistered-dialect"] if a.allow_unregistered_dialect else []) +
+                        [path, "-o", os.devnull])
     print(f"{'ok  ' if rc == 0 else 'FAIL'} {name}: mlir-opt (MLIR 22) parse" + ("" if rc == 0 else f": {err.strip()}"))
     if rc:
         failures.append("parse")
