@@ -225,6 +225,7 @@ RematFunctionReport rematDriverFunctionGetReport(const RematDriverFunction *f, c
                                .budgetMet = p->budgetMet,
                                .fusionTried = fuse && p->peakBytesBefore > f->budgetBytes,
                                .fused = fuse && p->peakBytesFused >= 0,
+                               .fusedGeneralized = fuse && p->peakBytesFused >= 0 && p->fusedGeneralized,
                                .stepTimeFusedSeconds = p->stepTimeFusedSeconds,
                                .stepTimeUnfusedSeconds = p->stepTimeUnfusedSeconds,
                                .fusionSkipped = p->fusionSkipped,

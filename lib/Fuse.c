@@ -488,5 +488,6 @@ MlirLogicalResult rematFuseBeforePlanning(MlirOperation func, const RematGraphOp
   *graph = fused;
   result->numFusedOps = removed;
   result->peakBytesFused = peak;
+  result->fusedGeneralized = options->generalizeNamedOps;
   return mlirLogicalResultSuccess();
 }

@@ -206,9 +206,10 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
       char fused[64];
       formatBytes(r->peakBytesFused, fused, sizeof(fused));
       emit(w,
-           "  fused:           %ld fewer ops (linalg-fuse-elementwise-ops); peak %s before recomputing; "
+           "  fused:           %ld fewer ops (%slinalg-fuse-elementwise-ops); peak %s before recomputing; "
            "input flops %.4g\n",
-           (long)r->numFusedOps, fused, r->flopsBeforeFusion);
+           (long)r->numFusedOps, r->fusedGeneralized ? "linalg-generalize-named-ops, " : "", fused,
+           r->flopsBeforeFusion);
     } else if (r->fusionTried && r->fusionSkipped && r->fusionSkipped[0]) {
       emit(w, "  fused:           not tried: %s\n", r->fusionSkipped);
     } else if (r->fusionTried) {
@@ -428,8 +429,10 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
     emit(w, ", \"recompute_cost_bound_time_s\": %.6g", b->seconds);
   }
   if (r->fused)
-    emit(w, ", \"fused_ops_removed\": %ld, \"peak_bytes_fused\": %" PRId64 ", \"input_flops\": %.17g",
-         (long)r->numFusedOps, r->peakBytesFused, r->flopsBeforeFusion);
+    emit(w,
+         ", \"fused_ops_removed\": %ld, \"peak_bytes_fused\": %" PRId64
+         ", \"input_flops\": %.17g, \"fusion_generalized\": %s",
+         (long)r->numFusedOps, r->peakBytesFused, r->flopsBeforeFusion, r->fusedGeneralized ? "true" : "false");
   if (r->fusionTried) {
     emit(w, ", \"fusion_kept\": %s", r->fused ? "true" : "false");
     if (r->fusionSkipped && r->fusionSkipped[0]) {

@@ -158,6 +158,9 @@ typedef struct RematPlanResult {
   /// the input's flops (the fused step's can differ by folded constants).
   intptr_t numFusedOps;
   int64_t peakBytesFused;
+  /// The fused function kept was fused with the named linalg ops generalized
+  /// first (RematGraphOptions.generalizeNamedOps).
+  bool fusedGeneralized;
   double flopsBeforeFusion;
   /// The plan's step time on the profile: the planned function's (fused, when
   /// it was) plus the recomputation.

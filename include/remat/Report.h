@@ -46,6 +46,7 @@ typedef struct RematFunctionReport {
   /// kept (fused) with the ops fused away, the fused input's peak and the
   /// input's flops; the two plans' step times (-1: that plan does not fit).
   bool fusionTried, fused;
+  bool fusedGeneralized; ///< the fused step kept had its named linalg ops generalized first
   intptr_t numFusedOps;
   int64_t peakBytesFused;
   double flopsBeforeFusion;
