@@ -246,11 +246,10 @@ static MlirLogicalResult planWithAndWithoutFusion(MlirOperation func, const Rema
   RematPhaseTimes bothPlans = result->phases;
   rematPhaseTimesAdd(&bothPlans, &unfused.phases);
   result->phases = bothPlans;
-  // Neither fits: the lower peak stands (the fused plan can end above the
-  // input's peak, which a plan must never do).
-  bool unfusedLower =
-      unfusedPlanned && !unfused.budgetMet && !result->budgetMet && unfused.peakBytesAfter < result->peakBytesAfter;
-  if (unfusedLower || (unfusedMet && (!result->budgetMet || unfused.stepTimeSeconds < result->stepTimeSeconds))) {
+  // The unfused plan is kept when betterPlan says so; where neither fits,
+  // the lower peak stands (the fused plan can end above the input's peak,
+  // which a plan must never do).
+  if (unfusedPlanned && betterPlan(&unfused, result)) {
     double fusedTime = result->stepTimeFusedSeconds, unfusedTime = result->stepTimeUnfusedSeconds;
     rematPlanResultFree(result);
     *result = unfused;
