@@ -67,8 +67,10 @@ def plan(opt, path, budget, fuse, tag, work):
                 fusion_kept=f.get("fusion_kept"), peak_fused=f.get("peak_bytes_fused"), wall_s=wall)
 
 
-def run(runner, path):
-    p = sh([runner, "--json", path])
+def run(runner, path, manifest=None):
+    """remat-run of `path`: measured peak and output checksums. `manifest`: the step's (its
+    integer ranges; without it, the manifest beside `path`, else remat-run's defaults)."""
+    p = sh([runner, "--json", path] + (["--manifest=" + manifest] if manifest else []))
     if p.returncode:
         return dict(error=p.stderr.strip()[-300:])
     j = json.loads(p.stdout)

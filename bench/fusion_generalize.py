@@ -23,6 +23,8 @@ import subprocess
 import sys
 import time
 
+from fusion import run  # remat-run's measured peak and checksums
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 ROWS = ("zoo/vit.ci:45,40,35;zoo/llama.ci:50,35;zoo/gpt2.ci:50;zoo/resnet18.ci:50,45;zoo/unet.ci:60;"
@@ -51,16 +53,6 @@ def plan(opt, path, pct, out, rep):
     return dict(exit=p.returncode, met=f["budget_met"], budget=f["budget_bytes"], peak_after=f["peak_bytes_after"],
                 flops_share=f["recompute_flops"] / input_flops, step_time_s=f["baseline_time_s"] + f["recompute_time_s"],
                 fusion_kept=f.get("fusion_kept"), wall_s=wall)
-
-
-def run(runner, path, manifest):
-    """remat-run of `path` on the inputs the step's manifest describes (integer ranges: an
-    index out of range stops torch-mlir's steps at an assertion)."""
-    p = subprocess.run([runner, "--json", "--manifest=" + manifest, path], capture_output=True, text=True)
-    if p.returncode:
-        return dict(error=p.stderr.strip()[-300:])
-    j = json.loads(p.stdout)
-    return dict(peak=j["peak_bytes"], checksums=[o["checksum"] for o in j["outputs"]])
 
 
 def git_head():
