@@ -87,6 +87,30 @@ static intptr_t moveOpAfter(const RematGraphImpl *g, Order *o, intptr_t i, intpt
   return i;
 }
 
+/// Moves op `i` before every other op, in the order and in the IR; returns
+/// `i`.
+static intptr_t moveOpFirst(const RematGraphImpl *g, Order *o, intptr_t i) {
+  if (o->first == i)
+    return i;
+  unlink(o, i);
+  intptr_t first = o->first;
+  o->next[i] = first;
+  o->prev[i] = -1;
+  o->prev[first] = i;
+  o->first = i;
+  if (o->key[first] < 2)
+    renumber(o);
+  else
+    o->key[i] = o->key[first] / 2;
+  mlirOperationMoveBefore(g->ops[i].op, g->ops[first].op);
+  return i;
+}
+
+/// Moves op `i` right after `at`, or first when `at` is -1; returns `i`.
+static intptr_t moveOpAfterOrFirst(const RematGraphImpl *g, Order *o, intptr_t i, intptr_t at) {
+  return at < 0 ? moveOpFirst(g, o, i) : moveOpAfter(g, o, i, at);
+}
+
 /// The later of ops `a` and `b` in the order; -1 is none.
 static intptr_t laterOf(const Order *o, intptr_t a, intptr_t b) {
   return b < 0 || (a >= 0 && o->key[a] >= o->key[b]) ? a : b;
@@ -217,35 +241,129 @@ static bool isInPlaceUpdate(const RematGraphImpl *g, intptr_t x, const intptr_t 
   return false;
 }
 
+/// An in-place update's private producers are at most this many ops: the
+/// temporaries of one parameter's optimizer update.
+enum { kMaxPrivateProducers = 64 };
+
+/// Whether every result of pure op `p` is written into a buffer that `p`,
+/// its destination chain or an op marked in `inCone` allocates (not an
+/// argument's, not returned), and read by `x` or marked ops alone.
+static bool computesOnlyFor(const RematGraphImpl *g, const intptr_t *readersBegin, const intptr_t *readers,
+                            const bool *inCone, intptr_t p, intptr_t x) {
+  intptr_t chain[16];
+  intptr_t chainLen = g->ops[p].numResults <= 8 ? destinationChain(g, readersBegin, readers, p, chain) : 0;
+  for (intptr_t r = g->ops[p].firstResult; r < g->ops[p].firstResult + g->ops[p].numResults; ++r) {
+    intptr_t b = g->values[r].buffer;
+    if (b >= 0) {
+      intptr_t alloc = g->buffers[b].allocOp;
+      if (g->buffers[b].external || g->buffers[b].result || alloc < 0 ||
+          (alloc != p && !inCone[alloc] && !inList(chain, chainLen, alloc)))
+        return false;
+    }
+    if (readersBegin[r + 1] == readersBegin[r])
+      return false;
+    for (intptr_t q = readersBegin[r]; q < readersBegin[r + 1]; ++q)
+      if (readers[q] != x && !inCone[readers[q]])
+        return false;
+  }
+  return true;
+}
+
+/// The pure ops before the in-place update `x` that compute only for it
+/// (computesOnlyFor), with their destination chains: exporters write one
+/// parameter's optimizer update as a chain of elementwise ops (JAX's Adam:
+/// the moment's decay and the gradient's scale, summed into the donated
+/// moment; the bias-corrected moments and their root, subtracted from the
+/// donated weight), so the op that writes the argument reads temporaries of
+/// its own, and they move with it. Scalars computed from the arguments alone
+/// are left to hoistInPlaceUpdate's lifting. Returns how many, in `cone`,
+/// the ops themselves first (`*numMembers`), then their destinations;
+/// `inCone` (one per op, false on entry) marks exactly them on return.
+static intptr_t privateProducers(const RematGraphImpl *g, const Order *o, const intptr_t *readersBegin,
+                                 const intptr_t *readers, const bool *fromArguments, intptr_t x, const intptr_t *chain,
+                                 intptr_t chainLen, intptr_t *cone, bool *inCone, intptr_t *numMembers) {
+  // Candidates: the pure producers reached from x's reads, earlier than x.
+  intptr_t count = 0;
+  for (intptr_t k = -1; k < count; ++k) {
+    intptr_t w = k < 0 ? x : cone[k];
+    for (intptr_t u = g->ops[w].usesBegin; u < g->ops[w].usesEnd && count < kMaxPrivateProducers; ++u) {
+      intptr_t p = g->values[g->uses[u]].defOp;
+      if (p < 0 || p == x || inCone[p] || fromArguments[p] || inList(chain, chainLen, p) ||
+          g->ops[p].cls != RematOpClassPure || g->ops[p].numResults == 0 || g->ops[p].numResults > 8 ||
+          o->key[p] > o->key[x] || rematNameIs(g->ops[p].name, "tensor.empty") ||
+          rematNameIs(g->ops[p].name, "linalg.fill"))
+        continue;
+      inCone[p] = true;
+      cone[count++] = p;
+    }
+  }
+  // Those read elsewhere leave, and then those they read, until none does.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (intptr_t k = 0; k < count; ++k)
+      if (inCone[cone[k]] && !computesOnlyFor(g, readersBegin, readers, inCone, cone[k], x)) {
+        inCone[cone[k]] = false;
+        changed = true;
+      }
+  }
+  intptr_t kept = 0;
+  for (intptr_t k = 0; k < count; ++k)
+    if (inCone[cone[k]])
+      cone[kept++] = cone[k];
+  // Their destinations move with them.
+  *numMembers = kept;
+  for (intptr_t k = 0; k < *numMembers; ++k) {
+    intptr_t dests[16];
+    intptr_t numDests = destinationChain(g, readersBegin, readers, cone[k], dests);
+    for (intptr_t d = 0; d < numDests; ++d)
+      if (!inCone[dests[d]]) {
+        inCone[dests[d]] = true;
+        cone[kept++] = dests[d];
+      }
+  }
+  return kept;
+}
+
 /// Moves the in-place update `x` (isInPlaceUpdate) up to right after the
 /// last op it must follow: the producers of what it reads (with its
 /// destination chain's), and every other op reading or writing, before it,
-/// a buffer it writes (they need the old contents). Scalars it reads that
-/// are computed from the arguments alone (computesScalarFromArguments) do
-/// not hold it back: those after that point move up with it, in their order
+/// a buffer it writes (they need the old contents). Its private producers
+/// (privateProducers: the temporaries only it reads) move with it, and the
+/// producers of what they read hold it back too. Scalars it reads that are
+/// computed from the arguments alone (computesScalarFromArguments) do not
+/// hold it back: those after that point move up with it, in their order
 /// (each follows the earlier readers of a buffer it writes in place, such as
-/// the step count's). x allocates nothing, so no buffer lives longer for its
-/// move but those scalars (a few bytes each); what it frees, or the last of
-/// its neighbours that read the same gradient frees once they have moved
-/// too, is freed there (an optimizer's updates at the end of a step, moved
-/// into the backward, each right after its gradient). `lifted` has room for
-/// every op. Returns the number of ops moved (destinations not counted).
+/// the step count's). x allocates nothing, and its private producers'
+/// buffers live from them to x, all moved together, so no buffer lives
+/// longer for the move but those scalars (a few bytes each); what they free,
+/// or the last of their neighbours that read the same gradient frees once
+/// they have moved too, is freed there (an optimizer's updates at the end of
+/// a step, moved into the backward, each right after its gradient).
+/// `lifted` and `cone` have room for every op, `inCone` is false for every
+/// op (and is again on return). Returns the number of ops moved
+/// (destinations not counted).
 static intptr_t hoistInPlaceUpdate(const RematGraphImpl *g, Order *o, const intptr_t *readersBegin,
                                    const intptr_t *readers, const intptr_t *bufBegin, const intptr_t *bufValues,
                                    const bool *fromArguments, intptr_t x, const intptr_t *chain, intptr_t chainLen,
-                                   intptr_t *lifted) {
+                                   intptr_t *lifted, intptr_t *cone, bool *inCone) {
+  intptr_t numMembers = 0;
+  intptr_t numCone =
+      privateProducers(g, o, readersBegin, readers, fromArguments, x, chain, chainLen, cone, inCone, &numMembers);
   intptr_t numLifted = 0;
-  // The scalars x reads, transitively (a worklist over `lifted`), and the
-  // other producers.
+  // The scalars x and its private producers read, transitively (a worklist
+  // over `lifted`), and the other producers.
   intptr_t after = afterChainInputs(g, o, chain, chainLen, -1);
-  for (intptr_t u = g->ops[x].usesBegin; u < g->ops[x].usesEnd; ++u) {
-    intptr_t def = g->values[g->uses[u]].defOp;
-    if (def < 0 || inList(chain, chainLen, def))
-      continue;
-    if (!fromArguments[def])
-      after = laterOf(o, after, def);
-    else if (!inList(lifted, numLifted, def))
-      lifted[numLifted++] = def;
+  for (intptr_t k = -1; k < numCone; ++k) {
+    intptr_t w = k < 0 ? x : cone[k];
+    for (intptr_t u = g->ops[w].usesBegin; u < g->ops[w].usesEnd; ++u) {
+      intptr_t def = g->values[g->uses[u]].defOp;
+      if (def < 0 || inCone[def] || inList(chain, chainLen, def))
+        continue;
+      if (!fromArguments[def])
+        after = laterOf(o, after, def);
+      else if (!inList(lifted, numLifted, def))
+        lifted[numLifted++] = def;
+    }
   }
   for (intptr_t k = 0; k < numLifted; ++k)
     for (intptr_t u = g->ops[lifted[k]].usesBegin; u < g->ops[lifted[k]].usesEnd; ++u) {
@@ -254,7 +372,8 @@ static intptr_t hoistInPlaceUpdate(const RematGraphImpl *g, Order *o, const intp
         lifted[numLifted++] = def; // fromArguments: its producers are too
     }
   // The buffers x and the scalars write without allocating them: the ops
-  // before them that read or write those buffers come first.
+  // before them that read or write those buffers come first. (The private
+  // producers write only buffers of their own.)
   for (intptr_t k = -1; k < numLifted; ++k) {
     intptr_t w = k < 0 ? x : lifted[k];
     for (intptr_t r = g->ops[w].firstResult; r < g->ops[w].firstResult + g->ops[w].numResults; ++r) {
@@ -263,41 +382,63 @@ static intptr_t hoistInPlaceUpdate(const RematGraphImpl *g, Order *o, const intp
         continue;
       for (intptr_t i = bufBegin[b]; i < bufBegin[b + 1]; ++i) {
         intptr_t v = bufValues[i], def = g->values[v].defOp;
-        if (def >= 0 && def != w && o->key[def] < o->key[w] && !inList(lifted, numLifted, def))
+        if (def >= 0 && def != w && o->key[def] < o->key[w] && !inList(lifted, numLifted, def) && !inCone[def])
           after = laterOf(o, after, def);
         for (intptr_t q = readersBegin[v]; q < readersBegin[v + 1]; ++q)
           if (readers[q] != w && readers[q] != x && o->key[readers[q]] < o->key[w] &&
-              !inList(lifted, numLifted, readers[q]))
+              !inList(lifted, numLifted, readers[q]) && !inCone[readers[q]])
             after = laterOf(o, after, readers[q]);
       }
     }
   }
-  if (after < 0 || o->key[after] > o->key[x])
-    return 0;
-  // The scalars after that point, in their order, then the destinations and x.
-  intptr_t count = 0;
+  intptr_t count = 0, moved = 0;
+  // With none (x and its private producers read arguments and constants
+  // alone), they go first.
+  if (after >= 0 && o->key[after] > o->key[x])
+    goto done;
+  // The scalars and private producers after that point, in their order, then
+  // x's destinations and x.
   for (intptr_t k = 0; k < numLifted; ++k)
-    if (o->key[lifted[k]] > o->key[after])
+    if (after < 0 || o->key[lifted[k]] > o->key[after])
       lifted[count++] = lifted[k];
+  for (intptr_t k = 0; k < numCone; ++k)
+    if (after < 0 || o->key[cone[k]] > o->key[after])
+      lifted[count++] = cone[k];
   for (intptr_t i = 1; i < count; ++i)
     for (intptr_t j = i; j > 0 && o->key[lifted[j - 1]] > o->key[lifted[j]]; --j) {
       intptr_t t = lifted[j];
       lifted[j] = lifted[j - 1];
       lifted[j - 1] = t;
     }
+  // Counted: the ops that change place (some other op was between them and
+  // that point), but destinations (x's, and its private producers',
+  // cone[numMembers..numCone)).
+  intptr_t others = 0;
+  for (intptr_t i = after < 0 ? o->first : o->next[after]; i >= 0 && i != x; i = o->next[i]) {
+    if (!inList(lifted, count, i))
+      others += !inList(chain, chainLen, i);
+    else if (others > 0 && !inList(cone + numMembers, numCone - numMembers, i))
+      ++moved;
+  }
   // Already right after it?
   intptr_t before = o->prev[x];
   while (before >= 0 && before != after && (inList(chain, chainLen, before) || inList(lifted, count, before)))
     before = o->prev[before];
-  if (before == after)
-    return 0;
+  if (before == after) {
+    moved = 0;
+    goto done;
+  }
   intptr_t at = after;
   for (intptr_t k = 0; k < count; ++k)
-    at = moveOpAfter(g, o, lifted[k], at);
+    at = moveOpAfterOrFirst(g, o, lifted[k], at);
   for (intptr_t c = 0; c < chainLen; ++c)
-    at = moveOpAfter(g, o, chain[c], at);
-  moveOpAfter(g, o, x, at);
-  return count + 1;
+    at = moveOpAfterOrFirst(g, o, chain[c], at);
+  moveOpAfterOrFirst(g, o, x, at);
+  ++moved;
+done:
+  for (intptr_t k = 0; k < numCone; ++k)
+    inCone[cone[k]] = false;
+  return moved;
 }
 
 intptr_t rematHoistShrinkingReaders(RematGraph graph, intptr_t *inPlaceUpdates) {
@@ -314,12 +455,14 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph, intptr_t *inPlaceUpdates) 
   intptr_t *seenBuffer = malloc((size_t)(nb ? nb : 1) * sizeof(intptr_t));
   bool *fromArguments = calloc((size_t)n, sizeof(bool));
   intptr_t *lifted = malloc((size_t)n * sizeof(intptr_t));
+  intptr_t *cone = malloc((size_t)n * sizeof(intptr_t));
+  bool *inCone = calloc((size_t)n, sizeof(bool));
   Order o = {malloc((size_t)n * sizeof(intptr_t)), malloc((size_t)n * sizeof(intptr_t)),
              malloc((size_t)n * sizeof(int64_t)), 0};
   intptr_t moved = -1;
   *inPlaceUpdates = 0;
   if (!readersBegin || !readers || !bufBegin || !bufValues || !fill || !seenBuffer || !fromArguments || !lifted ||
-      !o.next || !o.prev || !o.key)
+      !cone || !inCone || !o.next || !o.prev || !o.key)
     goto done;
   readersOfValues(g, readersBegin, readers, fill);
   for (intptr_t v = 0; v < nv; ++v)
@@ -389,7 +532,7 @@ intptr_t rematHoistShrinkingReaders(RematGraph graph, intptr_t *inPlaceUpdates) 
     }
     if (isInPlaceUpdate(g, x, chain, chainLen)) {
       intptr_t moves = hoistInPlaceUpdate(g, &o, readersBegin, readers, bufBegin, bufValues, fromArguments, x, chain,
-                                          chainLen, lifted);
+                                          chainLen, lifted, cone, inCone);
       moved += moves;
       *inPlaceUpdates += moves;
       continue;
@@ -464,6 +607,8 @@ done:
   free(seenBuffer);
   free(fromArguments);
   free(lifted);
+  free(cone);
+  free(inCone);
   free(o.next);
   free(o.prev);
   free(o.key);

@@ -6,7 +6,7 @@
 // with it. The planned step computes the same outputs at the peak it planned.
 // RUN: remat-opt --budget=33000 --report=json --report-file=%t.json %s -o %t.mlir 2> %t.err
 // RUN: FileCheck %s --check-prefix=NOTE < %t.err
-// NOTE: remat-opt: note: function #0: 4 ops written in place into donated arguments (an optimizer's, with the scalars they read) moved up before planning
+// NOTE: remat-opt: note: function #0: 4 ops written in place into donated arguments (an optimizer's, with the scalars and temporaries they read) moved up before planning
 // RUN: FileCheck %s < %t.mlir
 // CHECK: linalg.matmul
 // CHECK-NEXT: linalg.generic {{.*}} ins(%arg3 : tensor<f32>) outs(%arg3 : tensor<f32>)

@@ -448,12 +448,13 @@ static bool printNotes(const RematDriverResult *r, const Options *opts) {
               lastReaders == 1 ? "reader" : "readers", lastReaders == 1 ? "it" : "each",
               lastReaders == 1 ? "it" : "each");
     if (plan->numHoistedUpdates > 0)
-      fprintf(stderr,
-              "remat-opt: note: function #%ld: %ld %s written in place into donated arguments (an optimizer's, "
-              "with the scalars %s) moved up before planning, each right after the last op it must follow, "
-              "so that the tensors they read (gradients) are freed there\n",
-              (long)i, (long)plan->numHoistedUpdates, plan->numHoistedUpdates == 1 ? "op" : "ops",
-              plan->numHoistedUpdates == 1 ? "it reads" : "they read");
+      fprintf(
+          stderr,
+          "remat-opt: note: function #%ld: %ld %s written in place into donated arguments (an optimizer's, "
+          "with the scalars and temporaries %s) moved up before planning, each right after the last op it must follow, "
+          "so that the tensors they read (gradients) are freed there\n",
+          (long)i, (long)plan->numHoistedUpdates, plan->numHoistedUpdates == 1 ? "op" : "ops",
+          plan->numHoistedUpdates == 1 ? "it reads" : "they read");
     if (plan->numReusedInputs > 0)
       fprintf(stderr,
               "remat-opt: note: function #%ld: %ld elementwise %s into an input whose buffer dies there instead of "
