@@ -162,6 +162,114 @@ intptr_t rematSplitBroadcasts(MlirOperation func) {
 }
 
 //===----------------------------------------------------------------------===//
+// Elementwise functions of one tensor recomputed in each fused reader
+//===----------------------------------------------------------------------===//
+
+/// The elements of a ranked tensor type with a static shape, or -1.
+static int64_t staticElements(MlirType type) {
+  if (!mlirTypeIsARankedTensor(type) || !mlirShapedTypeHasStaticShape(type))
+    return -1;
+  int64_t n = 1;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
+    n *= mlirShapedTypeGetDimSize(type, d);
+  return n;
+}
+
+/// Whether `v` costs the step no memory of its own to keep: a function
+/// argument (the caller's), a constant, or a tensor of at most one element.
+static bool isFreeToKeep(MlirValue v) {
+  MlirType type = mlirValueGetType(v);
+  if (mlirValueIsABlockArgument(v) || !mlirTypeIsARankedTensor(type))
+    return true;
+  if (rematIsOp(mlirOpResultGetOwner(v), "arith.constant"))
+    return true;
+  int64_t n = staticElements(type);
+  return n >= 0 && n <= 1;
+}
+
+/// An elementwise function of one tensor of the step: a fusable producer
+/// (isFusableProducer) whose inputs are all free to keep (isFreeToKeep) but
+/// at most one, `*source`, with no more elements than its result. A copy of
+/// it fused into a later reader reads that tensor instead of its result,
+/// which is no larger: the readers keep the source, the result dies at its
+/// first reader.
+static bool isFunctionOfOneTensor(MlirOperation op, MlirValue *source) {
+  if (!isFusableProducer(op))
+    return false;
+  intptr_t inputs = rematGenericNumInputs(op);
+  int64_t resultElements = staticElements(mlirValueGetType(mlirOperationGetResult(op, 0)));
+  if (resultElements < 0)
+    return false;
+  source->ptr = NULL;
+  for (intptr_t i = 0; i < inputs; ++i) {
+    MlirValue in = mlirOperationGetOperand(op, i);
+    if (isFreeToKeep(in))
+      continue;
+    if (source->ptr && !mlirValueEqual(*source, in))
+      return false;
+    int64_t n = staticElements(mlirValueGetType(in));
+    if (n < 0 || n > resultElements)
+      return false;
+    *source = in;
+  }
+  return true;
+}
+
+intptr_t rematSplitElementwiseFunctions(MlirOperation func) {
+  if (!rematIsFuncWithBody(func))
+    return 0;
+  MlirBlock body = rematFuncBody(func);
+  intptr_t split = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    MlirValue source;
+    if (!isFunctionOfOneTensor(op, &source))
+      continue;
+    // The uses that would fuse a copy, and whether any would not: the
+    // original then keeps those, else its first use.
+    MlirValue result = mlirOperationGetResult(op, 0);
+    MlirOperation first = {NULL};
+    intptr_t firstIndex = -1, fusing = 0;
+    bool someDoNot = false;
+    for (MlirOpOperand u = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+      MlirOperation user = mlirOpOperandGetOwner(u);
+      intptr_t index = (intptr_t)mlirOpOperandGetOperandNumber(u);
+      if (!fusesInto(user, index, body)) {
+        someDoNot = true;
+        continue;
+      }
+      ++fusing;
+      if (mlirOperationIsNull(first) || mlirOperationIsBeforeInBlock(user, first) ||
+          (mlirOperationEqual(user, first) && index < firstIndex)) {
+        first = user;
+        firstIndex = index;
+      }
+    }
+    if (fusing == 0 || (!someDoNot && fusing < 2))
+      continue;
+    // Copies for the fusing uses (but the first, when the original keeps
+    // it), collected first: copying changes the use list.
+    intptr_t n = 0;
+    MlirOperation users[64];
+    intptr_t indices[64];
+    for (MlirOpOperand u = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(u) && n < 64;
+         u = mlirOpOperandGetNextUse(u)) {
+      MlirOperation user = mlirOpOperandGetOwner(u);
+      intptr_t index = (intptr_t)mlirOpOperandGetOperandNumber(u);
+      if (!fusesInto(user, index, body) || (!someDoNot && mlirOperationEqual(user, first) && index == firstIndex))
+        continue;
+      users[n] = user;
+      indices[n++] = index;
+    }
+    for (intptr_t i = 0; i < n; ++i) {
+      copyForUse(op, users[i], indices[i]);
+      ++split;
+    }
+  }
+  return split;
+}
+
+//===----------------------------------------------------------------------===//
 // Donated results fused into their reader, kept as results
 //===----------------------------------------------------------------------===//
 

@@ -37,8 +37,10 @@
 /// it must follow (the producers of what it reads, and the ops before it
 /// that read or write a buffer it writes), and scalars it reads that are
 /// computed from the arguments alone (a step count's increment, bias
-/// corrections: each result at most 16 bytes) move up with it. Updates that
-/// read the same gradient follow one another there, and the last frees it.
+/// corrections: each result at most 16 bytes) move up with it, and so do
+/// the temporaries only it reads (an unfused optimizer's: the decayed moment,
+/// the scaled gradient), with their destinations. Updates that read the same
+/// gradient follow one another there, and the last frees it.
 /// `*inPlaceUpdates` receives how many of the ops moved are such updates or
 /// their scalars.
 intptr_t rematHoistShrinkingReaders(RematGraph graph, intptr_t *inPlaceUpdates);

@@ -168,6 +168,19 @@ struct SplitBroadcastsPass : mlir::PassWrapper<SplitBroadcastsPass, mlir::Operat
   void runOnOperation() override { rematSplitBroadcasts(wrap(getOperation())); }
 };
 
+struct SplitElementwiseFunctionsPass
+    : mlir::PassWrapper<SplitElementwiseFunctionsPass, mlir::OperationPass<mlir::func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SplitElementwiseFunctionsPass)
+  llvm::StringRef getArgument() const override { return "remat-split-elementwise-functions"; }
+  llvm::StringRef getDescription() const override {
+    return "Give each fusing use of an elementwise function of one tensor its own copy";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::linalg::LinalgDialect, mlir::tensor::TensorDialect>();
+  }
+  void runOnOperation() override { rematSplitElementwiseFunctions(wrap(getOperation())); }
+};
+
 /// A donated elementwise result fused into the one op that reads it, kept
 /// as a result of the fused op: scripts/remat-iree's step before planning
 /// (docs/iree.md).
@@ -193,5 +206,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT ::mlir::PassPlu
             mlir::PassRegistration<ExpandScattersPass>();
             mlir::PassRegistration<SplitBroadcastsPass>();
             mlir::PassRegistration<FuseDonatedResultsPass>();
+            mlir::PassRegistration<SplitElementwiseFunctionsPass>();
           }};
 }

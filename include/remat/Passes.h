@@ -82,6 +82,10 @@ MlirLogicalResult rematRunPass(MlirOperation func, const RematPassOptions *optio
 /// bit-identical. Returns the number of copies made.
 intptr_t rematSplitBroadcasts(MlirOperation func);
 
+/// Experimental: each elementwise function of one tensor read by ops MLIR's
+/// fusion would fold it into gets a copy per such use. Returns the copies.
+intptr_t rematSplitElementwiseFunctions(MlirOperation func);
+
 /// The body of the `remat-fuse-donated-results` pass, a step of
 /// scripts/remat-iree (docs/iree.md). IREE computes a donated result (see
 /// docs/memory-model.md) that another dispatch reads into a temporary held to
