@@ -215,6 +215,32 @@ static bool isFunctionOfOneTensor(MlirOperation op, MlirValue *source) {
   return true;
 }
 
+/// Rounds of copies and fusion in rematFuseElementwise's generalized variant.
+enum { kSplitRounds = 3 };
+
+/// `op`, or its ancestor in `block`; null if none.
+static MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
+  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
+    op = mlirOperationGetParentOperation(op);
+  return op;
+}
+
+/// Whether `source` stays live at `user` without `producer`: an op other
+/// than `producer` reads it at or after `user` (in `block`), or it costs no
+/// memory of the step's (isFreeToKeep). A copy of `producer` fused into
+/// `user` then reads what is live there anyway.
+static bool liveAt(MlirValue source, MlirOperation producer, MlirOperation user, MlirBlock block) {
+  if (isFreeToKeep(source))
+    return true;
+  for (MlirOpOperand u = mlirValueGetFirstUse(source); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation reader = ancestorIn(mlirOpOperandGetOwner(u), block);
+    if (!mlirOperationIsNull(reader) && !mlirOperationEqual(reader, producer) &&
+        (mlirOperationEqual(reader, user) || mlirOperationIsBeforeInBlock(user, reader)))
+      return true;
+  }
+  return false;
+}
+
 intptr_t rematSplitElementwiseFunctions(MlirOperation func) {
   if (!rematIsFuncWithBody(func))
     return 0;
@@ -234,7 +260,7 @@ intptr_t rematSplitElementwiseFunctions(MlirOperation func) {
     for (MlirOpOperand u = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
       MlirOperation user = mlirOpOperandGetOwner(u);
       intptr_t index = (intptr_t)mlirOpOperandGetOperandNumber(u);
-      if (!fusesInto(user, index, body)) {
+      if (!fusesInto(user, index, body) || (!mlirValueIsNull(source) && !liveAt(source, op, user, body))) {
         someDoNot = true;
         continue;
       }
@@ -256,7 +282,8 @@ intptr_t rematSplitElementwiseFunctions(MlirOperation func) {
          u = mlirOpOperandGetNextUse(u)) {
       MlirOperation user = mlirOpOperandGetOwner(u);
       intptr_t index = (intptr_t)mlirOpOperandGetOperandNumber(u);
-      if (!fusesInto(user, index, body) || (!someDoNot && mlirOperationEqual(user, first) && index == firstIndex))
+      if (!fusesInto(user, index, body) || (!mlirValueIsNull(source) && !liveAt(source, op, user, body)) ||
+          (!someDoNot && mlirOperationEqual(user, first) && index == firstIndex))
         continue;
       users[n] = user;
       indices[n++] = index;
@@ -506,7 +533,15 @@ MlirLogicalResult rematFuseElementwise(MlirOperation func, bool generalize, intp
   // After the generalization: a named linalg.broadcast is a pure broadcast
   // then, and gets its copies per use too.
   rematSplitBroadcasts(func);
-  MlirLogicalResult result = rematRunPipelineOn(func, "func.func", "func.func(linalg-fuse-elementwise-ops)");
+  MlirLogicalResult result = mlirLogicalResultSuccess();
+  // Generalized, elementwise functions of one tensor are also recomputed in
+  // each reader the fusion folds them into (a fused op's copies may be such
+  // functions in turn: a few rounds); the first fuses as MLIR's control does.
+  for (int round = 0; round < (generalize ? kSplitRounds : 1) && mlirLogicalResultIsSuccess(result); ++round) {
+    if (generalize && rematSplitElementwiseFunctions(func) == 0 && round > 0)
+      break;
+    result = rematRunPipelineOn(func, "func.func", "func.func(linalg-fuse-elementwise-ops)");
+  }
   *opsRemoved = mlirLogicalResultIsSuccess(result) ? before - countBodyOps(func) : 0;
   return result;
 }
@@ -559,6 +594,7 @@ MlirLogicalResult rematFuseBeforePlanning(MlirOperation func, const RematGraphOp
         ok = false;
       } else {
         unfuse = true;
+        result->fusedBoundBytes = bound.bytes;
         snprintf(result->fusionSkipped, sizeof(result->fusionSkipped),
                  "the budget is under the fused step's lower bound of %lld bytes", (long long)bound.bytes);
       }

@@ -21,7 +21,10 @@
 /// op is first made the linalg.generic it is defined as
 /// (`linalg-generalize-named-ops`: the same loops and body), so that a
 /// transpose or a broadcast is folded into the matmul or reduction reading it
-/// too. `*opsRemoved` receives how many fewer ops the body has. On failure
+/// too, and elementwise functions of one tensor are recomputed in the
+/// readers that keep that tensor (rematSplitElementwiseFunctions, then the
+/// fusion, up to three rounds). `*opsRemoved` receives how many fewer ops
+/// the body has. On failure
 /// the pass has emitted a diagnostic and `func` may be partly rewritten; the
 /// caller restores it.
 MlirLogicalResult rematFuseElementwise(MlirOperation func, bool generalize, intptr_t *opsRemoved);

@@ -208,7 +208,8 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
       emit(w,
            "  fused:           %ld fewer ops (%slinalg-fuse-elementwise-ops); peak %s before recomputing; "
            "input flops %.4g\n",
-           (long)r->numFusedOps, r->fusedGeneralized ? "linalg-generalize-named-ops, " : "", fused,
+           (long)r->numFusedOps,
+           r->fusedGeneralized ? "linalg-generalize-named-ops, remat-split-elementwise-functions, " : "", fused,
            r->flopsBeforeFusion);
     } else if (r->fusionTried && r->fusionSkipped && r->fusionSkipped[0]) {
       emit(w, "  fused:           not tried: %s\n", r->fusionSkipped);

@@ -82,8 +82,22 @@ MlirLogicalResult rematRunPass(MlirOperation func, const RematPassOptions *optio
 /// bit-identical. Returns the number of copies made.
 intptr_t rematSplitBroadcasts(MlirOperation func);
 
-/// Experimental: each elementwise function of one tensor read by ops MLIR's
-/// fusion would fold it into gets a copy per such use. Returns the copies.
+/// The body of the `remat-split-elementwise-functions` pass, a step of
+/// remat-opt --fuse-elementwise's generalized variant (docs/planner.md): an
+/// elementwise function of one tensor (an all-parallel linalg.generic with
+/// one result whose inputs are that tensor, no larger than the result, and
+/// values that cost the step no memory: arguments, constants, scalars) gets
+/// a copy for each use MLIR's `linalg-fuse-elementwise-ops` would fold it
+/// into (an all-parallel linalg.generic in the same block reading it as an
+/// input) where the source tensor is still read at or after that use, made
+/// right before it (the original keeps its other uses, or its first one).
+/// The fusion then recomputes the function inside each such reader, which
+/// reads the source it keeps anyway, and the function's own result dies at
+/// its remaining readers: what IREE's and XLA's fusion do with cheap
+/// elementwise producers, and a recomputation that materializes nothing
+/// (JAX's GELU terms, read again by the backward next to the
+/// pre-activation). Each element is computed by the same scalar ops: results
+/// are bit-identical. Returns the number of copies made.
 intptr_t rematSplitElementwiseFunctions(MlirOperation func);
 
 /// The body of the `remat-fuse-donated-results` pass, a step of

@@ -172,6 +172,10 @@ typedef struct RematPlanResult {
   double stepTimeUnfusedSeconds;
   /// fuseElementwise: why fusion was not tried (empty when it was).
   char fusionSkipped[384];
+  /// fuseElementwise: the fused step's lower bound when the budget was under
+  /// it (fusion then skipped; the smallest budget known to work is searched
+  /// from a fused plan at that bound too), else 0.
+  int64_t fusedBoundBytes;
   /// Per phase; with fusion, of both plans (planSeconds and namingSeconds
   /// are the kept plan's).
   RematPhaseTimes phases;
