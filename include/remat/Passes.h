@@ -86,8 +86,8 @@ intptr_t rematSplitBroadcasts(MlirOperation func);
 /// remat-opt --fuse-elementwise's generalized variant (docs/planner.md): an
 /// elementwise function of one tensor (an all-parallel linalg.generic with
 /// one result, not of booleans, whose inputs are that tensor, no larger than
-/// the result, and
-/// values that cost the step no memory: arguments, constants, scalars) gets
+/// the result, and values that cost the step no memory: arguments,
+/// constants, scalars) gets
 /// a copy for each use MLIR's `linalg-fuse-elementwise-ops` would fold it
 /// into (an all-parallel linalg.generic in the same block reading it as an
 /// input) where the source tensor is still read at or after that use, made
