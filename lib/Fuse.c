@@ -187,15 +187,37 @@ static bool isFreeToKeep(MlirValue v) {
   return n >= 0 && n <= 1;
 }
 
+/// Whether the body of `op` reads, besides its block arguments and what it
+/// defines, only values that are free to keep (a gather from a captured
+/// table would keep that table alive up to every copy), with no nested
+/// region.
+static bool bodyReadsOnlyFreeValues(MlirOperation op) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  if (mlirBlockIsNull(body))
+    return false;
+  for (MlirOperation inner = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(inner);
+       inner = mlirOperationGetNextInBlock(inner)) {
+    if (mlirOperationGetNumRegions(inner) > 0)
+      return false;
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(inner); ++i) {
+      MlirValue v = mlirOperationGetOperand(inner, i);
+      bool local = mlirValueIsABlockArgument(v) ? mlirBlockEqual(mlirBlockArgumentGetOwner(v), body)
+                                                : mlirBlockEqual(mlirOperationGetBlock(mlirOpResultGetOwner(v)), body);
+      if (!local && !isFreeToKeep(v))
+        return false;
+    }
+  }
+  return true;
+}
+
 /// An elementwise function of one tensor of the step: a fusable producer
 /// (isFusableProducer), not of booleans, whose inputs are all free to keep
 /// (isFreeToKeep) but at most one, `*source`, with no more elements than its
-/// result. A copy of
-/// it fused into a later reader reads that tensor instead of its result,
-/// which is no larger: the readers keep the source, the result dies at its
-/// first reader.
+/// result, and whose body reads nothing else that costs memory. A copy of it
+/// fused into a later reader reads that tensor instead of its result: where
+/// the reader keeps the source anyway, the result dies at its other readers.
 static bool isFunctionOfOneTensor(MlirOperation op, MlirValue *source) {
-  if (!isFusableProducer(op))
+  if (!isFusableProducer(op) || !bodyReadsOnlyFreeValues(op))
     return false;
   intptr_t inputs = rematGenericNumInputs(op);
   MlirType resultType = mlirValueGetType(mlirOperationGetResult(op, 0));
