@@ -245,8 +245,9 @@ static bool isFunctionOfOneTensor(MlirOperation op, MlirValue *source) {
   return true;
 }
 
-/// Rounds of copies and fusion in rematFuseElementwise's generalized variant.
-enum { kSplitRounds = 3 };
+/// Rounds of copies and fusion in rematFuseElementwise's generalized variant,
+/// and the copies made of one function per round at most.
+enum { kSplitRounds = 3, kMaxSplitUses = 64 };
 
 /// `op`, or its ancestor in `block`; null if none.
 static MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
@@ -281,11 +282,13 @@ intptr_t rematSplitElementwiseFunctions(MlirOperation func) {
     MlirValue source;
     if (!isFunctionOfOneTensor(op, &source))
       continue;
-    // The uses that would fuse a copy, and whether any would not: the
-    // original then keeps those, else its first use.
+    // The uses that would fuse a copy (the first kMaxSplitUses of them; the
+    // original keeps the rest), collected before copying changes the use
+    // list, and whether any would not: the original then keeps those, else
+    // its first use.
     MlirValue result = mlirOperationGetResult(op, 0);
-    MlirOperation first = {NULL};
-    intptr_t firstIndex = -1, fusing = 0;
+    MlirOperation users[kMaxSplitUses];
+    intptr_t indices[kMaxSplitUses], n = 0, first = -1;
     bool someDoNot = false;
     for (MlirOpOperand u = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
       MlirOperation user = mlirOpOperandGetOwner(u);
@@ -294,29 +297,22 @@ intptr_t rematSplitElementwiseFunctions(MlirOperation func) {
         someDoNot = true;
         continue;
       }
-      ++fusing;
-      if (mlirOperationIsNull(first) || mlirOperationIsBeforeInBlock(user, first) ||
-          (mlirOperationEqual(user, first) && index < firstIndex)) {
-        first = user;
-        firstIndex = index;
-      }
-    }
-    if (fusing == 0 || (!someDoNot && fusing < 2))
-      continue;
-    // Copies for the fusing uses (but the first, when the original keeps
-    // it), collected first: copying changes the use list.
-    intptr_t n = 0;
-    MlirOperation users[64];
-    intptr_t indices[64];
-    for (MlirOpOperand u = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(u) && n < 64;
-         u = mlirOpOperandGetNextUse(u)) {
-      MlirOperation user = mlirOpOperandGetOwner(u);
-      intptr_t index = (intptr_t)mlirOpOperandGetOperandNumber(u);
-      if (!fusesInto(user, index, body) || (!mlirValueIsNull(source) && !liveAt(source, op, user, body)) ||
-          (!someDoNot && mlirOperationEqual(user, first) && index == firstIndex))
+      if (n == kMaxSplitUses)
         continue;
+      if (first < 0 || mlirOperationIsBeforeInBlock(user, users[first]) ||
+          (mlirOperationEqual(user, users[first]) && index < indices[first]))
+        first = n;
       users[n] = user;
       indices[n++] = index;
+    }
+    if (n == 0 || (!someDoNot && n < 2))
+      continue;
+    if (!someDoNot) {
+      for (intptr_t i = first + 1; i < n; ++i) {
+        users[i - 1] = users[i];
+        indices[i - 1] = indices[i];
+      }
+      --n;
     }
     for (intptr_t i = 0; i < n; ++i) {
       copyForUse(op, users[i], indices[i]);
