@@ -138,8 +138,18 @@ static bool isPinned(RematOpClass cls) {
 /// bufferization write it in place: into the destination's buffer, or into a
 /// function argument, which One-Shot Bufferize treats as writable. Either
 /// way, its bytes are not part of a lower bound.
+/// A destination in a buffer no plan writes (a tensor constant or other
+/// global, an argument marked bufferization.writable = false) is no such
+/// value: the simulation never writes into it (lib/SimBuffers.c,
+/// freedDestination), so the result keeps a buffer of its own in every plan.
 static intptr_t destinationValue(const RematGraphImpl *g, intptr_t k, intptr_t r) {
-  return g->values[g->ops[k].firstResult + r].destination;
+  intptr_t dest = g->values[g->ops[k].firstResult + r].destination;
+  if (dest < 0 || g->values[dest].buffer < 0)
+    return dest;
+  const RematBufferInfo *d = &g->buffers[g->values[dest].buffer];
+  if (d->readOnly || (d->external && (d->rootValue < 0 || d->rootValue >= g->numArgs)))
+    return -1;
+  return dest;
 }
 
 /// Groups items 0..numItems-1 by their key (in [0, numKeys), or -1 to leave
