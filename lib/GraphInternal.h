@@ -131,6 +131,16 @@ static inline RematGraphImpl *rematGraphImpl(RematGraph graph) { return (RematGr
 
 /// Bytes of the copy the deallocation pipeline makes of a returned value
 /// (Graph.c and SimBuffers.c model it the same way).
+/// Whether no plan writes into buffer b: a global (tensor constants are
+/// read-only), or an argument marked bufferization.writable = false. The
+/// simulation never writes a result into it (SimBuffers.c), and the lower
+/// and recompute bounds do not count a result as sharing it (Memory.c,
+/// RecomputeBound.c).
+static inline bool rematBufferIsNeverWritten(const RematGraphImpl *g, intptr_t b) {
+  const RematBufferInfo *d = &g->buffers[b];
+  return d->readOnly || (d->external && (d->rootValue >= g->numArgs || d->allocOp >= 0));
+}
+
 static inline int64_t rematReturnCopyBytes(const RematGraphImpl *g, int64_t bytes) {
   return (bytes + g->returnCopyAlignment - 1) / g->returnCopyAlignment * g->returnCopyAlignment;
 }

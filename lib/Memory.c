@@ -146,10 +146,7 @@ static intptr_t destinationValue(const RematGraphImpl *g, intptr_t k, intptr_t r
   intptr_t dest = g->values[g->ops[k].firstResult + r].destination;
   if (dest < 0 || g->values[dest].buffer < 0)
     return dest;
-  const RematBufferInfo *d = &g->buffers[g->values[dest].buffer];
-  if (d->readOnly || (d->external && (d->rootValue < 0 || d->rootValue >= g->numArgs)))
-    return -1;
-  return dest;
+  return rematBufferIsNeverWritten(g, g->values[dest].buffer) ? -1 : dest;
 }
 
 /// Groups items 0..numItems-1 by their key (in [0, numKeys), or -1 to leave

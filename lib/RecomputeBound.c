@@ -104,7 +104,7 @@ static int64_t sharedWithDestination(const RematGraphImpl *g, const bool *argume
         argumentBacked[g->values[v].buffer]) // counted as nothing already
       continue;
     const RematBufferInfo *d = &g->buffers[g->values[dest].buffer];
-    if (d->lastUseOp <= k || d->readOnly || (d->external && (d->rootValue >= g->numArgs || d->allocOp >= 0)))
+    if (d->lastUseOp <= k || rematBufferIsNeverWritten(g, g->values[dest].buffer))
       continue;
     int64_t bytes = g->buffers[g->values[v].buffer].bytes;
     shared += d->external || d->bytes >= bytes ? bytes : d->bytes;

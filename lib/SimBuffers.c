@@ -26,8 +26,7 @@ static intptr_t freedDestination(const RematSimContext *ctx, const RematSimulati
     return -1;
   const RematBufferInfo *cls = &g->buffers[g->values[dest].buffer];
   // Only where later reads were the reason for the copy in the input.
-  if (cls->lastUseOp <= sim->instOp[k] || (cls->external && cls->rootValue >= g->numArgs) ||
-      (cls->external && cls->allocOp >= 0) || cls->readOnly)
+  if (cls->lastUseOp <= sim->instOp[k] || rematBufferIsNeverWritten(g, g->values[dest].buffer))
     return -1;
   if (ctx->destRead[x] < 0)
     return -1;
