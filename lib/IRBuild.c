@@ -205,8 +205,12 @@ void rematAppendToText(MlirStringRef s, void *userData) {
   t->data[t->length] = '\0';
 }
 
-RematOpList rematCollectOps(MlirModule module, bool (*pred)(MlirOperation)) {
+RematOpList rematCollectOpsUnder(MlirOperation root, bool (*pred)(MlirOperation)) {
   RematOpList list = {NULL, 0, 0, pred};
-  mlirOperationWalk(mlirModuleGetOperation(module), collectMatching, &list, MlirWalkPreOrder);
+  mlirOperationWalk(root, collectMatching, &list, MlirWalkPreOrder);
   return list;
+}
+
+RematOpList rematCollectOps(MlirModule module, bool (*pred)(MlirOperation)) {
+  return rematCollectOpsUnder(mlirModuleGetOperation(module), pred);
 }

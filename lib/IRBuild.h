@@ -188,4 +188,7 @@ void rematOpListPush(RematOpList *list, MlirOperation op);
 /// The operations of `module` matching `pred`, in pre-order.
 RematOpList rematCollectOps(MlirModule module, bool (*pred)(MlirOperation));
 
+/// The operations under `root` (and `root` itself) matching `pred`, in pre-order.
+RematOpList rematCollectOpsUnder(MlirOperation root, bool (*pred)(MlirOperation));
+
 #endif // REMAT_LIB_IRBUILD_H

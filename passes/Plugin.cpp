@@ -7,6 +7,7 @@
 //   remat-expand-scatters                          (rematExpandScattersInFunction)
 //   remat-split-broadcasts                         (rematSplitBroadcasts)
 //   remat-fuse-donated-results                     (rematFuseDonatedResults)
+//   remat-slice-producers                          (rematSliceProducers)
 // Options need C++ (Pass::Option), so this shim is C++; the work is done by
 // the C functions of remat/Passes.h. See docs/plugin.md.
 //
@@ -197,6 +198,21 @@ struct FuseDonatedResultsPass : mlir::PassWrapper<FuseDonatedResultsPass, mlir::
   void runOnOperation() override { rematFuseDonatedResults(wrap(getOperation())); }
 };
 
+/// An extract_slice moved above its producers, so that they compute only the
+/// slice: scripts/remat-iree's step before planning (docs/iree.md).
+struct SliceProducersPass : mlir::PassWrapper<SliceProducersPass, mlir::OperationPass<mlir::func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SliceProducersPass)
+  llvm::StringRef getArgument() const override { return "remat-slice-producers"; }
+  llvm::StringRef getDescription() const override {
+    return "Move a static tensor.extract_slice above the linalg op, reshape or slice producing its source, so that "
+           "it computes only the slice";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::linalg::LinalgDialect, mlir::tensor::TensorDialect>();
+  }
+  void runOnOperation() override { rematSliceProducers(wrap(getOperation())); }
+};
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT ::mlir::PassPluginLibraryInfo mlirGetPassPluginInfo() {
@@ -207,5 +223,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT ::mlir::PassPlu
             mlir::PassRegistration<SplitBroadcastsPass>();
             mlir::PassRegistration<FuseDonatedResultsPass>();
             mlir::PassRegistration<SplitElementwiseFunctionsPass>();
+            mlir::PassRegistration<SliceProducersPass>();
           }};
 }

@@ -101,6 +101,22 @@ intptr_t rematSplitBroadcasts(MlirOperation func);
 /// are bit-identical. Returns the number of copies made.
 intptr_t rematSplitElementwiseFunctions(MlirOperation func);
 
+/// The body of the `remat-slice-producers` pass, a step of scripts/remat-iree
+/// (docs/iree.md): a static, unit-stride tensor.extract_slice (no rank
+/// reduction) of a value nothing else reads is moved above the op that
+/// produces it, repeatedly, so that the op computes only the slice: above a
+/// linalg op with one result whose body does not read its loop indices
+/// (every reduction loop kept whole, each input sliced to what the sliced
+/// loops read, for indexing maps that are sums of loops with non-negative
+/// coefficients), above a collapse_shape or expand_shape that it takes whole
+/// on every dim made of several, above another such slice, and into a
+/// smaller tensor.empty. torch-mlir's weight gradient of a strided
+/// convolution computes the whole grid and slices it (ResNet-18): the
+/// convolution then computes only the slice. Each element read is computed
+/// by the same scalar ops in the same order: results are bit-identical.
+/// Returns the number of slices moved.
+intptr_t rematSliceProducers(MlirOperation func);
+
 /// The body of the `remat-fuse-donated-results` pass, a step of
 /// scripts/remat-iree (docs/iree.md). IREE computes a donated result (see
 /// docs/memory-model.md) that another dispatch reads into a temporary held to

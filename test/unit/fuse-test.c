@@ -3,7 +3,8 @@
 // fuse-test FILE: prints "fused N" and the module after
 // rematFuseDonatedResults on every function of FILE (lib/Fuse.c; the plugin's
 // remat-fuse-donated-results). fuse-test --split-broadcasts FILE: the same
-// with rematSplitBroadcasts ("copies N"). The plugin does not load into the
+// with rematSplitBroadcasts ("copies N"); fuse-test --slice-producers FILE
+// with rematSliceProducers ("moved N", lib/SliceProducers.c). The plugin does not load into the
 // sanitizer build; this executable runs the same C code under it
 // (test/plugin/fuse-donated-results.mlir checks the pass through mlir-opt).
 //
@@ -19,8 +20,9 @@
 
 int main(int argc, char **argv) {
   bool split = argc == 3 && strcmp(argv[1], "--split-broadcasts") == 0;
-  if (argc != 2 && !split) {
-    fprintf(stderr, "usage: fuse-test [--split-broadcasts] FILE\n");
+  bool slice = argc == 3 && strcmp(argv[1], "--slice-producers") == 0;
+  if (argc != 2 && !split && !slice) {
+    fprintf(stderr, "usage: fuse-test [--split-broadcasts|--slice-producers] FILE\n");
     return 2;
   }
   const char *path = argv[argc - 1];
@@ -40,9 +42,9 @@ int main(int argc, char **argv) {
          op = mlirOperationGetNextInBlock(op)) {
       MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
       if (name.length == strlen("func.func") && memcmp(name.data, "func.func", name.length) == 0)
-        total += split ? rematSplitBroadcasts(op) : rematFuseDonatedResults(op);
+        total += split ? rematSplitBroadcasts(op) : slice ? rematSliceProducers(op) : rematFuseDonatedResults(op);
     }
-    printf("%s %ld\n", split ? "copies" : "fused", (long)total);
+    printf("%s %ld\n", split ? "copies" : slice ? "moved" : "fused", (long)total);
     mlirOperationPrint(mlirModuleGetOperation(module), unitPrintToStdout, NULL);
     printf("\n");
     mlirModuleDestroy(module);
