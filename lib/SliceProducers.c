@@ -87,6 +87,37 @@ static MlirType boxType(MlirType of, const Box *box) {
   return mlirRankedTensorTypeGet(box->rank, box->sizes, mlirShapedTypeGetElementType(of), mlirAttributeGetNull());
 }
 
+/// Bytes of one element of a shaped type (0: not a plain integer or float).
+static int64_t elementBytes(MlirType shaped) {
+  MlirType e = mlirShapedTypeGetElementType(shaped);
+  if (mlirTypeIsAInteger(e))
+    return ((int64_t)mlirIntegerTypeGetWidth(e) + 7) / 8;
+  if (mlirTypeIsAFloat(e))
+    return ((int64_t)mlirFloatTypeGetWidth(e) + 7) / 8;
+  return mlirTypeIsAIndex(e) ? 8 : 0;
+}
+
+static int64_t boxElements(const Box *box) {
+  int64_t n = 1;
+  for (intptr_t d = 0; d < box->rank; ++d)
+    n *= box->sizes[d];
+  return n;
+}
+
+/// Whether the box is one contiguous run of its (row-major) source: after
+/// its first dim of size other than 1, every dim whole. Bufferization makes
+/// any box a view, but IREE copies one that is not a run into a buffer of its
+/// own (docs/iree.md, strided slices).
+static bool boxIsContiguous(MlirType of, const Box *box) {
+  intptr_t d = 0;
+  while (d < box->rank && box->sizes[d] == 1)
+    ++d;
+  for (++d; d < box->rank; ++d)
+    if (box->sizes[d] != mlirShapedTypeGetDimSize(of, d))
+      return false;
+  return true;
+}
+
 static bool boxIsWhole(MlirType of, const Box *box) {
   for (intptr_t d = 0; d < box->rank; ++d)
     if (box->offsets[d] != 0 || box->sizes[d] != mlirShapedTypeGetDimSize(of, d))
@@ -337,6 +368,19 @@ static bool sliceLinalg(MlirOperation slice, MlirOperation op, const Box *box) {
       inputBox[i].sizes[r] = extent;
     }
   }
+  // Worth it in memory wherever the step runs: the result's bytes saved exceed
+  // the input boxes IREE would copy.
+  Box whole = {.rank = box->rank};
+  for (intptr_t d = 0; d < box->rank; ++d)
+    whole.sizes[d] = mlirShapedTypeGetDimSize(outType, d);
+  int64_t saved = (boxElements(&whole) - boxElements(box)) * elementBytes(outType), copied = 0;
+  for (intptr_t i = 0; i < numInputs; ++i) {
+    MlirType type = mlirValueGetType(mlirOperationGetOperand(op, i));
+    if (inputBox[i].rank > 0 && !boxIsWhole(type, &inputBox[i]) && !boxIsContiguous(type, &inputBox[i]))
+      copied += boxElements(&inputBox[i]) * elementBytes(type);
+  }
+  if (saved <= copied)
+    return false;
   MlirLocation sliceLoc = mlirOperationGetLocation(slice);
   MlirOperation clone = rematInsertBefore(slice, mlirOperationClone(op));
   for (intptr_t i = 0; i < numInputs; ++i)
