@@ -553,6 +553,10 @@ intptr_t rematFuseDonatedResults(MlirOperation func) {
 MlirLogicalResult rematFuseElementwise(MlirOperation func, bool generalize, intptr_t *opsRemoved) {
   intptr_t before = countBodyOps(func);
   *opsRemoved = 0;
+  // A slice of a result nothing else reads first moves above the op, which
+  // then computes the slice alone (SliceProducers.c: torch-mlir's weight
+  // gradients of strided convolutions compute the whole grid).
+  rematSliceProducers(func);
   if (generalize &&
       mlirLogicalResultIsFailure(rematRunPipelineOn(func, "func.func", "func.func(linalg-generalize-named-ops)")))
     return mlirLogicalResultFailure();
