@@ -42,8 +42,11 @@ static MlirAttribute inherentAttr(MlirOperation op, const char *name) {
   return mlirOperationGetInherentAttributeByName(op, rematStr(name));
 }
 
+/// A ranked tensor of static shape and no encoding (the types built here
+/// carry none).
 static bool isStaticTensor(MlirType t) {
-  return mlirTypeIsARankedTensor(t) && mlirShapedTypeHasStaticShape(t) && mlirShapedTypeGetRank(t) <= kMaxRank;
+  return mlirTypeIsARankedTensor(t) && mlirShapedTypeHasStaticShape(t) && mlirShapedTypeGetRank(t) <= kMaxRank &&
+         mlirAttributeIsNull(mlirRankedTensorTypeGetEncoding(t));
 }
 
 static bool hasOneUse(MlirValue v) {
@@ -290,8 +293,8 @@ static MlirWalkResult findIndexOp(MlirOperation op, void *userData) {
 static bool sliceLinalg(MlirOperation slice, MlirOperation op, const Box *box) {
   MlirAttribute maps = mlirLinalgGetIndexingMapsAttribute(op);
   intptr_t numOperands = mlirOperationGetNumOperands(op);
-  if (mlirAttributeIsNull(maps) || mlirOperationGetNumResults(op) != 1 || numOperands < 1 ||
-      mlirArrayAttrGetNumElements(maps) != numOperands)
+  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) || mlirOperationGetNumResults(op) != 1 ||
+      numOperands < 1 || mlirArrayAttrGetNumElements(maps) != numOperands)
     return false;
   bool readsIndex = false;
   mlirOperationWalk(op, findIndexOp, &readsIndex, MlirWalkPreOrder);
@@ -334,13 +337,15 @@ static bool sliceLinalg(MlirOperation slice, MlirOperation op, const Box *box) {
     size[l] = loopSize[l];
   }
   // The destination is written through distinct loops: the box is theirs.
+  bool sliced[kMaxLoops] = {false};
   for (intptr_t r = 0; r < box->rank; ++r) {
     MlirAffineExpr e = mlirAffineMapGetResult(outMap, r);
     if (!mlirAffineExprIsADim(e))
       return false;
     intptr_t l = mlirAffineDimExprGetPosition(e);
-    if (lo[l] != 0 || size[l] != loopSize[l])
-      return false; // written through twice
+    if (sliced[l])
+      return false; // one loop writes two dims
+    sliced[l] = true;
     lo[l] = box->offsets[r];
     size[l] = box->sizes[r];
   }
