@@ -148,11 +148,6 @@ static MlirLogicalResult checkDonations(MlirOperation func, intptr_t *donors, in
 // The argument as the result's destination
 //===----------------------------------------------------------------------===//
 
-static bool hasOneUse(MlirValue v) {
-  MlirOpOperand use = mlirValueGetFirstUse(v);
-  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
-}
-
 /// Follows the destinations of `value` (a result of a linalg op in `body`,
 /// through linalg ops that are the only users of their result) to a
 /// tensor.empty, and makes `arg` the destination instead. Only where the op
@@ -184,7 +179,7 @@ static bool pointChainAt(MlirBlock body, MlirValue value, MlirValue arg) {
         mlirOperationDestroy(def);
       return true;
     }
-    if (!hasOneUse(dest))
+    if (!rematValueHasOneUse(dest))
       return false;
     value = dest;
   }
@@ -240,7 +235,7 @@ intptr_t rematReturnDonatedBuffers(MlirModule module) {
       continue;
     for (intptr_t r = 0, e = mlirOperationGetNumOperands(ret); r < e; ++r) {
       MlirValue v = mlirOperationGetOperand(ret, r);
-      if (!mlirValueIsAOpResult(v) || !hasOneUse(v))
+      if (!mlirValueIsAOpResult(v) || !rematValueHasOneUse(v))
         continue;
       MlirOperation clone = mlirOpResultGetOwner(v);
       if (!rematIsOp(clone, "bufferization.clone") || mlirOperationGetNumOperands(clone) != 1)

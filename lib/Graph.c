@@ -50,19 +50,6 @@ static bool nameInList(MlirStringRef name, const char *const *list) {
 
 static int64_t alignTo64(int64_t bytes) { return (bytes + 63) / 64 * 64; }
 
-/// Element size in bytes as the LLVM lowering stores it (i1 takes a byte).
-static int64_t elementBytes(MlirType type) {
-  if (mlirTypeIsAFloat(type))
-    return (mlirFloatTypeGetWidth(type) + 7) / 8;
-  if (mlirTypeIsAInteger(type))
-    return (mlirIntegerTypeGetWidth(type) + 7) / 8;
-  if (mlirTypeIsAIndex(type))
-    return 8;
-  if (mlirTypeIsAComplex(type))
-    return 2 * elementBytes(mlirComplexTypeGetElementType(type));
-  return 0;
-}
-
 //===----------------------------------------------------------------------===//
 // Op classification: which ops remat may recompute
 //===----------------------------------------------------------------------===//
@@ -398,7 +385,7 @@ static bool sizeValue(RematGraphImpl *g, intptr_t v, MlirLocation loc, int64_t d
     mlirEmitError(loc, "remat: unranked shaped values are not supported (their size is unknown)");
     return false;
   }
-  int64_t bytes = elementBytes(mlirShapedTypeGetElementType(type));
+  int64_t bytes = rematElementBytes(mlirShapedTypeGetElementType(type));
   bool overflow = false, empty = false; // an empty tensor takes 0 bytes, whatever its other dimensions
   for (intptr_t d = 0, r = mlirShapedTypeGetRank(type); d < r; ++d) {
     int64_t dim = mlirShapedTypeGetDimSize(type, d);
@@ -714,7 +701,7 @@ static const char *kAnalysisPipeline =
 static double elementsOf(const RematGraphImpl *g, MlirValue v) {
   intptr_t id = rematPtrMapGet(&g->valueIds, v.ptr);
   MlirType t = mlirValueGetType(v);
-  int64_t eb = mlirTypeIsAShaped(t) ? elementBytes(mlirShapedTypeGetElementType(t)) : 0;
+  int64_t eb = mlirTypeIsAShaped(t) ? rematElementBytes(mlirShapedTypeGetElementType(t)) : 0;
   return id >= 0 && eb > 0 ? (double)g->values[id].bytes / (double)eb : 0;
 }
 
@@ -751,7 +738,7 @@ static void computeFlops(RematGraphImpl *g, int64_t dimBound) {
       double elems = 0;
       for (intptr_t r = 0; r < info->numResults; ++r) {
         MlirType t = mlirValueGetType(g->values[info->firstResult + r].value);
-        int64_t eb = mlirTypeIsAShaped(t) ? elementBytes(mlirShapedTypeGetElementType(t)) : 0;
+        int64_t eb = mlirTypeIsAShaped(t) ? rematElementBytes(mlirShapedTypeGetElementType(t)) : 0;
         if (eb > 0)
           elems += (double)g->values[info->firstResult + r].bytes / (double)eb;
       }

@@ -214,3 +214,15 @@ RematOpList rematCollectOpsUnder(MlirOperation root, bool (*pred)(MlirOperation)
 RematOpList rematCollectOps(MlirModule module, bool (*pred)(MlirOperation)) {
   return rematCollectOpsUnder(mlirModuleGetOperation(module), pred);
 }
+
+int64_t rematElementBytes(MlirType type) {
+  if (mlirTypeIsAFloat(type))
+    return (mlirFloatTypeGetWidth(type) + 7) / 8;
+  if (mlirTypeIsAInteger(type))
+    return (mlirIntegerTypeGetWidth(type) + 7) / 8;
+  if (mlirTypeIsAIndex(type))
+    return 8;
+  if (mlirTypeIsAComplex(type))
+    return 2 * rematElementBytes(mlirComplexTypeGetElementType(type));
+  return 0;
+}

@@ -57,6 +57,21 @@ static inline bool rematIsFuncWithBody(MlirOperation op) {
   return rematIsOp(op, "func.func") && !mlirBlockIsNull(rematFuncBody(op));
 }
 
+/// An inherent attribute (a property) of `op` by name, or null.
+static inline MlirAttribute rematInherentAttr(MlirOperation op, const char *name) {
+  return mlirOperationGetInherentAttributeByName(op, rematStr(name));
+}
+
+/// Whether exactly one operand anywhere reads `v`.
+static inline bool rematValueHasOneUse(MlirValue v) {
+  MlirOpOperand use = mlirValueGetFirstUse(v);
+  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
+}
+
+/// Element size in bytes as the LLVM lowering stores it (i1 takes a byte);
+/// 0 for a type that is not an integer, float, index or complex of those.
+int64_t rematElementBytes(MlirType element);
+
 /// The builtin.module holding `op` (or `op` itself), or null.
 MlirOperation rematEnclosingModule(MlirOperation op);
 

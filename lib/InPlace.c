@@ -383,15 +383,11 @@ static int compareSliceKeys(const void *x, const void *y) {
   return a->tensor < b->tensor ? -1 : a->tensor > b->tensor;
 }
 
-static MlirAttribute inherentAttr(MlirOperation op, const char *name) {
-  return mlirOperationGetInherentAttributeByName(op, mlirStringRefCreateFromCString(name));
-}
-
 /// The static offsets, sizes and strides of a slice op; false when one of
 /// them is dynamic (an SSA operand).
 static bool staticSlice(MlirOperation op, SliceKey *key) {
-  MlirAttribute attrs[3] = {inherentAttr(op, "static_offsets"), inherentAttr(op, "static_sizes"),
-                            inherentAttr(op, "static_strides")};
+  MlirAttribute attrs[3] = {rematInherentAttr(op, "static_offsets"), rematInherentAttr(op, "static_sizes"),
+                            rematInherentAttr(op, "static_strides")};
   for (int i = 0; i < 3; ++i) {
     if (mlirAttributeIsNull(attrs[i]) || !mlirAttributeIsADenseI64Array(attrs[i]))
       return false;
@@ -442,8 +438,8 @@ static intptr_t *equivalenceRoots(const RematGraphImpl *g) {
 /// (offsets 0, sizes the destination's shape, strides 1): then it does not
 /// read the destination.
 static bool overwritesWholeDestination(MlirOperation op) {
-  MlirAttribute offsets = inherentAttr(op, "static_offsets"), sizes = inherentAttr(op, "static_sizes"),
-                strides = inherentAttr(op, "static_strides");
+  MlirAttribute offsets = rematInherentAttr(op, "static_offsets"), sizes = rematInherentAttr(op, "static_sizes"),
+                strides = rematInherentAttr(op, "static_strides");
   MlirType dest = mlirValueGetType(mlirOperationGetOperand(op, 1));
   intptr_t rank = mlirShapedTypeGetRank(dest);
   if (mlirDenseArrayGetNumElements(sizes) != rank)

@@ -38,20 +38,11 @@ typedef struct Box {
   int64_t sizes[kMaxRank];
 } Box;
 
-static MlirAttribute inherentAttr(MlirOperation op, const char *name) {
-  return mlirOperationGetInherentAttributeByName(op, rematStr(name));
-}
-
 /// A ranked tensor of static shape and no encoding (the types built here
 /// carry none).
 static bool isStaticTensor(MlirType t) {
   return mlirTypeIsARankedTensor(t) && mlirShapedTypeHasStaticShape(t) && mlirShapedTypeGetRank(t) <= kMaxRank &&
          mlirAttributeIsNull(mlirRankedTensorTypeGetEncoding(t));
-}
-
-static bool hasOneUse(MlirValue v) {
-  MlirOpOperand use = mlirValueGetFirstUse(v);
-  return !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
 }
 
 static bool hasNoUse(MlirValue v) { return mlirOpOperandIsNull(mlirValueGetFirstUse(v)); }
@@ -66,8 +57,8 @@ static bool readSliceBox(MlirOperation slice, Box *box) {
   if (!isStaticTensor(source) || !isStaticTensor(result) ||
       mlirShapedTypeGetRank(source) != mlirShapedTypeGetRank(result))
     return false;
-  MlirAttribute offsets = inherentAttr(slice, "static_offsets"), sizes = inherentAttr(slice, "static_sizes"),
-                strides = inherentAttr(slice, "static_strides");
+  MlirAttribute offsets = rematInherentAttr(slice, "static_offsets"), sizes = rematInherentAttr(slice, "static_sizes"),
+                strides = rematInherentAttr(slice, "static_strides");
   intptr_t rank = mlirShapedTypeGetRank(source);
   MlirAttribute all[3] = {offsets, sizes, strides};
   for (int i = 0; i < 3; ++i)
@@ -88,16 +79,6 @@ static bool readSliceBox(MlirOperation slice, Box *box) {
 
 static MlirType boxType(MlirType of, const Box *box) {
   return mlirRankedTensorTypeGet(box->rank, box->sizes, mlirShapedTypeGetElementType(of), mlirAttributeGetNull());
-}
-
-/// Bytes of one element of a shaped type (0: not a plain integer or float).
-static int64_t elementBytes(MlirType shaped) {
-  MlirType e = mlirShapedTypeGetElementType(shaped);
-  if (mlirTypeIsAInteger(e))
-    return ((int64_t)mlirIntegerTypeGetWidth(e) + 7) / 8;
-  if (mlirTypeIsAFloat(e))
-    return ((int64_t)mlirFloatTypeGetWidth(e) + 7) / 8;
-  return mlirTypeIsAIndex(e) ? 8 : 0;
 }
 
 static int64_t boxElements(const Box *box) {
@@ -193,7 +174,7 @@ static bool sliceSlice(MlirOperation slice, MlirOperation inner, const Box *box)
 /// The reassociation groups of a reshape, group g's dims in [first[g],
 /// first[g + 1]); false when malformed or too many.
 static bool readGroups(MlirOperation reshape, intptr_t *numGroups, intptr_t first[kMaxRank + 1]) {
-  MlirAttribute groups = inherentAttr(reshape, "reassociation");
+  MlirAttribute groups = rematInherentAttr(reshape, "reassociation");
   if (mlirAttributeIsNull(groups) || !mlirAttributeIsAArray(groups) || mlirArrayAttrGetNumElements(groups) > kMaxRank)
     return false;
   *numGroups = mlirArrayAttrGetNumElements(groups);
@@ -239,7 +220,7 @@ static bool sliceReshape(MlirOperation slice, MlirOperation reshape, const Box *
   MlirValue sliced = sliceBefore(slice, mlirOperationGetLocation(slice), source, &sourceBox);
   MlirContext ctx = mlirOperationGetContext(reshape);
   MlirNamedAttribute attrs[2] = {
-      rematNamedAttr(ctx, "reassociation", inherentAttr(reshape, "reassociation")),
+      rematNamedAttr(ctx, "reassociation", rematInherentAttr(reshape, "reassociation")),
       rematNamedAttr(ctx, "static_output_shape", mlirDenseI64ArrayGet(ctx, box->rank, box->sizes))};
   RematCursor at = {mlirOperationGetBlock(slice), slice};
   replaceSlice(slice, rematEmitAt(at, loc, collapse ? "tensor.collapse_shape" : "tensor.expand_shape", 1, &sliced,
@@ -378,11 +359,12 @@ static bool sliceLinalg(MlirOperation slice, MlirOperation op, const Box *box) {
   Box whole = {.rank = box->rank};
   for (intptr_t d = 0; d < box->rank; ++d)
     whole.sizes[d] = mlirShapedTypeGetDimSize(outType, d);
-  int64_t saved = (boxElements(&whole) - boxElements(box)) * elementBytes(outType), copied = 0;
+  int64_t saved = (boxElements(&whole) - boxElements(box)) * rematElementBytes(mlirShapedTypeGetElementType(outType)),
+          copied = 0;
   for (intptr_t i = 0; i < numInputs; ++i) {
     MlirType type = mlirValueGetType(mlirOperationGetOperand(op, i));
     if (inputBox[i].rank > 0 && !boxIsWhole(type, &inputBox[i]) && !boxIsContiguous(type, &inputBox[i]))
-      copied += boxElements(&inputBox[i]) * elementBytes(type);
+      copied += boxElements(&inputBox[i]) * rematElementBytes(mlirShapedTypeGetElementType(type));
   }
   if (saved <= copied)
     return false;
@@ -413,7 +395,7 @@ static bool moveSliceUp(MlirOperation slice) {
     return false;
   if (rematIsOp(producer, "tensor.empty"))
     return sliceEmpty(slice, producer, &box);
-  if (!hasOneUse(source))
+  if (!rematValueHasOneUse(source))
     return false;
   if (rematIsOp(producer, "tensor.extract_slice"))
     return sliceSlice(slice, producer, &box);
