@@ -22,8 +22,11 @@
 // 4. A recomputation after x reads its inputs: held at x (less relief) or
 //    run again (more cost): per op a convex cost curve (lower hull).
 // 5. Bound at x: the cheapest relief of excess(x) over those curves, in
-//    its LP relaxation (segments by cost per byte), and at least the
-//    cheapest op that can relieve anything. The bound: the max over x. If
+//    its LP relaxation (segments by cost per byte), at least the cheapest
+//    op that can relieve anything, and at least what whole executions
+//    cost: the ops without which the others cannot relieve the excess, or
+//    the fewest ops that can, at the cheapest ops' costs (integralRelief).
+//    The bound: the max over x. If
 //    what cannot be relieved exceeds the budget, no schedule fits.
 // Dropped in the schedule's favour (each only lowers the bound): inputs of
 // inputs, clones' own memory, one extra execution relieving several points
@@ -281,6 +284,10 @@ typedef struct Item {
   double cost;
   int64_t bytes;
   intptr_t firstNode, endNode;
+  /// Segments: the op whose extra execution any use of them needs (an index
+  /// into the point's options) and that execution's whole cost.
+  intptr_t option;
+  double optionCost;
 } Item;
 
 /// By cost per byte, then by node (deterministic).
@@ -290,6 +297,88 @@ static int byCostPerByte(const void *a, const void *b) {
   if (l != r)
     return l < r ? -1 : 1;
   return x->firstNode < y->firstNode ? -1 : (x->firstNode > y->firstNode ? 1 : 0);
+}
+
+/// By cost, then by node (deterministic).
+static int byCost(const void *a, const void *b) {
+  const Item *x = a, *y = b;
+  if (x->cost != y->cost)
+    return x->cost < y->cost ? -1 : 1;
+  return x->firstNode < y->firstNode ? -1 : (x->firstNode > y->firstNode ? 1 : 0);
+}
+
+/// By bytes, largest first, then by node.
+static int byBytesDescending(const void *a, const void *b) {
+  const Item *x = a, *y = b;
+  if (x->bytes != y->bytes)
+    return x->bytes > y->bytes ? -1 : 1;
+  return x->firstNode < y->firstNode ? -1 : (x->firstNode > y->firstNode ? 1 : 0);
+}
+
+/// The cheapest fractional relief of `excess` by `segs` (sorted by cost per
+/// byte), skipping the segments of the options marked in `skip` (or none).
+static double fractionalRelief(const Item *segs, intptr_t numSegs, int64_t excess, const bool *skip) {
+  double cost = 0;
+  for (intptr_t s = 0; s < numSegs && excess > 0; ++s) {
+    const Item *it = &segs[s];
+    if (skip && it->option >= 0 && skip[it->option])
+      continue;
+    if (it->bytes <= excess) {
+      cost += it->cost;
+      excess -= it->bytes;
+    } else {
+      cost += it->cost * (double)excess / (double)it->bytes;
+      excess = 0;
+    }
+  }
+  return cost;
+}
+
+/// Integrality at one point, which the fractional relief ignores: an op
+/// that relieves anything runs once more, at its whole cost. `options`
+/// (scratch, numOptions long at most): per op that can relieve bytes here,
+/// all it can relieve and its cost. Ops without which the others cannot
+/// relieve the excess run again in every schedule within the budget
+/// (necessary): their whole costs. The rest of the excess, beyond all they
+/// can relieve, the others relieve: at least their fractional relief, and
+/// at least as many of them as the fewest that can (the largest first), at
+/// the cheapest ones' costs.
+static double integralRelief(const Item *segs, intptr_t numSegs, int64_t excess, Item *options, bool *necessary,
+                             intptr_t numOptions) {
+  int64_t total = 0;
+  for (intptr_t o = 0; o < numOptions; ++o)
+    options[o] = (Item){.bytes = 0, .firstNode = o, .cost = -1};
+  for (intptr_t s = 0; s < numSegs; ++s) {
+    Item *o = &options[segs[s].option];
+    o->bytes += segs[s].bytes;
+    o->cost = segs[s].optionCost;
+    total += segs[s].bytes;
+  }
+  double fixedCost = 0;
+  int64_t rest = excess;
+  intptr_t numOthers = 0;
+  for (intptr_t o = 0; o < numOptions; ++o) {
+    necessary[o] = options[o].cost >= 0 && total - options[o].bytes < excess;
+    if (necessary[o]) {
+      fixedCost += options[o].cost;
+      rest -= options[o].bytes;
+    }
+  }
+  if (rest <= 0)
+    return fixedCost;
+  double fractional = fractionalRelief(segs, numSegs, rest, necessary);
+  for (intptr_t o = 0; o < numOptions; ++o)
+    if (options[o].cost >= 0 && !necessary[o])
+      options[numOthers++] = options[o];
+  qsort(options, (size_t)numOthers, sizeof(Item), byBytesDescending);
+  intptr_t fewest = 0;
+  for (int64_t relieved = 0; fewest < numOthers && relieved < rest; ++fewest)
+    relieved += options[fewest].bytes;
+  qsort(options, (size_t)numOthers, sizeof(Item), byCost);
+  double cheapest = 0;
+  for (intptr_t o = 0; o < fewest; ++o)
+    cheapest += options[o].cost;
+  return fixedCost + (cheapest > fractional ? cheapest : fractional);
 }
 
 bool rematGraphHasSharedEmpty(RematGraph graph) {
@@ -371,13 +460,15 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
   Item *freeItems = calloc((size_t)(n + 1), sizeof(Item));
   Item *inputs = calloc((size_t)(n + 1), sizeof(Item));
   Item *segs = calloc((size_t)(2 * n + c.depsBegin[n] + 2), sizeof(Item));
+  Item *options = calloc((size_t)(2 * n + 2), sizeof(Item)); // per point: items, then free items
+  bool *necessary = calloc((size_t)(2 * n + 2), sizeof(bool));
   int64_t *hullS = calloc((size_t)(n + 2), sizeof(int64_t));
   double *hullC = calloc((size_t)(n + 2), sizeof(double));
   double *opCost = malloc(sizeof(double) * (size_t)(g->numOps + 1));
   int64_t *base = calloc((size_t)(n + 1), sizeof(int64_t));
   intptr_t *atPoint = malloc(sizeof(intptr_t) * (size_t)(n + 1)); // nodes whose bytes count at the point
   if (!atPoint || !base || !reach || !before || !cand || !needed || !taken || !items || !freeItems || !inputs ||
-      !segs || !hullS || !hullC || !opCost) {
+      !segs || !options || !necessary || !hullS || !hullC || !opCost) {
     snprintf(out->note, sizeof(out->note), "out of memory");
     goto done;
   }
@@ -498,7 +589,9 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
         int64_t f = c.nodes[v].bytes < fixedIn ? c.nodes[v].bytes : fixedIn;
         forced += f;
         if (e > f) {
-          freeItems[numFree++] = (Item){.cost = rate * (double)(e - f), .bytes = e - f, .firstNode = v};
+          freeItems[numFree] =
+              (Item){.cost = rate * (double)(e - f), .bytes = e - f, .firstNode = v, .optionCost = cheapest};
+          numFree++;
           if (minOption < 0 || cheapest < minOption)
             minOption = cheapest;
         }
@@ -541,7 +634,9 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
           inputs[numIn++] = (Item){.cost = opCost[c.nodes[d].op], .bytes = c.nodes[d].bytes, .firstNode = d};
       }
       if (numIn == 0 && inBytes == 0) {
-        segs[numSegs++] = *it;
+        segs[numSegs] = *it;
+        segs[numSegs].option = s;
+        segs[numSegs++].optionCost = it->cost;
         continue;
       }
       qsort(inputs, (size_t)numIn, sizeof(Item), byCostPerByte);
@@ -563,27 +658,25 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
         hullS[h] = pS, hullC[h] = pC, ++h;
       }
       for (intptr_t k = 1; k < h; ++k)
-        segs[numSegs++] =
-            (Item){.cost = hullC[k] - hullC[k - 1], .bytes = hullS[k] - hullS[k - 1], .firstNode = it->firstNode};
+        segs[numSegs++] = (Item){.cost = hullC[k] - hullC[k - 1],
+                                 .bytes = hullS[k] - hullS[k - 1],
+                                 .firstNode = it->firstNode,
+                                 .option = s,
+                                 .optionCost = it->cost};
     }
-    for (intptr_t t = 0; t < numFree; ++t)
-      segs[numSegs++] = freeItems[t];
+    for (intptr_t t = 0; t < numFree; ++t) {
+      segs[numSegs] = freeItems[t];
+      segs[numSegs++].option = numItems + t;
+    }
     qsort(segs, (size_t)numSegs, sizeof(Item), byCostPerByte);
     // The cheapest fractional relief: segments by cost per byte (a hull's
     // segments come in its order: their costs per byte increase).
-    double cost = 0;
-    for (intptr_t s = 0; s < numSegs && excess > 0; ++s) {
-      const Item *it = &segs[s];
-      if (it->bytes <= excess) {
-        cost += it->cost;
-        excess -= it->bytes;
-      } else {
-        cost += it->cost * (double)excess / (double)it->bytes;
-        excess = 0;
-      }
-    }
+    double cost = fractionalRelief(segs, numSegs, excess, NULL);
     if (minOption > cost)
       cost = minOption;
+    double integral = integralRelief(segs, numSegs, excess, options, necessary, numItems + numFree);
+    if (integral > cost)
+      cost = integral;
     if (cost > best) {
       best = cost;
       out->op = xop;
@@ -623,6 +716,8 @@ done:
   free(freeItems);
   free(inputs);
   free(segs);
+  free(options);
+  free(necessary);
   free(hullS);
   free(hullC);
   free(argumentBacked);
