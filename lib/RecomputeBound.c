@@ -25,7 +25,9 @@
 //    its LP relaxation (segments by cost per byte), at least the cheapest
 //    op that can relieve anything, and at least what whole executions
 //    cost: the ops without which the others cannot relieve the excess, or
-//    the fewest ops that can, at the cheapest ops' costs (integralRelief).
+//    the fewest ops that can, at the cheapest ops' costs (integralRelief),
+//    and, near the largest point, the least cost of a set of ops, each
+//    paying its whole cost, by branch and bound (coverRelief).
 //    The bound: the max over x. If
 //    what cannot be relieved exceeds the budget, no schedule fits.
 // Dropped in the schedule's favour (each only lowers the bound): inputs of
@@ -36,6 +38,7 @@
 //===----------------------------------------------------------------------===//
 #include "remat/RecomputeBound.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,6 +384,203 @@ static double integralRelief(const Item *segs, intptr_t numSegs, int64_t excess,
   return fixedCost + (cheapest > fractional ? cheapest : fractional);
 }
 
+/// One point's relief as a choice of ops, solved by branch and bound
+/// (coverSearch): each op that relieves anything runs once more, at its
+/// whole cost c, and its relief curve h (the lower hull of its segments)
+/// costs max(c, h(s)) for s bytes: its first s* bytes (h(s*) = c) come with
+/// the execution, the rest at the curve's slopes. A node fixes some ops on,
+/// some off; its bound is the fractional relief in which an undecided op's
+/// first s* bytes cost c (c / s* per byte) and each piece may be taken on
+/// its own (both only lower it). An undecided op whose pieces the relief
+/// takes without all of its first ones is branched on, on first; a relief
+/// that takes none such is the cost of a set of ops: the node's minimum.
+typedef struct Piece {
+  double cost;
+  int64_t bytes;
+  intptr_t option;
+} Piece;
+
+typedef struct Cover {
+  const Piece *rest; // beyond s*, every op's, by cost per byte
+  intptr_t numRest;
+  const Piece *firsts; // each op's first s* bytes at its cost, by cost per byte
+  intptr_t numFirsts;
+  signed char *state; // per option: 0 undecided, 1 on, -1 off
+  double *firstTaken; // per option: bytes of its first piece taken
+  int64_t excess;
+  intptr_t nodes, maxNodes;
+  double best, frontier; // least leaf; least bound left unexplored
+} Cover;
+
+static int pieceByCostPerByte(const void *a, const void *b) {
+  const Piece *x = a, *y = b;
+  double l = x->cost * (double)y->bytes, r = y->cost * (double)x->bytes;
+  if (l != r)
+    return l < r ? -1 : 1;
+  return x->option < y->option ? -1 : (x->option > y->option ? 1 : 0);
+}
+
+/// The node's bound and the op to branch on (-1: none; the bound is then a
+/// set of ops' cost). INFINITY when the pieces cannot relieve the excess.
+static double coverBound(Cover *cv, intptr_t *branch) {
+  *branch = -1;
+  int64_t left = cv->excess;
+  double cost = 0;
+  for (intptr_t f = 0; f < cv->numFirsts; ++f) { // fixed on: their cost, their first bytes free
+    intptr_t o = cv->firsts[f].option;
+    cv->firstTaken[o] = 0;
+    if (cv->state[o] == 1) {
+      cost += cv->firsts[f].cost;
+      int64_t t = cv->firsts[f].bytes < left ? cv->firsts[f].bytes : left;
+      left -= t;
+      cv->firstTaken[o] = (double)cv->firsts[f].bytes; // paid whole
+    }
+  }
+  intptr_t r = 0, f = 0;
+  intptr_t partial = -1;
+  while (left > 0 && (r < cv->numRest || f < cv->numFirsts)) {
+    // The cheaper per byte of the next rest piece and the next undecided
+    // op's first piece.
+    while (f < cv->numFirsts && cv->state[cv->firsts[f].option] != 0)
+      ++f;
+    while (r < cv->numRest && cv->state[cv->rest[r].option] == -1)
+      ++r;
+    bool useFirst = f < cv->numFirsts && (r >= cv->numRest || pieceByCostPerByte(&cv->firsts[f], &cv->rest[r]) <= 0);
+    if (!useFirst && r >= cv->numRest)
+      break;
+    const Piece *p = useFirst ? &cv->firsts[f++] : &cv->rest[r++];
+    int64_t t = p->bytes < left ? p->bytes : left;
+    cost += p->cost * (double)t / (double)p->bytes;
+    left -= t;
+    if (useFirst) {
+      cv->firstTaken[p->option] = (double)t;
+      if (t < p->bytes && partial < 0)
+        partial = p->option;
+    } else if (cv->state[p->option] == 0 && partial < 0) {
+      partial = p->option; // checked below: whole first piece or not
+    }
+  }
+  if (left > 0)
+    return INFINITY;
+  // An undecided op with pieces taken but not all of its first bytes.
+  for (intptr_t g = 0; g < cv->numFirsts && *branch < 0; ++g) {
+    intptr_t o = cv->firsts[g].option;
+    if (cv->state[o] == 0 && cv->firstTaken[o] > 0 && cv->firstTaken[o] < (double)cv->firsts[g].bytes)
+      *branch = o;
+  }
+  if (*branch < 0 && partial >= 0 && cv->state[partial] == 0) {
+    for (intptr_t g = 0; g < cv->numFirsts; ++g)
+      if (cv->firsts[g].option == partial && cv->firstTaken[partial] < (double)cv->firsts[g].bytes)
+        *branch = partial;
+  }
+  // Rest pieces of an undecided op whose first piece was not taken whole.
+  for (intptr_t q = 0; q < r && *branch < 0; ++q) {
+    intptr_t o = cv->rest[q].option;
+    if (cv->state[o] != 0)
+      continue;
+    for (intptr_t g = 0; g < cv->numFirsts; ++g)
+      if (cv->firsts[g].option == o && cv->firstTaken[o] < (double)cv->firsts[g].bytes)
+        *branch = o;
+  }
+  return cost;
+}
+
+static void coverSearch(Cover *cv) {
+  intptr_t o;
+  double bound = coverBound(cv, &o);
+  if (bound >= cv->best)
+    return;
+  if (o < 0) {
+    cv->best = bound;
+    return;
+  }
+  if (++cv->nodes > cv->maxNodes) {
+    if (bound < cv->frontier)
+      cv->frontier = bound;
+    return;
+  }
+  cv->state[o] = 1;
+  coverSearch(cv);
+  cv->state[o] = -1;
+  coverSearch(cv);
+  cv->state[o] = 0;
+}
+
+enum {
+  kCoverMaxNodes = 256, // branch-and-bound nodes per point
+};
+/// The search runs at the points whose bound is at least this share of the
+/// largest so far (the bound is their maximum).
+static const double kCoverShare = 0.9;
+
+/// The least cost of a set of ops that relieves `excess` over `segs`
+/// (sorted by cost per byte; their options' whole costs in optionCost), by
+/// coverSearch, or `cost` when that is more. Scratch (CoverScratch): pieces
+/// for numOptions + numSegs, the rest per option.
+typedef struct CoverScratch {
+  Piece *pieces;
+  signed char *state;
+  double *acc, *firstTaken;
+  int64_t *firstBytes;
+} CoverScratch;
+
+static double coverRelief(const Item *segs, intptr_t numSegs, int64_t excess, intptr_t numOptions,
+                          const CoverScratch *scratch, double cost) {
+  Piece *firsts = scratch->pieces, *rest = scratch->pieces + numOptions;
+  signed char *state = scratch->state;
+  double *acc = scratch->acc;
+  int64_t *firstBytes = scratch->firstBytes;
+  intptr_t numRest = 0, numFirsts = 0;
+  for (intptr_t o = 0; o < numOptions; ++o)
+    acc[o] = 0, firstBytes[o] = 0, state[o] = -1;
+  for (intptr_t t = 0; t < numSegs; ++t) {
+    const Item *sg = &segs[t];
+    intptr_t o = sg->option;
+    double whole = sg->optionCost;
+    state[o] = whole > 0 ? 0 : 1;
+    if (whole <= 0 || acc[o] >= whole) {
+      rest[numRest++] = (Piece){.cost = sg->cost, .bytes = sg->bytes, .option = o};
+      continue;
+    }
+    if (acc[o] + sg->cost <= whole) {
+      firstBytes[o] += sg->bytes;
+      acc[o] += sg->cost;
+      continue;
+    }
+    // Split where the curve reaches the whole cost (the first part rounded
+    // up: the rest costs no more per byte than the curve).
+    double part = (whole - acc[o]) / sg->cost;
+    int64_t in = (int64_t)ceil(part * (double)sg->bytes);
+    if (in > sg->bytes)
+      in = sg->bytes;
+    firstBytes[o] += in;
+    if (sg->bytes > in)
+      rest[numRest++] = (Piece){.cost = sg->cost - (whole - acc[o]), .bytes = sg->bytes - in, .option = o};
+    acc[o] = whole;
+  }
+  double *wholeCost = acc; // reused: per option its whole cost
+  for (intptr_t t = 0; t < numSegs; ++t)
+    wholeCost[segs[t].option] = segs[t].optionCost;
+  for (intptr_t o = 0; o < numOptions; ++o)
+    if (state[o] == 0 && firstBytes[o] > 0)
+      firsts[numFirsts++] = (Piece){.cost = wholeCost[o], .bytes = firstBytes[o], .option = o};
+  qsort(firsts, (size_t)numFirsts, sizeof(Piece), pieceByCostPerByte);
+  qsort(rest, (size_t)numRest, sizeof(Piece), pieceByCostPerByte);
+  Cover cv = {.rest = rest,
+              .numRest = numRest,
+              .firsts = firsts,
+              .numFirsts = numFirsts,
+              .state = state,
+              .firstTaken = scratch->firstTaken,
+              .excess = excess,
+              .maxNodes = kCoverMaxNodes,
+              .best = INFINITY,
+              .frontier = INFINITY};
+  coverSearch(&cv);
+  double found = cv.best < cv.frontier ? cv.best : cv.frontier;
+  return isfinite(found) && found > cost ? found : cost;
+}
+
 bool rematGraphHasSharedEmpty(RematGraph graph) {
   const RematGraphImpl *g = rematGraphImpl(graph);
   intptr_t *readers = calloc((size_t)(g->numValues + 1), sizeof(intptr_t));
@@ -462,13 +662,21 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
   Item *segs = calloc((size_t)(2 * n + c.depsBegin[n] + 2), sizeof(Item));
   Item *options = calloc((size_t)(2 * n + 2), sizeof(Item)); // per point: items, then free items
   bool *necessary = calloc((size_t)(2 * n + 2), sizeof(bool));
+  CoverScratch cover = {
+      .pieces = calloc((size_t)(2 * n + c.depsBegin[n] + 2 + 2 * n + 2), sizeof(Piece)),
+      .state = calloc((size_t)(2 * n + 2), sizeof(signed char)),
+      .acc = calloc((size_t)(2 * n + 2), sizeof(double)),
+      .firstTaken = calloc((size_t)(2 * n + 2), sizeof(double)),
+      .firstBytes = calloc((size_t)(2 * n + 2), sizeof(int64_t)),
+  };
   int64_t *hullS = calloc((size_t)(n + 2), sizeof(int64_t));
   double *hullC = calloc((size_t)(n + 2), sizeof(double));
   double *opCost = malloc(sizeof(double) * (size_t)(g->numOps + 1));
   int64_t *base = calloc((size_t)(n + 1), sizeof(int64_t));
   intptr_t *atPoint = malloc(sizeof(intptr_t) * (size_t)(n + 1)); // nodes whose bytes count at the point
   if (!atPoint || !base || !reach || !before || !cand || !needed || !taken || !items || !freeItems || !inputs ||
-      !segs || !options || !necessary || !hullS || !hullC || !opCost) {
+      !segs || !options || !necessary || !cover.pieces || !cover.state || !cover.acc || !cover.firstTaken ||
+      !cover.firstBytes || !hullS || !hullC || !opCost) {
     snprintf(out->note, sizeof(out->note), "out of memory");
     goto done;
   }
@@ -677,6 +885,8 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
     double integral = integralRelief(segs, numSegs, excess, options, necessary, numItems + numFree);
     if (integral > cost)
       cost = integral;
+    if (cost >= kCoverShare * best)
+      cost = coverRelief(segs, numSegs, excess, numItems + numFree, &cover, cost);
     if (cost > best) {
       best = cost;
       out->op = xop;
@@ -718,6 +928,11 @@ done:
   free(segs);
   free(options);
   free(necessary);
+  free(cover.pieces);
+  free(cover.state);
+  free(cover.acc);
+  free(cover.firstTaken);
+  free(cover.firstBytes);
   free(hullS);
   free(hullC);
   free(argumentBacked);
