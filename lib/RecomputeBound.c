@@ -405,8 +405,9 @@ typedef struct Cover {
   intptr_t numRest;
   const Piece *firsts; // each op's first s* bytes at its cost, by cost per byte
   intptr_t numFirsts;
-  signed char *state; // per option: 0 undecided, 1 on, -1 off
-  double *firstTaken; // per option: bytes of its first piece taken
+  signed char *state;        // per option: 0 undecided, 1 on, -1 off
+  double *firstTaken;        // per option: bytes of its first piece taken
+  const int64_t *firstBytes; // per option: bytes of its first piece
   int64_t excess;
   intptr_t nodes, maxNodes;
   double best, frontier; // least leaf; least bound left unexplored
@@ -431,14 +432,12 @@ static double coverBound(Cover *cv, intptr_t *branch) {
     cv->firstTaken[o] = 0;
     if (cv->state[o] == 1) {
       cost += cv->firsts[f].cost;
-      int64_t t = cv->firsts[f].bytes < left ? cv->firsts[f].bytes : left;
-      left -= t;
+      left -= cv->firsts[f].bytes < left ? cv->firsts[f].bytes : left;
       cv->firstTaken[o] = (double)cv->firsts[f].bytes; // paid whole
     }
   }
   intptr_t r = 0, f = 0;
-  intptr_t partial = -1;
-  while (left > 0 && (r < cv->numRest || f < cv->numFirsts)) {
+  while (left > 0) {
     // The cheaper per byte of the next rest piece and the next undecided
     // op's first piece.
     while (f < cv->numFirsts && cv->state[cv->firsts[f].option] != 0)
@@ -452,35 +451,21 @@ static double coverBound(Cover *cv, intptr_t *branch) {
     int64_t t = p->bytes < left ? p->bytes : left;
     cost += p->cost * (double)t / (double)p->bytes;
     left -= t;
-    if (useFirst) {
+    if (useFirst)
       cv->firstTaken[p->option] = (double)t;
-      if (t < p->bytes && partial < 0)
-        partial = p->option;
-    } else if (cv->state[p->option] == 0 && partial < 0) {
-      partial = p->option; // checked below: whole first piece or not
-    }
   }
   if (left > 0)
     return INFINITY;
   // An undecided op with pieces taken but not all of its first bytes.
-  for (intptr_t g = 0; g < cv->numFirsts && *branch < 0; ++g) {
+  for (intptr_t g = 0; g < f && *branch < 0; ++g) {
     intptr_t o = cv->firsts[g].option;
-    if (cv->state[o] == 0 && cv->firstTaken[o] > 0 && cv->firstTaken[o] < (double)cv->firsts[g].bytes)
+    if (cv->state[o] == 0 && cv->firstTaken[o] < (double)cv->firsts[g].bytes)
       *branch = o;
   }
-  if (*branch < 0 && partial >= 0 && cv->state[partial] == 0) {
-    for (intptr_t g = 0; g < cv->numFirsts; ++g)
-      if (cv->firsts[g].option == partial && cv->firstTaken[partial] < (double)cv->firsts[g].bytes)
-        *branch = partial;
-  }
-  // Rest pieces of an undecided op whose first piece was not taken whole.
   for (intptr_t q = 0; q < r && *branch < 0; ++q) {
     intptr_t o = cv->rest[q].option;
-    if (cv->state[o] != 0)
-      continue;
-    for (intptr_t g = 0; g < cv->numFirsts; ++g)
-      if (cv->firsts[g].option == o && cv->firstTaken[o] < (double)cv->firsts[g].bytes)
-        *branch = o;
+    if (cv->state[o] == 0 && cv->firstTaken[o] < (double)cv->firstBytes[o])
+      *branch = o;
   }
   return cost;
 }
@@ -572,6 +557,7 @@ static double coverRelief(const Item *segs, intptr_t numSegs, int64_t excess, in
               .numFirsts = numFirsts,
               .state = state,
               .firstTaken = scratch->firstTaken,
+              .firstBytes = firstBytes,
               .excess = excess,
               .maxNodes = kCoverMaxNodes,
               .best = INFINITY,
