@@ -372,8 +372,12 @@ def main():
         prev["replanned"] = earlier + "; then " + replan if earlier else replan
         with open(a.out + ".json", "w") as f:
             json.dump(prev, f, indent=1)
+        findings = kept_findings(a.out + ".md")
         write_md(a.out + ".md", prev["rows"], prev["command"], prev["machine"], prev.get("time_limit", 0), prev["date"],
                  prev["replanned"])
+        if findings:
+            with open(a.out + ".md", "a") as f:
+                f.write("\n" + findings)
         return
     graphs = a.graphs or [os.path.join(HERE, "graphs", "moccasin", g + ".json") for g in DEFAULT_GRAPHS]
     rows = []
@@ -406,6 +410,16 @@ def main():
 
 def fmt(x):
     return "-" if x is None else ("%.0f" % x if abs(x - round(x)) < 1e-9 else "%.4g" % x)
+
+
+def kept_findings(path):
+    """The hand-written findings of an earlier OUT.md (from its first line
+    starting with "Findings"), which a replan keeps below the new table."""
+    if not os.path.exists(path):
+        return ""
+    lines = open(path).read().splitlines(keepends=True)
+    first = next((i for i, line in enumerate(lines) if line.startswith("Findings")), None)
+    return "".join(lines[first:]) if first is not None else ""
 
 
 def write_md(path, rows, cmd, machine, limit, date, replanned=None):
