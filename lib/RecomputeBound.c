@@ -26,8 +26,8 @@
 //    op that can relieve anything, and at least what whole executions
 //    cost: the ops without which the others cannot relieve the excess, or
 //    the fewest ops that can, at the cheapest ops' costs (integralRelief),
-//    and, near the largest point, the least cost of a set of ops, each
-//    paying its whole cost, by branch and bound (coverRelief).
+//    and the least cost of a set of ops, each paying its whole cost, by
+//    branch and bound (coverRelief).
 //    The bound: the max over x. If
 //    what cannot be relieved exceeds the budget, no schedule fits.
 // Dropped in the schedule's favour (each only lowers the bound): inputs of
@@ -494,9 +494,6 @@ static void coverSearch(Cover *cv) {
 enum {
   kCoverMaxNodes = 256, // branch-and-bound nodes per point
 };
-/// The search runs at the points whose bound is at least this share of the
-/// largest so far (the bound is their maximum).
-static const double kCoverShare = 0.9;
 
 /// The least cost of a set of ops that relieves `excess` over `segs`
 /// (sorted by cost per byte; their options' whole costs in optionCost), by
@@ -871,8 +868,7 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
     double integral = integralRelief(segs, numSegs, excess, options, necessary, numItems + numFree);
     if (integral > cost)
       cost = integral;
-    if (cost >= kCoverShare * best)
-      cost = coverRelief(segs, numSegs, excess, numItems + numFree, &cover, cost);
+    cost = coverRelief(segs, numSegs, excess, numItems + numFree, &cover, cost);
     if (cost > best) {
       best = cost;
       out->op = xop;
