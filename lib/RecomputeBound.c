@@ -406,7 +406,7 @@ typedef struct Cover {
   const Piece *firsts; // each op's first s* bytes at its cost, by cost per byte
   intptr_t numFirsts;
   signed char *state;        // per option: 0 undecided, 1 on, -1 off
-  double *firstTaken;        // per option: bytes of its first piece taken
+  int64_t *firstTaken;       // per option: bytes of its first piece taken
   const int64_t *firstBytes; // per option: bytes of its first piece
   int64_t excess;
   intptr_t nodes, maxNodes;
@@ -433,7 +433,7 @@ static double coverBound(Cover *cv, intptr_t *branch) {
     if (cv->state[o] == 1) {
       cost += cv->firsts[f].cost;
       left -= cv->firsts[f].bytes < left ? cv->firsts[f].bytes : left;
-      cv->firstTaken[o] = (double)cv->firsts[f].bytes; // paid whole
+      cv->firstTaken[o] = cv->firsts[f].bytes; // paid whole
     }
   }
   intptr_t r = 0, f = 0;
@@ -452,19 +452,19 @@ static double coverBound(Cover *cv, intptr_t *branch) {
     cost += p->cost * (double)t / (double)p->bytes;
     left -= t;
     if (useFirst)
-      cv->firstTaken[p->option] = (double)t;
+      cv->firstTaken[p->option] = t;
   }
   if (left > 0)
     return INFINITY;
   // An undecided op with pieces taken but not all of its first bytes.
   for (intptr_t g = 0; g < f && *branch < 0; ++g) {
     intptr_t o = cv->firsts[g].option;
-    if (cv->state[o] == 0 && cv->firstTaken[o] < (double)cv->firsts[g].bytes)
+    if (cv->state[o] == 0 && cv->firstTaken[o] < cv->firsts[g].bytes)
       *branch = o;
   }
   for (intptr_t q = 0; q < r && *branch < 0; ++q) {
     intptr_t o = cv->rest[q].option;
-    if (cv->state[o] == 0 && cv->firstTaken[o] < (double)cv->firstBytes[o])
+    if (cv->state[o] == 0 && cv->firstTaken[o] < cv->firstBytes[o])
       *branch = o;
   }
   return cost;
@@ -502,8 +502,8 @@ enum {
 typedef struct CoverScratch {
   Piece *pieces;
   signed char *state;
-  double *acc, *firstTaken;
-  int64_t *firstBytes;
+  double *acc;
+  int64_t *firstTaken, *firstBytes;
 } CoverScratch;
 
 static double coverRelief(const Item *segs, intptr_t numSegs, int64_t excess, intptr_t numOptions,
@@ -649,7 +649,7 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
       .pieces = calloc((size_t)(2 * n + c.depsBegin[n] + 2 + 2 * n + 2), sizeof(Piece)),
       .state = calloc((size_t)(2 * n + 2), sizeof(signed char)),
       .acc = calloc((size_t)(2 * n + 2), sizeof(double)),
-      .firstTaken = calloc((size_t)(2 * n + 2), sizeof(double)),
+      .firstTaken = calloc((size_t)(2 * n + 2), sizeof(int64_t)),
       .firstBytes = calloc((size_t)(2 * n + 2), sizeof(int64_t)),
   };
   int64_t *hullS = calloc((size_t)(n + 2), sizeof(int64_t));
