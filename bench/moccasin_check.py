@@ -215,15 +215,19 @@ def replay_plan(g, plan):
     return moccasin_replay(g, pairs)[1:]
 
 
-def remat_plan(remat_opt, path, g, B, planner):
-    p = subprocess.run([remat_opt, "--graph=" + path, "--budget=%d" % B, "--planner=" + planner, "--report=json"],
+def remat_plan(remat_opt, path, g, B, planner, integer_bound=0):
+    p = subprocess.run([remat_opt, "--graph=" + path, "--budget=%d" % B, "--planner=" + planner, "--report=json"]
+                       + (["--integer-bound=%g" % integer_bound] if integer_bound > 0 else []),
                        capture_output=True, text=True)
     try:
         f = json.loads(p.stdout)["functions"][0]
     except (ValueError, KeyError, IndexError):
         return {"met": False, "error": p.stderr.strip()[-200:]}
     r = {"met": f["budget_met"], "recompute_cost": f["recompute_cost"], "peak": f["peak_bytes_after"],
-         "time_s": f["plan_time_s"], "bound": f.get("recompute_cost_bound")}
+         "time_s": f["plan_time_s"], "bound": f.get("recompute_cost_bound"),
+         "bound_time_s": f.get("recompute_cost_bound_time_s")}
+    if "recompute_cost_bound_integer" in f:
+        r["bound_integer"] = f["recompute_cost_bound_integer"]
     sched, r["moccasin_model_peak"], r["moccasin_model_cost"] = moccasin_replay(
         g, [(d["op"], d["anchor"]) for d in f["decisions"]])
     r["max_runs"] = max(sched.count(v) for v in set(sched)) if sched else 1
@@ -322,6 +326,9 @@ def main():
     ap.add_argument("--budgets", default="0.9,0.8,0.7")
     ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per solver per row")
     ap.add_argument("--remat-opt", default=os.path.join(HERE, "..", "build", "bin", "remat-opt"))
+    ap.add_argument("--integer-bound", type=float, default=0, metavar="SECONDS",
+                    help="default planner's rows: remat-opt --integer-bound=SECONDS (its recompute cost bound's "
+                         "chain program also over the integers, docs/bound.md)")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "moccasin-check"))
     ap.add_argument("--replan", help="a previous OUT.json: keep its solver results, plan again with remat-opt "
                     "and rewrite OUT.json/.md (after a planner change)")
@@ -350,7 +357,8 @@ def main():
                 row["under_bound"] = True
                 continue
             for p in PLANNERS:
-                row[p] = remat_plan(a.remat_opt, path, g, row["budget"], p)
+                row[p] = remat_plan(a.remat_opt, path, g, row["budget"], p,
+                                    a.integer_bound if p == "default" else 0)
             row["agree"] = agree(row["moccasin"], row["bench"], [row[p] for p in PLANNERS])
             if only is None or row_key(row) in only:
                 row.pop("bench_hinted", None)
@@ -395,7 +403,7 @@ def main():
             row["moccasin"] = moccasin_solve(g, B, a.time_limit)
             row["bench"] = bench_solve(path, B, a.time_limit, sys.executable, g=g)
             for p in PLANNERS:
-                row[p] = remat_plan(a.remat_opt, path, g, B, p)
+                row[p] = remat_plan(a.remat_opt, path, g, B, p, a.integer_bound if p == "default" else 0)
             row["agree"] = agree(row["moccasin"], row["bench"], [row[p] for p in PLANNERS])
             rows.append(row)
             print(json.dumps(row), flush=True)

@@ -17,7 +17,8 @@ seeded inputs through remat-fuzz-replay), at each budget: milp.py's exact model
 --c-bound: check remat-opt's own bound (lib/RecomputeBound.c, the report's
 recompute_cost_bound: `remat-opt --graph=EXPORT --budget=B --planner=none` on the
 exported graph) instead of this script's MILP bound; default --out then
-bench/results/recompute-bound-validation-c.
+bench/results/recompute-bound-validation-c. --integer-bound S (with --c-bound):
+remat-opt --integer-bound=S, its chain program also solved over the integers.
 A *violation* is a bound above any of these costs (relative 1e-6; 1e-5 for costs read from
 remat-opt's report, which prints 6 significant digits). Writes OUT.json
 and OUT.md; exits 1 on any violation.
@@ -202,14 +203,16 @@ def report_row(r):
         ("VIOLATION " + ",".join(r["violations"])) if r["violations"] else "ok"), flush=True)
 
 
-def c_bound_shim(opt_bin):
-    """recompute_bound.bound's interface on remat-opt's recompute_cost_bound."""
+def c_bound_shim(opt_bin, integer_seconds=0):
+    """recompute_bound.bound's interface on remat-opt's recompute_cost_bound (with --integer-bound when
+    integer_seconds > 0)."""
     def bound(fn, budget, time_limit=0, A=None, **kw):
         t0 = time.perf_counter()
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump({"functions": [fn]}, f)
             path = f.name
-        p = sh([opt_bin, "--graph=" + path, "--budget=%d" % budget, "--planner=none", "--report=json"])
+        p = sh([opt_bin, "--graph=" + path, "--budget=%d" % budget, "--planner=none", "--report=json"]
+               + (["--integer-bound=%g" % integer_seconds] if integer_seconds > 0 else []))
         os.unlink(path)
         r = json.loads(p.stdout)["functions"][0]
         note = r.get("recompute_cost_bound_note")
@@ -283,12 +286,14 @@ def main():
     ap.add_argument("--work", default=os.path.join(BENCH, "work", "recompute-bound"))
     ap.add_argument("--out", default=None)
     ap.add_argument("--c-bound", action="store_true", help="check remat-opt's recompute_cost_bound instead")
+    ap.add_argument("--integer-bound", type=float, default=0,
+                    help="with --c-bound: remat-opt --integer-bound=S (the chain program over the integers)")
     a = ap.parse_args()
     if a.out is None:
         a.out = os.path.join(BENCH, "results", "recompute-bound-validation" + ("-c" if a.c_bound else ""))
     opt_bin = os.path.join(a.build, "bin", "remat-opt")
     if a.c_bound:
-        recompute_bound.bound = c_bound_shim(opt_bin)
+        recompute_bound.bound = c_bound_shim(opt_bin, a.integer_bound)
     replay_bin = os.path.join(a.build, "bin", "remat-fuzz-replay")
     data = json.load(open(a.out + ".json")) if os.path.exists(a.out + ".json") else {"rows": []}
     if a.rerender:

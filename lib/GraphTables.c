@@ -371,7 +371,8 @@ static RematGraphPlanStatus checkOwnOrder(const RematSimContext *ctx, const Plan
 
 /// Measures the built graph and plans it (see rematPlanGraphTables).
 static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, int64_t budget, double percent,
-                                 RematPlannerKind kind, RematGraphPlanResult *result, char *error, size_t size) {
+                                 RematPlannerKind kind, const RematRecomputeBoundOptions *boundOptions,
+                                 RematGraphPlanResult *result, char *error, size_t size) {
   RematGraphImpl *g = rematGraphImpl(graph);
   RematMemoryTracker tracker = rematMemoryTrackerCreate(graph);
   if (rematMemoryTrackerIsNull(tracker))
@@ -409,7 +410,7 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
     if (result->budgetMet)
       rematRecomputeBoundSetTrivial(&result->recomputeBound);
     else
-      rematComputeRecomputeBound(graph, &kGraphUnits, budget, &result->recomputeBound);
+      rematComputeRecomputeBoundWith(graph, &kGraphUnits, budget, boundOptions, &result->recomputeBound);
   }
   if (status != RematGraphPlanOk || result->budgetMet || kind == RematPlannerNone) {
     // Measured only.
@@ -436,6 +437,12 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
 RematGraphPlanStatus rematPlanGraphTables(const RematGraphTables *tables, int64_t budgetBytes, double budgetPercent,
                                           RematPlannerKind kind, RematGraphPlanResult *result, char *error,
                                           size_t errorSize) {
+  return rematPlanGraphTablesWith(tables, budgetBytes, budgetPercent, kind, NULL, result, error, errorSize);
+}
+
+RematGraphPlanStatus rematPlanGraphTablesWith(const RematGraphTables *tables, int64_t budgetBytes, double budgetPercent,
+                                              RematPlannerKind kind, const RematRecomputeBoundOptions *boundOptions,
+                                              RematGraphPlanResult *result, char *error, size_t errorSize) {
   memset(result, 0, sizeof(*result));
   result->lowerBoundOp = -1;
   result->lowerBoundReaderOp = -1;
@@ -444,7 +451,7 @@ RematGraphPlanStatus rematPlanGraphTables(const RematGraphTables *tables, int64_
   RematGraph graph;
   RematGraphPlanStatus status = buildGraph(tables, &graph, error, errorSize);
   if (status == RematGraphPlanOk)
-    status = plan(graph, tables, budgetBytes, budgetPercent, kind, result, error, errorSize);
+    status = plan(graph, tables, budgetBytes, budgetPercent, kind, boundOptions, result, error, errorSize);
   rematGraphDestroy(graph);
   return status;
 }

@@ -411,7 +411,9 @@ static void boundOfInput(MlirOperation func, MlirOperation input, const RematGra
   rematSplitSharedEmpties(func);
   RematGraph graph = createGraphTimed(func, options, &result->phases, &result->phases.graphBuild);
   if (!rematGraphIsNull(graph)) {
-    rematComputeRecomputeBound(graph, profile, result->resolvedBudgetBytes, &result->recomputeBound);
+    rematComputeRecomputeBoundWith(graph, profile, result->resolvedBudgetBytes,
+                                   &(RematRecomputeBoundOptions){.integerSeconds = options->integerBoundSeconds},
+                                   &result->recomputeBound);
     rematGraphDestroy(graph);
   } else {
     snprintf(result->recomputeBound.note, sizeof(result->recomputeBound.note), "not computed: the graph failed");
@@ -911,7 +913,9 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
     if (result->budgetMet)
       rematRecomputeBoundSetTrivial(&result->recomputeBound);
     else if (!rematGraphHasSharedEmpty(graph)) // --planner=none: the bound alone says what any plan costs
-      rematComputeRecomputeBound(graph, profile, budgetBytes, &result->recomputeBound);
+      rematComputeRecomputeBoundWith(graph, profile, budgetBytes,
+                                     &(RematRecomputeBoundOptions){.integerSeconds = options->integerBoundSeconds},
+                                     &result->recomputeBound);
     else
       snprintf(result->recomputeBound.note, sizeof(result->recomputeBound.note),
                "not computed without a planner on a function with a shared tensor.empty (the planners split it "
@@ -946,7 +950,9 @@ static MlirLogicalResult planAndRewrite(MlirOperation func, const RematGraphOpti
   // On the graph the planner searches (empties split, fused when it was,
   // the second plan's rewrite made).
   if (!options->skipRecomputeBound)
-    rematComputeRecomputeBound(graph, profile, budgetBytes, &result->recomputeBound);
+    rematComputeRecomputeBoundWith(graph, profile, budgetBytes,
+                                   &(RematRecomputeBoundOptions){.integerSeconds = options->integerBoundSeconds},
+                                   &result->recomputeBound);
   double t0 = nowSeconds();
   RematSimContext ctx;
   Planner P;

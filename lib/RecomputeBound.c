@@ -608,6 +608,23 @@ double rematRecomputeBoundGap(const RematRecomputeBound *b, double recomputeCost
 
 void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profile, int64_t budgetBytes,
                                 RematRecomputeBound *out) {
+  rematComputeRecomputeBoundWith(graph, profile, budgetBytes, NULL, out);
+}
+
+const char *rematIntegerBoundStatusName(RematIntegerBoundStatus status) {
+  switch (status) {
+  case RematIntegerBoundOptimal:
+    return "optimal";
+  case RematIntegerBoundStopped:
+    return "stopped";
+  case RematIntegerBoundNone:
+    break;
+  }
+  return "none";
+}
+
+void rematComputeRecomputeBoundWith(RematGraph graph, const RematCostProfile *profile, int64_t budgetBytes,
+                                    const RematRecomputeBoundOptions *boundOptions, RematRecomputeBound *out) {
   double t0 = rematNowSeconds();
   memset(out, 0, sizeof(*out));
   out->op = -1;
@@ -883,9 +900,13 @@ void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profil
                           .words = W,
                           .opCost = opCost,
                           .base = base,
-                          .budget = budgetBytes};
+                          .budget = budgetBytes,
+                          .integerSeconds = boundOptions ? boundOptions->integerSeconds : 0};
     ChainBound chain;
     rematChainBound(&chainIn, &chain);
+    out->integer = chain.integer;
+    out->integerSeconds = chainIn.integerSeconds;
+    out->integerCost = chain.integerCost;
     if (chain.computed && chain.cost > best) {
       best = chain.cost;
       out->op = chain.op;

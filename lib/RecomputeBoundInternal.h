@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "remat/RecomputeBound.h"
+
 typedef uint64_t Word;
 
 typedef struct Node {
@@ -49,13 +51,16 @@ typedef struct ChainInput {
   const double *opCost;
   const int64_t *base;
   int64_t budget;
+  double integerSeconds; ///< > 0: also solve the program over the integers (CBC), this long at most
 } ChainInput;
 
 typedef struct ChainBound {
-  bool computed; ///< false: no chain bound (out of memory, too large, not solved)
-  double cost;   ///< the bound, in opCost's units
-  intptr_t op;   ///< the op of the chain point with the most excess bytes
-  bool optimal;  ///< CLP solved the last form tried to its optimum
+  bool computed;                   ///< false: no chain bound (out of memory, too large, not solved)
+  double cost;                     ///< the bound, in opCost's units
+  intptr_t op;                     ///< the op of the chain point with the most excess bytes
+  bool optimal;                    ///< CLP solved the last form tried to its optimum
+  RematIntegerBoundStatus integer; ///< the program over the integers: none, optimal or stopped
+  double integerCost;              ///< its bound (in opCost's units) when `integer` is not none
 } ChainBound;
 
 /// The relaxation of bench/recompute_bound.py's chain model (docs/bound.md,

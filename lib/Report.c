@@ -284,6 +284,9 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
       rematRecomputeBoundGetNote(&r->recomputeBound, note, sizeof(note));
       emit(w, "  recompute bound: none (%s)\n", note);
     }
+    if (r->recomputeBound.integerSeconds > 0)
+      emit(w, "  integer program: %s (CBC, %.4g s at most)\n", rematIntegerBoundStatusName(r->recomputeBound.integer),
+           r->recomputeBound.integerSeconds);
     char copiesBefore[64], copiesAfter[64];
     formatBytes(r->copyBytesBefore, copiesBefore, sizeof(copiesBefore));
     formatBytes(rematGraphGetCopyBytes(g), copiesAfter, sizeof(copiesAfter));
@@ -428,6 +431,8 @@ static void printJSONFunction(Writer *w, const RematFunctionReport *r) {
       emitJSONString(w, note);
     }
     emit(w, ", \"recompute_cost_bound_time_s\": %.6g", b->seconds);
+    if (b->integerSeconds > 0)
+      emit(w, ", \"recompute_cost_bound_integer\": \"%s\"", rematIntegerBoundStatusName(b->integer));
   }
   if (r->fused)
     emit(w,

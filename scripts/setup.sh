@@ -10,7 +10,7 @@ build=${1:-$root/build}
 shift || true
 
 packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools lld-14 ninja-build cmake python3 clang-22
-          libfuzzer-22-dev clang-format coinor-libclp-dev)
+          libfuzzer-22-dev clang-format coinor-libclp-dev coinor-libcbc-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

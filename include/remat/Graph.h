@@ -54,6 +54,10 @@ typedef struct RematGraphOptions {
   /// (its chain relaxation takes up to seconds on steps of 1,000 ops). For
   /// callers that print no report, and probes whose result is dropped.
   bool skipRecomputeBound;
+  /// rematPlanAndRewrite only: > 0 also solves the recompute cost bound's
+  /// chain program over the integers (CBC) for at most this many seconds
+  /// (--integer-bound; docs/bound.md, step 8).
+  double integerBoundSeconds;
   /// rematPlanAndRewrite only, when the budget is under the peak: first fold
   /// every elementwise op whose result has one use into that use (MLIR's
   /// linalg-fuse-elementwise-ops), then plan. Percent budgets and

@@ -111,6 +111,11 @@ RematGraphPlanStatus rematPlanGraphTables(const RematGraphTables *tables, int64_
                                           RematPlannerKind kind, RematGraphPlanResult *result, char *error,
                                           size_t errorSize);
 
+/// The same with the bound's `boundOptions` (NULL: the defaults).
+RematGraphPlanStatus rematPlanGraphTablesWith(const RematGraphTables *tables, int64_t budgetBytes, double budgetPercent,
+                                              RematPlannerKind kind, const RematRecomputeBoundOptions *boundOptions,
+                                              RematGraphPlanResult *result, char *error, size_t errorSize);
+
 void rematGraphPlanResultFree(RematGraphPlanResult *result);
 
 #ifdef __cplusplus

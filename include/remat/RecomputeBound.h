@@ -25,6 +25,22 @@ extern "C" {
 /// two node x node bit matrices and is quadratic in time): the note says so.
 #define REMAT_RECOMPUTE_BOUND_MAX_NODES 8000
 
+/// The chain program solved over the integers (--integer-bound): not run
+/// (or no bound from it), solved to its optimum, or stopped at its time
+/// with a bound from its open nodes.
+typedef enum RematIntegerBoundStatus {
+  RematIntegerBoundNone,
+  RematIntegerBoundOptimal,
+  RematIntegerBoundStopped,
+} RematIntegerBoundStatus;
+
+/// What the bound may spend beyond its linear programs.
+typedef struct RematRecomputeBoundOptions {
+  /// > 0: the chain program is also solved over the integers by CBC's
+  /// branch and cut, for at most this many seconds (docs/bound.md, step 8).
+  double integerSeconds;
+} RematRecomputeBoundOptions;
+
 typedef struct RematRecomputeBound {
   /// False: no bound (`note` says why); `cost` is then 0 and means nothing.
   bool computed;
@@ -36,7 +52,12 @@ typedef struct RematRecomputeBound {
   int64_t forcedBytes; ///< infeasible: the bytes no schedule relieves at `op`
   intptr_t numNodes;   ///< coarse nodes analysed
   double seconds;      ///< time taken
-  char note[200];      ///< why no bound, or "" when computed
+  /// The chain program over the integers: its status and its bound (the
+  /// bound above is the largest of every part, this one included).
+  RematIntegerBoundStatus integer;
+  double integerCost;
+  double integerSeconds; ///< the time it was given (0: not asked for)
+  char note[200];        ///< why no bound, or "" when computed
 } RematRecomputeBound;
 
 /// Computes the bound for `budgetBytes` on `graph` with op costs from
@@ -45,6 +66,14 @@ typedef struct RematRecomputeBound {
 /// false with a note. Deterministic.
 void rematComputeRecomputeBound(RematGraph graph, const RematCostProfile *profile, int64_t budgetBytes,
                                 RematRecomputeBound *out);
+
+/// The same with `options` (NULL: the defaults, rematComputeRecomputeBound).
+/// With `integerSeconds`, deterministic when CBC finishes within them.
+void rematComputeRecomputeBoundWith(RematGraph graph, const RematCostProfile *profile, int64_t budgetBytes,
+                                    const RematRecomputeBoundOptions *options, RematRecomputeBound *out);
+
+/// The integer status's name in reports: "optimal", "stopped" or "none".
+const char *rematIntegerBoundStatusName(RematIntegerBoundStatus status);
 
 /// True when one tensor.empty is the destination of several ops: the
 /// simulator does not model the copies that makes, so the planners split it

@@ -79,6 +79,9 @@ static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
     rematRecomputeBoundGetNote(&r->recomputeBound, note, sizeof(note));
     fprintf(f, "  recompute cost bound: none (%s)\n", note);
   }
+  if (r->recomputeBound.integerSeconds > 0)
+    fprintf(f, "  integer program: %s (CBC, %.4g s at most)\n", rematIntegerBoundStatusName(r->recomputeBound.integer),
+            r->recomputeBound.integerSeconds);
 }
 
 static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const RematGraphPlanResult *r,
@@ -127,6 +130,8 @@ static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
     writeJSONString(f, note);
   }
   fprintf(f, ", \"recompute_cost_bound_time_s\": %.6f", b->seconds);
+  if (b->integerSeconds > 0)
+    fprintf(f, ", \"recompute_cost_bound_integer\": \"%s\"", rematIntegerBoundStatusName(b->integer));
   fprintf(f, ", \"erased_ops\": %ld, \"decisions\": [", (long)r->numErasedOps);
   for (intptr_t d = 0; d < r->numDecisions; ++d) {
     const RematGraphDecision *x = &r->decisions[d];
@@ -179,9 +184,9 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
     // Measuring only: a budget no graph is under, no planner.
     int64_t budget = opts->hasBudget ? opts->budgetBytes : INT64_MAX;
     double percent = opts->hasBudget ? opts->budgetPercent : -1;
-    RematGraphPlanStatus status =
-        rematPlanGraphTables(&file.graphs[i], budget, percent, opts->hasBudget ? opts->planner : RematPlannerNone,
-                             &results[i], error, sizeof(error));
+    RematGraphPlanStatus status = rematPlanGraphTablesWith(
+        &file.graphs[i], budget, percent, opts->hasBudget ? opts->planner : RematPlannerNone,
+        &(RematRecomputeBoundOptions){.integerSeconds = opts->integerBoundSeconds}, &results[i], error, sizeof(error));
     if (status == RematGraphPlanUnderBound && results[i].lowerBoundOp >= 0) {
       // Named as the file names the node (the library knows positions only).
       intptr_t op = results[i].lowerBoundOp;

@@ -18,8 +18,9 @@ typedef struct RematGraphModeOptions {
   int64_t budgetBytes;  ///< when budgetPercent < 0
   double budgetPercent; ///< N of "N%" (of the graph's peak), else -1
   RematPlannerKind planner;
-  bool json;              ///< --report=json
-  const char *reportFile; ///< NULL: stdout
+  bool json;                  ///< --report=json
+  const char *reportFile;     ///< NULL: stdout
+  double integerBoundSeconds; ///< --integer-bound: > 0 also solves the bound's chain program over the integers
 } RematGraphModeOptions;
 
 /// Reads, plans and reports; returns the exit code (0, 1 user error, 2 bug).

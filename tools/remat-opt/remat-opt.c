@@ -54,13 +54,14 @@ typedef struct Options {
   const char *plannerName;
   const char *planFile; // replay a schedule: lines "FUNC OP ANCHOR" (top-level op indices)
   const char *exportGraph;
-  const char *graph;     // --graph: plan a graph JSON instead of MLIR (GraphMode.h)
-  bool fuseElementwise;  // --fuse-elementwise
-  bool keepDestinations; // --keep-destinations
-  bool keepOrder;        // --keep-order
-  bool quiet;            // --quiet: no summary line per planned function
-  int64_t maxOps;        // --max-ops, 0: the library's default (REMAT_DEFAULT_MAX_OPS)
-  intptr_t numBudgets;   // --budgets: one variant per entry
+  const char *graph;          // --graph: plan a graph JSON instead of MLIR (GraphMode.h)
+  bool fuseElementwise;       // --fuse-elementwise
+  bool keepDestinations;      // --keep-destinations
+  bool keepOrder;             // --keep-order
+  bool quiet;                 // --quiet: no summary line per planned function
+  double integerBoundSeconds; // --integer-bound=SECONDS, 0: not asked for
+  int64_t maxOps;             // --max-ops, 0: the library's default (REMAT_DEFAULT_MAX_OPS)
+  intptr_t numBudgets;        // --budgets: one variant per entry
   int64_t budgetsBytes[16];
   double budgetsPercent[16];
 } Options;
@@ -126,6 +127,7 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "                        dispatcher that runs the cheapest variant fitting\n"
                             "                        the memory free at run time (docs/variants.md)\n"
                             "  --gpu-chip=CHIP       PTX target of --lower=gpu (default sm_90)\n"
+                            "  --integer-bound=S     cost bound over the integers, S s at most (CBC)\n"
                             "  --quiet               no summary line per planned function on stderr\n"
                             "  --help, --version\n";
 
@@ -199,6 +201,14 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       const char *n = a + strlen("--max-ops=");
       if (rematParseDecimalInt(n, 1, INT64_MAX, &opts->maxOps) != RematSizeOk)
         return usageError("--max-ops needs a positive decimal integer (at most 2^63 - 1), got '%s'", n);
+    } else if (startsWith(a, "--integer-bound=")) {
+      const char *n = a + strlen("--integer-bound=");
+      char *end = NULL;
+      errno = 0;
+      double seconds = strtod(n, &end);
+      if (!*n || *end || errno || !(seconds > 0) || seconds > 86400)
+        return usageError("--integer-bound needs a number of seconds over 0 and at most 86400, got '%s'", n);
+      opts->integerBoundSeconds = seconds;
     } else if (startsWith(a, "--budget=")) {
       const char *size = a + strlen("--budget=");
       RematSizeStatus parsed = rematParseSizeWithStatus(size, &opts->budgetBytes, &opts->budgetPercent);
@@ -538,6 +548,7 @@ static int processModule(MlirModule module, const Options *opts, const RematDriv
                                           .reusePlannedPeak = true,
                                           .skipDecisionNames = opts->report == ReportNone,
                                           .skipRecomputeBound = opts->report == ReportNone,
+                                          .integerBoundSeconds = opts->integerBoundSeconds,
                                           .fuseElementwise = opts->fuseElementwise,
                                           .keepDestinations = opts->keepDestinations,
                                           .keepOrder = opts->keepOrder,
@@ -628,6 +639,12 @@ int main(int argc, char **argv) {
     }
     return rc;
   }
+  // The bound is computed for one budget's plan, and only where a report
+  // shows it: elsewhere the flag would do nothing.
+  if (opts.integerBoundSeconds > 0 && (!opts.hasBudget || opts.numBudgets || opts.planFile))
+    return usageError("--integer-bound tightens the recompute cost bound of a plan: it needs --budget (not --budgets "
+                      "or --plan-file)%s",
+                      "");
   if (opts.graph) {
     if (opts.input || opts.output || opts.planFile || opts.exportGraph || opts.numBudgets || opts.lower ||
         opts.fuseElementwise || opts.keepDestinations || opts.keepOrder || opts.splitInputFile || opts.estimate)
@@ -640,11 +657,16 @@ int main(int argc, char **argv) {
                                        .budgetPercent = opts.hasBudget ? opts.budgetPercent : -1,
                                        .planner = opts.planner,
                                        .json = opts.report == ReportJSON,
-                                       .reportFile = opts.reportFile};
+                                       .reportFile = opts.reportFile,
+                                       .integerBoundSeconds = opts.integerBoundSeconds};
     return rematGraphModeRun(&graphOpts);
   }
   if (opts.report == ReportNone && (opts.estimate || opts.reportFile))
     opts.report = ReportText;
+  if (opts.integerBoundSeconds > 0 && opts.report == ReportNone)
+    return usageError("--integer-bound tightens the recompute cost bound, which only a report shows: add --report "
+                      "or --report-file%s",
+                      "");
 
   size_t len = 0;
   const char *inputName = opts.input && strcmp(opts.input, "-") ? opts.input : "<stdin>";
