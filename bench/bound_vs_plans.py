@@ -2,7 +2,7 @@
 """Checks remat-opt's recompute_cost_bound against every plan cost at hand.
 
     bound_vs_plans.py [--build build] [--out bench/results/bound-vs-plans]
-                      [--only NAME,...] [--planners sqrt,greedy,default]
+                      [--only NAME,...] [--planners sqrt,greedy,default] [--integer-bound SECONDS]
 
 The bound (lib/RecomputeBound.c, docs/bound.md) claims that no schedule
 within the budget recomputes less. A *violation* is a plan or optimum that
@@ -48,7 +48,7 @@ def run(cmd):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def graph_rows(opt, planners, only):
+def graph_rows(opt, planners, only, extra):
     d = os.path.join(HERE, "graphs", "moccasin")
     known = {}
     mc = os.path.join(HERE, "results", "moccasin-check.json")
@@ -71,7 +71,7 @@ def graph_rows(opt, planners, only):
             row = {"kind": "graph", "input": f, "budget": "%.1f" % share, "budget_bytes": budget, "costs": {},
                    "bound": None, "note": None}
             for pl in ["none"] + planners:  # none: the bound even where no planner fits
-                p = run([opt, "--graph=" + path, "--budget=%d" % budget, "--planner=" + pl, "--report=json"])
+                p = run([opt, "--graph=" + path, "--budget=%d" % budget, "--planner=" + pl, "--report=json"] + extra)
                 try:
                     fn = json.loads(p.stdout)["functions"][0]
                 except (ValueError, KeyError, IndexError):
@@ -126,7 +126,7 @@ def mlir_report(opt, path, args, work):
         return None, "%s (rc %d, no readable report)" % (err, p.returncode)
 
 
-def mlir_rows(opt, planners, only, work):
+def mlir_rows(opt, planners, only, work, extra):
     committed = {}
     oj = os.path.join(HERE, "results", "optimum.json")
     if os.path.exists(oj):
@@ -145,7 +145,7 @@ def mlir_rows(opt, planners, only, work):
             row = {"kind": "mlir", "input": name, "budget": b, "budget_bytes": budget, "ops": None, "costs": {},
                    "bound": None, "note": None}
             for pl in ["none"] + planners:  # none: the bound even where no planner fits
-                fn, err = mlir_report(opt, path, ["--budget=%d" % budget, "--planner=" + pl], work)
+                fn, err = mlir_report(opt, path, ["--budget=%d" % budget, "--planner=" + pl] + extra, work)
                 if err and pl != "none":
                     row["note"] = row["note"] or err
                 if fn is None:
@@ -271,6 +271,9 @@ def main():
     ap.add_argument("--skip-graphs", action="store_true")
     ap.add_argument("--skip-mlir", action="store_true")
     ap.add_argument("--merge", nargs="+", help="render the rows of these OUT.json files together (no runs)")
+    ap.add_argument("--integer-bound", type=float, default=0, metavar="SECONDS",
+                    help="every run with remat-opt --integer-bound=SECONDS (the bound's chain program also over "
+                         "the integers, docs/bound.md)")
     a = ap.parse_args()
     if a.merge:
         rows = [r for m in a.merge for r in json.load(open(m))["rows"]]
@@ -282,12 +285,13 @@ def main():
     opt = os.path.join(a.build, "bin", "remat-opt")
     only = set(x for x in a.only.split(",") if x)
     planners = [p for p in a.planners.split(",") if p]
+    extra = ["--integer-bound=%g" % a.integer_bound] if a.integer_bound > 0 else []
     rows = []
     with tempfile.TemporaryDirectory() as work:
         if not a.skip_graphs:
-            rows += graph_rows(opt, planners, only)
+            rows += graph_rows(opt, planners, only, extra)
         if not a.skip_mlir:
-            rows += mlir_rows(opt, planners, only, work)
+            rows += mlir_rows(opt, planners, only, work, extra)
     for r in rows:
         check(r)
     cmd = "bench/bound_vs_plans.py " + " ".join(sys.argv[1:])

@@ -14,7 +14,10 @@
 //   decision recomputes an op before a later one, costs what the op costs;
 // - node-link graphs keep every original (no op erased);
 // - only dtr refuses a graph as unmodelled, and only one with an op that
-//   writes into an operand's buffer or a destination.
+//   writes into an operand's buffer or a destination;
+// - no plan within a budget costs less than the recompute cost bound, its
+//   own report's or (graphs up to kMaxIntegerOps ops) the one with the chain
+//   program solved over the integers (--integer-bound, 1 s).
 //
 // A violation prints the input's message and the row, then traps. Seed
 // corpus: fuzz/corpus-graph. Build and run: docs/fuzzing.md.
@@ -33,8 +36,10 @@
 /// Plans graphs up to this many ops (larger ones are only read): a few
 /// thousand runs a minute on two cores.
 enum { kMaxPlannedOps = 400 };
+/// Graphs up to this many ops also get the integer bound at each budget.
+enum { kMaxIntegerOps = 150 };
 
-static long numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled;
+static long numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled, numIntegerBounds;
 
 static void violation(const char *what, const RematGraphTables *t, const char *planner, int64_t budget,
                       const char *detail) {
@@ -43,8 +48,10 @@ static void violation(const char *what, const RematGraphTables *t, const char *p
   abort();
 }
 
+/// `integerBound`: the bound with the chain program over the integers at
+/// this budget, or -1.
 static void checkPlan(const RematGraphTables *t, RematPlannerKind kind, int64_t budget,
-                      const RematGraphPlanResult *measured) {
+                      const RematGraphPlanResult *measured, double integerBound) {
   RematGraphPlanResult r;
   char error[1024];
   const char *name = rematPlannerKindGetName(kind);
@@ -93,6 +100,8 @@ static void checkPlan(const RematGraphTables *t, RematPlannerKind kind, int64_t 
     if (r.budgetMet && rematRecomputeBoundHasValue(&r.recomputeBound) &&
         r.recomputeBound.cost > r.recomputeCost * (1 + 1e-9))
       violation("the recompute cost is under its recompute_cost_bound", t, name, budget, detail);
+    if (r.budgetMet && integerBound > r.recomputeCost * (1 + 1e-9))
+      violation("the recompute cost is under the integer program's bound", t, name, budget, detail);
     if (r.budgetMet && r.recomputeBound.computed && r.recomputeBound.infeasible)
       violation("a plan fits a budget the recompute bound says no schedule fits", t, name, budget, detail);
     numMet += r.budgetMet;
@@ -121,10 +130,24 @@ static void checkGraph(const RematGraphTables *t) {
   const int64_t budgets[] = {lb > 0 ? lb - 1 : -1, lb, lb + (peak - lb) / 2, peak};
   const RematPlannerKind kinds[] = {RematPlannerSqrt, RematPlannerGreedy, RematPlannerDefault, RematPlannerDtr,
                                     RematPlannerBlocks};
-  for (size_t b = 0; b < sizeof(budgets) / sizeof(budgets[0]); ++b)
+  for (size_t b = 0; b < sizeof(budgets) / sizeof(budgets[0]); ++b) {
+    if (budgets[b] < 0)
+      continue;
+    double integerBound = -1;
+    if (t->numOps <= kMaxIntegerOps && budgets[b] >= lb && budgets[b] < peak) {
+      RematGraphPlanResult r;
+      RematRecomputeBoundOptions options = {.integerSeconds = 1};
+      if (rematPlanGraphTablesWith(t, budgets[b], -1, RematPlannerNone, &options, &r, error, sizeof(error)) ==
+              RematGraphPlanOk &&
+          rematRecomputeBoundHasValue(&r.recomputeBound)) {
+        integerBound = r.recomputeBound.cost;
+        numIntegerBounds += r.recomputeBound.integer != RematIntegerBoundNone;
+      }
+      rematGraphPlanResultFree(&r);
+    }
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); ++k)
-      if (budgets[b] >= 0)
-        checkPlan(t, kinds[k], budgets[b], &measured);
+      checkPlan(t, kinds[k], budgets[b], &measured, integerBound);
+  }
   rematGraphPlanResultFree(&measured);
 }
 
@@ -132,8 +155,8 @@ static void printStats(void) {
   if (getenv("REMAT_FUZZ_STATS"))
     fprintf(stderr,
             "remat-fuzz-graph: %ld graph files read, %ld graphs refused as inconsistent, %ld plans (%ld met, %ld "
-            "under the bound, %ld unmodelled by dtr)\n",
-            numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled);
+            "under the bound, %ld unmodelled by dtr), %ld integer bounds\n",
+            numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled, numIntegerBounds);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {

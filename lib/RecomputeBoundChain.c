@@ -25,7 +25,9 @@
 // and so is the Lagrangian value of any nonnegative duals (weak duality):
 // that value is recomputed here from CLP's row duals, so the bound holds
 // whether CLP stopped at the optimum or at its iteration limit, and
-// whatever its tolerances. docs/bound.md has the argument.
+// whatever its tolerances. On request (--integer-bound) the same program is
+// solved over the integers by CBC: a schedule's solution is integral, so
+// that optimum bounds too (solveInteger). docs/bound.md has the argument.
 //
 //===----------------------------------------------------------------------===//
 #include "RecomputeBoundInternal.h"
@@ -842,7 +844,10 @@ void rematChainBound(const ChainInput *in, ChainBound *out) {
       break;
   }
   // The program over the integers, on the last form built (the first one
-  // CLP solved, or the smallest): asked for by --integer-bound.
+  // CLP solved, or the smallest): asked for by --integer-bound. Not on a
+  // larger form CLP did not finish: on random layered n500 at 0.8 of its
+  // peak, CBC proves the 48 points' integer optimum, 6,130, in 41 s, where in
+  // 120 s on the whole chain it gets no further than its relaxation, 6,094.
   if (in->integerSeconds > 0 && out->computed && !b.lp.failed && b.lp.numRows > 0) {
     double v = solveInteger(&b.lp, in->integerSeconds, &out->integer);
     if (v >= 0)
