@@ -374,7 +374,8 @@ def main():
                   "--replan %s%s` (remat at %s; the solvers' columns are the %s run's)"
                   % (time.strftime("%Y-%m-%d"), os.path.relpath(a.replan),
                      (" --certify %g" % a.certify if a.certify else "") +
-                     (" --only %s" % a.only if a.only else ""), rev, prev["date"]))
+                     (" --only %s" % a.only if a.only else "") +
+                     (" --integer-bound %g" % a.integer_bound if a.integer_bound else ""), rev, prev["date"]))
         earlier = prev.get("replanned") if only is not None else None
         # With --only the other rows' CP-SAT runs are the earlier replan's: both are said.
         prev["replanned"] = earlier + "; then " + replan if earlier else replan
