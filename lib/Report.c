@@ -285,7 +285,7 @@ static void printTextFunction(Writer *w, const RematFunctionReport *r) {
       emit(w, "  recompute bound: none (%s)\n", note);
     }
     if (r->recomputeBound.integerSeconds > 0)
-      emit(w, "  integer program: %s (CBC, %.4g s at most)\n", rematIntegerBoundStatusName(r->recomputeBound.integer),
+      emit(w, "  integer program: %s (CBC, %.4g s given)\n", rematIntegerBoundStatusName(r->recomputeBound.integer),
            r->recomputeBound.integerSeconds);
     char copiesBefore[64], copiesAfter[64];
     formatBytes(r->copyBytesBefore, copiesBefore, sizeof(copiesBefore));

@@ -80,7 +80,7 @@ static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
     fprintf(f, "  recompute cost bound: none (%s)\n", note);
   }
   if (r->recomputeBound.integerSeconds > 0)
-    fprintf(f, "  integer program: %s (CBC, %.4g s at most)\n", rematIntegerBoundStatusName(r->recomputeBound.integer),
+    fprintf(f, "  integer program: %s (CBC, %.4g s given)\n", rematIntegerBoundStatusName(r->recomputeBound.integer),
             r->recomputeBound.integerSeconds);
 }
 
