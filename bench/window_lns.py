@@ -35,6 +35,10 @@ seconds; not deterministic.
 
 renders the --json lines of several runs as OUT.md (+ OUT.json) beside
 results/moccasin-check.json's CP-SAT results and proven bounds for the same rows.
+
+Exit status: 0; 2 for bad input (a missing or unreadable graph, a bad option, a budget
+the default planner does not meet or remat-opt refuses); 1 when a plan replays with a
+peak or cost other than its model's (a bug here or in a model).
 """
 import argparse
 import json
@@ -313,14 +317,11 @@ def render_table(rows_path, out, command):
 
 
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "--table":
-        if len(sys.argv) < 5:
-            print("usage: window_lns.py --table ROWS.jsonl OUT COMMAND", file=sys.stderr)
-            return 2
-        return render_table(sys.argv[2], sys.argv[3], sys.argv[4])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--graph", required=True, help="a node-link graph (bench/graphs/moccasin)")
-    ap.add_argument("--budget", required=True, help="bytes or N%% of the graph's peak (rounded down)")
+    ap.add_argument("--table", nargs=3, metavar=("ROWS.jsonl", "OUT", "COMMAND"),
+                    help="render earlier --json runs (one per line) as OUT.md and OUT.json, COMMAND in the header")
+    ap.add_argument("--graph", help="a node-link graph (bench/graphs/moccasin)")
+    ap.add_argument("--budget", help="bytes or N%% of the graph's peak (rounded down)")
     ap.add_argument("--window", type=int, default=30, help="stages per window (default 30)")
     ap.add_argument("--work-per-window", type=float, default=5.0,
                     help="CP-SAT's deterministic time per window (about seconds; default 5)")
@@ -333,7 +334,11 @@ def main():
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     prog = os.path.basename(sys.argv[0])
+    if a.table:
+        return render_table(*a.table)
     try:
+        if a.graph is None or a.budget is None:
+            raise BadInput("--graph and --budget are required (or --table)")
         if a.window < 2 or a.work_per_window <= 0 or a.time_limit <= 0:
             raise BadInput("--window must be >= 2, --work-per-window and --time-limit > 0")
         try:
