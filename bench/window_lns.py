@@ -169,10 +169,13 @@ def solve_window_milp(g, budget, runs, a, b, seconds):
         for i in cand[t]:
             R[(t, i)] = var(g.cost[i])
     needed = set().union(*held[a:b + 1])
+    # Per stage, the candidates of that stage or any later one in the window.
+    later = {b: set()}
+    for t in range(b - 1, a, -1):
+        later[t] = later[t + 1] | set(cand[t])
     for t in range(a + 1, b):
         for i in range(t):
-            if last_reader[i] >= 0 and (last_reader[i] >= t or i in needed or
-                                        any(i in cand[u] for u in range(t, b))):
+            if last_reader[i] >= 0 and (last_reader[i] >= t or i in needed or i in later[t]):
                 S[(t, i)] = var()
 
     def Sv(t, i):
@@ -237,7 +240,7 @@ def solve_window_milp(g, budget, runs, a, b, seconds):
     for (t, i), x in S.items():
         start[x[1]] = 1.0 if i in held[t] else 0.0
     for t, i, j, x in frees:
-        ran = [u for u in runs[t]]
+        ran = runs[t]
         if (i not in held[t] and i not in ran) or i in held[t + 1]:
             continue
         touched = [u for u in ran if i in g.preds[u]] + ([i] if i in ran else [])
@@ -405,8 +408,8 @@ def main():
             if not a.json:
                 print("%6.1f s: window [%d, %d) %s: cost %.6g, peak %d" % (
                     time.perf_counter() - t0, start, min(N, start + a.window), status, cost, peak), flush=True)
-    _, alive_peak, _ = moccasin_check.moccasin_replay(g, [(op, anc) for _, op, anc in milp.plan_lines(
-        nodes, runs, milp.simulate(nodes, runs, extra)[2])])
+    lines = milp.plan_lines(nodes, runs, milp.simulate(nodes, runs, extra)[2])
+    _, replayed_peak, _ = moccasin_check.moccasin_replay(g, [(op, anc) for _, op, anc in lines])
     out.update(cost=cost, peak=peak, sweeps=sweeps, time_s=round(time.perf_counter() - t0, 2),
                converged=not improved and not cut, ratio_to_default=cost / report["recompute_cost"]
                if report["recompute_cost"] else None)
@@ -414,14 +417,14 @@ def main():
         with open(a.plan_out, "w") as f:
             f.write("# window_lns.py: %s, budget %d bytes, cost %r (default planner: %r)\n"
                     % (a.graph, budget, cost, report["recompute_cost"]))
-            for l in milp.plan_lines(nodes, runs, milp.simulate(nodes, runs, extra)[2]):
+            for l in lines:
                 f.write("%d %d %d\n" % l)
     if a.json:
         print(json.dumps(out))
     else:
         print("default %.6g -> %.6g (%.1f%%), peak %d of budget %d, %d sweep(s), %.1f s%s" % (
             report["recompute_cost"], cost, 100.0 * (cost / report["recompute_cost"] - 1)
-            if report["recompute_cost"] else 0.0, alive_peak, budget, sweeps, out["time_s"],
+            if report["recompute_cost"] else 0.0, replayed_peak, budget, sweeps, out["time_s"],
             "" if out["converged"] else " (time limit)"))
     return 0
 
