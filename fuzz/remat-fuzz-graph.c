@@ -136,7 +136,7 @@ static void checkGraph(const RematGraphTables *t) {
     double integerBound = -1;
     if (t->numOps <= kMaxIntegerOps && budgets[b] >= lb && budgets[b] < peak) {
       RematGraphPlanResult r;
-      RematRecomputeBoundOptions options = {.integerSeconds = 1};
+      RematGraphPlanOptions options = {.bound = {.integerSeconds = 1}};
       if (rematPlanGraphTablesWith(t, budgets[b], -1, RematPlannerNone, &options, &r, error, sizeof(error)) ==
               RematGraphPlanOk &&
           rematRecomputeBoundHasValue(&r.recomputeBound)) {

@@ -27,6 +27,7 @@
 #include "PlanDtr.h"
 #include "PlanPortfolio.h"
 #include "PlanSearch.h"
+#include "PlanWindows.h"
 #include "Schedule.h"
 #include "remat/Cost.h"
 #include "remat/Memory.h"
@@ -371,7 +372,7 @@ static RematGraphPlanStatus checkOwnOrder(const RematSimContext *ctx, const Plan
 
 /// Measures the built graph and plans it (see rematPlanGraphTables).
 static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, int64_t budget, double percent,
-                                 RematPlannerKind kind, const RematRecomputeBoundOptions *boundOptions,
+                                 RematPlannerKind kind, const RematGraphPlanOptions *options,
                                  RematGraphPlanResult *result, char *error, size_t size) {
   RematGraphImpl *g = rematGraphImpl(graph);
   RematMemoryTracker tracker = rematMemoryTrackerCreate(graph);
@@ -410,8 +411,12 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
     if (result->budgetMet)
       rematRecomputeBoundSetTrivial(&result->recomputeBound);
     else
-      rematComputeRecomputeBoundWith(graph, &kGraphUnits, budget, boundOptions, &result->recomputeBound);
+      rematComputeRecomputeBoundWith(graph, &kGraphUnits, budget, &options->bound, &result->recomputeBound);
   }
+  if (status == RematGraphPlanOk && options->exactWindowSeconds > 0 && !rematExactWindowsApply(&P))
+    status = fail(error, size, RematGraphPlanUnmodelled,
+                  "exact windows model graphs whose ops all stay at their positions, each pure with one result of "
+                  "its own (the node-link form, up to 2,000 nodes)");
   if (status != RematGraphPlanOk || result->budgetMet || kind == RematPlannerNone) {
     // Measured only.
   } else if (kind == RematPlannerDtr && rematDtrUnmodelledValue(g) >= 0) {
@@ -423,6 +428,8 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
   } else {
     double t0 = rematNowSeconds();
     bool ok = rematRunPlanner(&P, &sim, &ctx, kind, budget, result->peakBytesBefore, &result->searchEffort);
+    if (ok && kind == RematPlannerDefault && options->exactWindowSeconds > 0)
+      ok = rematImproveByExactWindows(&P, &sim, budget, options->exactWindowSeconds, &result->exactWindows);
     result->planSeconds = rematNowSeconds() - t0;
     status = ok ? recordPlan(&P, &ctx, result, error, size)
                 : fail(error, size, RematGraphPlanInternal, "out of memory while planning");
@@ -441,8 +448,9 @@ RematGraphPlanStatus rematPlanGraphTables(const RematGraphTables *tables, int64_
 }
 
 RematGraphPlanStatus rematPlanGraphTablesWith(const RematGraphTables *tables, int64_t budgetBytes, double budgetPercent,
-                                              RematPlannerKind kind, const RematRecomputeBoundOptions *boundOptions,
+                                              RematPlannerKind kind, const RematGraphPlanOptions *options,
                                               RematGraphPlanResult *result, char *error, size_t errorSize) {
+  static const RematGraphPlanOptions defaults;
   memset(result, 0, sizeof(*result));
   result->lowerBoundOp = -1;
   result->lowerBoundReaderOp = -1;
@@ -451,7 +459,8 @@ RematGraphPlanStatus rematPlanGraphTablesWith(const RematGraphTables *tables, in
   RematGraph graph;
   RematGraphPlanStatus status = buildGraph(tables, &graph, error, errorSize);
   if (status == RematGraphPlanOk)
-    status = plan(graph, tables, budgetBytes, budgetPercent, kind, boundOptions, result, error, errorSize);
+    status =
+        plan(graph, tables, budgetBytes, budgetPercent, kind, options ? options : &defaults, result, error, errorSize);
   rematGraphDestroy(graph);
   return status;
 }

@@ -31,6 +31,7 @@ LAYERS = {
     "PlanBlocks": 5,
     "PlanCover": 5,
     "PlanMoves": 5,
+    "PlanWindows": 5,
     "PlanDtr": 5,
     "PlanPortfolio": 6,  # the default planner, the dispatch
     "PlanRecord": 7,  # the drivers (record, replay, plan a function), which

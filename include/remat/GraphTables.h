@@ -79,8 +79,33 @@ typedef enum RematGraphPlanStatus {
   RematGraphPlanBadGraph,   ///< the tables are not a consistent graph (message names the op)
   RematGraphPlanUnderBound, ///< the budget is under the lower bound (message gives it and the op)
   RematGraphPlanInternal,   ///< out of memory, or the simulator and the timeline disagree (a bug)
-  RematGraphPlanUnmodelled, ///< the planner does not model the graph (dtr: an op writes in place; message names it)
+  RematGraphPlanUnmodelled, ///< the planner does not model the graph (dtr, exact windows: message names the op)
 } RematGraphPlanStatus;
+
+/// What the exact windows (`--exact-windows`, lib/PlanWindows.c) did after
+/// the default planner.
+typedef struct RematExactWindowsReport {
+  bool ran;            ///< asked for, and the default plan fit the budget
+  double secondsGiven; ///< their time in all (wall clock)
+  double seconds;      ///< their time spent
+  bool timeLimited;    ///< stopped by that time, not by a sweep without gain
+  intptr_t sweeps;     ///< passes over the windows
+  intptr_t solved;     ///< windows CBC gave a schedule for
+  intptr_t proven;     ///< ... of which it proved the window's optimum
+  intptr_t skipped;    ///< windows whose program was one solved before without a gain
+  intptr_t adopted;    ///< windows whose schedule became the plan
+  double costBefore;   ///< the default planner's recompute cost
+} RematExactWindowsReport;
+
+/// Options of rematPlanGraphTablesWith beyond the budget and the planner.
+typedef struct RematGraphPlanOptions {
+  RematRecomputeBoundOptions bound;
+  /// > 0: after the default planner, exact windows over its plan for at
+  /// most this many seconds. Only graphs whose ops all keep their stage
+  /// (keepOriginals: the node-link form), each with one result of its own and
+  /// pure; any other graph is refused (RematGraphPlanUnmodelled).
+  double exactWindowSeconds;
+} RematGraphPlanOptions;
 
 typedef struct RematGraphPlanResult {
   int64_t peakBytesBefore;     ///< of the given order, nothing recomputed
@@ -100,6 +125,7 @@ typedef struct RematGraphPlanResult {
   /// With a budget: a lower bound on the recompute cost of any schedule
   /// within it (0 when the peak fits; lib/RecomputeBound.c).
   RematRecomputeBound recomputeBound;
+  RematExactWindowsReport exactWindows;
 } RematGraphPlanResult;
 
 /// Checks `tables`, builds the graph and plans it for `budgetBytes` (or, when
@@ -111,9 +137,9 @@ RematGraphPlanStatus rematPlanGraphTables(const RematGraphTables *tables, int64_
                                           RematPlannerKind kind, RematGraphPlanResult *result, char *error,
                                           size_t errorSize);
 
-/// The same with the bound's `boundOptions` (NULL: the defaults).
+/// The same with `options` (NULL: the defaults).
 RematGraphPlanStatus rematPlanGraphTablesWith(const RematGraphTables *tables, int64_t budgetBytes, double budgetPercent,
-                                              RematPlannerKind kind, const RematRecomputeBoundOptions *boundOptions,
+                                              RematPlannerKind kind, const RematGraphPlanOptions *options,
                                               RematGraphPlanResult *result, char *error, size_t errorSize);
 
 void rematGraphPlanResultFree(RematGraphPlanResult *result);

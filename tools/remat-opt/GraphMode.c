@@ -82,6 +82,16 @@ static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
   if (r->recomputeBound.integerSeconds > 0)
     fprintf(f, "  integer program: %s (CBC, %.4g s given)\n", rematIntegerBoundStatusName(r->recomputeBound.integer),
             r->recomputeBound.integerSeconds);
+  const RematExactWindowsReport *w = &r->exactWindows;
+  if (opts->exactWindowSeconds > 0 && !w->ran)
+    fputs("  exact windows: not run (the default planner's plan does not fit the budget)\n", f);
+  else if (w->ran)
+    fprintf(f,
+            "  exact windows: cost %.17g -> %.17g, %ld window%s adopted of %ld solved (%ld proven optimal), %ld "
+            "sweep%s, %.2f s (%s, %.4g s given)\n",
+            w->costBefore, r->recomputeCost, (long)w->adopted, w->adopted == 1 ? "" : "s", (long)w->solved,
+            (long)w->proven, (long)w->sweeps, w->sweeps == 1 ? "" : "s", w->seconds,
+            w->timeLimited ? "stopped by the time limit" : "converged", w->secondsGiven);
 }
 
 static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const RematGraphPlanResult *r,
@@ -132,6 +142,15 @@ static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
   fprintf(f, ", \"recompute_cost_bound_time_s\": %.6f", b->seconds);
   if (b->integerSeconds > 0)
     fprintf(f, ", \"recompute_cost_bound_integer\": \"%s\"", rematIntegerBoundStatusName(b->integer));
+  if (opts->exactWindowSeconds > 0) {
+    const RematExactWindowsReport *w = &r->exactWindows;
+    fprintf(f,
+            ", \"exact_windows\": {\"ran\": %s, \"seconds_given\": %.6g, \"time_s\": %.6f, \"converged\": %s, "
+            "\"sweeps\": %ld, \"solved\": %ld, \"proven\": %ld, \"adopted\": %ld, \"cost_before\": %.17g}",
+            w->ran ? "true" : "false", opts->exactWindowSeconds, w->seconds,
+            w->ran && !w->timeLimited ? "true" : "false", (long)w->sweeps, (long)w->solved, (long)w->proven,
+            (long)w->adopted, w->ran ? w->costBefore : r->recomputeCost);
+  }
   fprintf(f, ", \"erased_ops\": %ld, \"decisions\": [", (long)r->numErasedOps);
   for (intptr_t d = 0; d < r->numDecisions; ++d) {
     const RematGraphDecision *x = &r->decisions[d];
@@ -184,9 +203,11 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
     // Measuring only: a budget no graph is under, no planner.
     int64_t budget = opts->hasBudget ? opts->budgetBytes : INT64_MAX;
     double percent = opts->hasBudget ? opts->budgetPercent : -1;
-    RematGraphPlanStatus status = rematPlanGraphTablesWith(
-        &file.graphs[i], budget, percent, opts->hasBudget ? opts->planner : RematPlannerNone,
-        &(RematRecomputeBoundOptions){.integerSeconds = opts->integerBoundSeconds}, &results[i], error, sizeof(error));
+    RematGraphPlanStatus status =
+        rematPlanGraphTablesWith(&file.graphs[i], budget, percent, opts->hasBudget ? opts->planner : RematPlannerNone,
+                                 &(RematGraphPlanOptions){.bound = {.integerSeconds = opts->integerBoundSeconds},
+                                                          .exactWindowSeconds = opts->exactWindowSeconds},
+                                 &results[i], error, sizeof(error));
     if (status == RematGraphPlanUnderBound && results[i].lowerBoundOp >= 0) {
       // Named as the file names the node (the library knows positions only).
       intptr_t op = results[i].lowerBoundOp;

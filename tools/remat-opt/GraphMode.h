@@ -21,6 +21,7 @@ typedef struct RematGraphModeOptions {
   bool json;                  ///< --report=json
   const char *reportFile;     ///< NULL: stdout
   double integerBoundSeconds; ///< --integer-bound: > 0 also solves the bound's chain program over the integers
+  double exactWindowSeconds;  ///< --exact-windows: > 0 re-solves windows of the default plan exactly (CBC)
 } RematGraphModeOptions;
 
 /// Reads, plans and reports; returns the exit code (0, 1 user error, 2 bug).

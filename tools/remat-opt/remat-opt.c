@@ -60,6 +60,7 @@ typedef struct Options {
   bool keepOrder;             // --keep-order
   bool quiet;                 // --quiet: no summary line per planned function
   double integerBoundSeconds; // --integer-bound=SECONDS, 0: not asked for
+  double exactWindowSeconds;  // --exact-windows=SECONDS, 0: not asked for
   int64_t maxOps;             // --max-ops, 0: the library's default (REMAT_DEFAULT_MAX_OPS)
   intptr_t numBudgets;        // --budgets: one variant per entry
   int64_t budgetsBytes[16];
@@ -128,6 +129,7 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "                        the memory free at run time (docs/variants.md)\n"
                             "  --gpu-chip=CHIP       PTX target of --lower=gpu (default sm_90)\n"
                             "  --integer-bound=S     cost bound over the integers, S s at most (CBC)\n"
+                            "  --exact-windows=S     --graph: re-solve windows of the plan exactly, S s at most (CBC)\n"
                             "  --quiet               no summary line per planned function on stderr\n"
                             "  --help, --version\n";
 
@@ -209,6 +211,14 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       if (!*n || *end || errno || !(seconds > 0) || seconds > 86400)
         return usageError("--integer-bound needs a number of seconds over 0 and at most 86400, got '%s'", n);
       opts->integerBoundSeconds = seconds;
+    } else if (startsWith(a, "--exact-windows=")) {
+      const char *n = a + strlen("--exact-windows=");
+      char *end = NULL;
+      errno = 0;
+      double seconds = strtod(n, &end);
+      if (!*n || *end || errno || !(seconds > 0) || seconds > 86400)
+        return usageError("--exact-windows needs a number of seconds over 0 and at most 86400, got '%s'", n);
+      opts->exactWindowSeconds = seconds;
     } else if (startsWith(a, "--budget=")) {
       const char *size = a + strlen("--budget=");
       RematSizeStatus parsed = rematParseSizeWithStatus(size, &opts->budgetBytes, &opts->budgetPercent);
@@ -645,10 +655,17 @@ int main(int argc, char **argv) {
     return usageError("--integer-bound tightens the recompute cost bound of a plan: it needs --budget (not --budgets "
                       "or --plan-file)%s",
                       "");
+  // Exact windows refine the default planner's plan of a node-link graph;
+  // anywhere else the flag would do nothing.
+  if (opts.exactWindowSeconds > 0 && (!opts.graph || !opts.hasBudget || opts.planner != RematPlannerDefault))
+    return usageError("--exact-windows refines the default planner's plan of a node-link graph: it needs --graph, "
+                      "--budget and the default planner%s",
+                      "");
   if (opts.graph) {
     if (opts.input || opts.output || opts.planFile || opts.exportGraph || opts.numBudgets || opts.lower ||
         opts.fuseElementwise || opts.keepDestinations || opts.keepOrder || opts.splitInputFile || opts.estimate)
-      return usageError("--graph plans a graph JSON: it takes --budget, --planner, --report and --report-file "
+      return usageError("--graph plans a graph JSON: it takes --budget, --planner, --report, --report-file, "
+                        "--integer-bound and --exact-windows "
                         "only%s",
                         "");
     RematGraphModeOptions graphOpts = {.path = opts.graph,
@@ -658,7 +675,8 @@ int main(int argc, char **argv) {
                                        .planner = opts.planner,
                                        .json = opts.report == ReportJSON,
                                        .reportFile = opts.reportFile,
-                                       .integerBoundSeconds = opts.integerBoundSeconds};
+                                       .integerBoundSeconds = opts.integerBoundSeconds,
+                                       .exactWindowSeconds = opts.exactWindowSeconds};
     return rematGraphModeRun(&graphOpts);
   }
   if (opts.report == ReportNone && (opts.estimate || opts.reportFile))

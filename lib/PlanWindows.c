@@ -1,0 +1,786 @@
+//===- PlanWindows.c - Exact windows over a finished plan ----------------===//
+//
+// See PlanWindows.h. Why: on random layered graphs the default plan is often
+// a few exact steps from a much cheaper one that differs from it in many
+// decisions at once (bench/results/window-lns.md: n100 at 0.7 of its peak,
+// 3,053 against the proven optimum 2,871, which re-solving stages [60, 90)
+// exactly finds), where moving one decision at a time (PlanMoves.c) stops.
+//
+// The model of a window [a, b) is Checkmate's (Jain et al., MLSys 2020),
+// restricted to it: per stage t of the window (the stage of op t: the clones
+// anchored at t, then t), R[t][i] says op i runs (again) in stage t, S[t][i]
+// that i's latest value is held entering stage t, and FREE[t][i][j] that i's
+// buffer is freed right after step j of stage t; one memory row per step.
+// S at stages a and b is the plan's, so what the stages outside the window
+// hold does not change. The model may over-count a value both held and run
+// again in one stage; the exact simulation of its answer decides anyway.
+//
+// What keeps the program small enough for CBC: only ops at most
+// kWindowReach ops before the window, and the ops the plan recomputes in it,
+// may change where they run; every other op runs in the window's stages as
+// the plan has it, and is held as the plan holds it. On n100 at 0.7, window
+// [60, 84): CBC proved that restricted window's optimum (the whole graph's,
+// 2,871) in about 40 s; unrestricted, it found 3,042 in 160 s. The rows
+// bench/window_lns.py measured with CP-SAT and HiGHS are in
+// bench/results/window-lns.md.
+//
+//===----------------------------------------------------------------------===//
+#include "PlanWindows.h"
+
+#include "Clock.h"
+
+#include <coin/Cbc_C_Interface.h>
+#include <float.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  kWindowStages = 24,   // stages per window; windows start every half window
+  kWindowReach = 20,    // ops this far before a window may change where they run
+  kWindowNodes = 20000, // CBC's branch-and-bound nodes per window: a count, so that
+                        // a window's answer does not depend on the machine
+  kMaxWindowOps = 2000, // larger graphs: the stage tables (n x n bytes) are not built
+};
+
+// A term of a row: a column (>= 0) or a constant.
+enum { kZero = -1, kOne = -2 };
+
+/// The graph as stages, and the plan on it.
+typedef struct Stages {
+  intptr_t n;
+  int64_t *ram; // per op: its result's buffer
+  double *cost;
+  intptr_t *predBegin, *pred; // per op: the ops whose results it reads, ascending
+  intptr_t *succBegin, *succ; // per op: the ops reading its result, ascending
+  intptr_t *lastReader;       // per op: the last op reading its result, or -1
+  uint8_t *run;               // n x n: run[t * n + i]: op i runs in stage t
+  uint8_t *held;              // (n + 1) x n: held[t * n + i]: i's value held entering stage t
+} Stages;
+
+/// A program being built: columns 0/1, rows in compressed sparse rows.
+typedef struct Program {
+  intptr_t numCols, capCols;
+  double *colCost, *colStart; // colStart: the plan's value of each column
+  intptr_t numRows, capRows;
+  double *rowLo, *rowUp;
+  intptr_t *rowBegin; // numRows + 1
+  intptr_t numElems, capElems;
+  int *elemCol;
+  double *elemVal;
+  bool outOfMemory;
+  bool infeasible; // a row of constants only does not hold: the plan breaks the model
+} Program;
+
+static void stagesFree(Stages *s) {
+  free(s->ram);
+  free(s->cost);
+  free(s->predBegin);
+  free(s->pred);
+  free(s->succBegin);
+  free(s->succ);
+  free(s->lastReader);
+  free(s->run);
+  free(s->held);
+}
+
+static void programFree(Program *p) {
+  free(p->colCost);
+  free(p->colStart);
+  free(p->rowLo);
+  free(p->rowUp);
+  free(p->rowBegin);
+  free(p->elemCol);
+  free(p->elemVal);
+}
+
+bool rematExactWindowsApply(const Planner *P) {
+  const RematGraphImpl *g = P->g;
+  if (!g->keepOriginals || g->numArgs != 0 || g->numOps != g->numValues || g->numOps < 2 || g->numOps > kMaxWindowOps ||
+      g->numReturnOperands != 0)
+    return false;
+  for (intptr_t k = 0; k < g->numOps; ++k) {
+    const RematOpInfo *op = &g->ops[k];
+    if (op->cls != RematOpClassPure || op->numResults != 1 || op->firstResult != k)
+      return false;
+    const RematValueInfo *v = &g->values[k];
+    if (v->defOp != k || v->buffer < 0 || v->aliasSource >= 0 || g->buffers[v->buffer].external)
+      return false;
+    for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u)
+      if (g->values[g->uses[u]].defOp < 0 || g->values[g->uses[u]].defOp >= k)
+        return false;
+  }
+  return true;
+}
+
+/// The graph's tables (everything but run and held).
+static bool buildStages(const Planner *P, Stages *s) {
+  const RematGraphImpl *g = P->g;
+  intptr_t n = g->numOps;
+  memset(s, 0, sizeof(*s));
+  s->n = n;
+  s->ram = calloc((size_t)n, sizeof(*s->ram));
+  s->cost = calloc((size_t)n, sizeof(*s->cost));
+  s->predBegin = calloc((size_t)n + 1, sizeof(intptr_t));
+  s->succBegin = calloc((size_t)n + 1, sizeof(intptr_t));
+  s->lastReader = malloc((size_t)n * sizeof(intptr_t));
+  s->pred = malloc((size_t)(g->numUses ? g->numUses : 1) * sizeof(intptr_t));
+  s->succ = malloc((size_t)(g->numUses ? g->numUses : 1) * sizeof(intptr_t));
+  s->run = calloc((size_t)n * (size_t)n, 1);
+  s->held = calloc((size_t)(n + 1) * (size_t)n, 1);
+  if (!s->ram || !s->cost || !s->predBegin || !s->succBegin || !s->lastReader || !s->pred || !s->succ || !s->run ||
+      !s->held)
+    return false;
+  intptr_t m = 0;
+  for (intptr_t k = 0; k < n; ++k) {
+    const RematOpInfo *op = &g->ops[k];
+    s->ram[k] = g->buffers[g->values[k].buffer].bytes;
+    s->cost[k] = P->ctx->opCost[k];
+    s->lastReader[k] = -1;
+    s->predBegin[k] = m;
+    for (intptr_t u = op->usesBegin; u < op->usesEnd; ++u)
+      s->pred[m++] = g->values[g->uses[u]].defOp;
+    qsort(&s->pred[s->predBegin[k]], (size_t)(m - s->predBegin[k]), sizeof(intptr_t), rematCompareIntptr);
+  }
+  s->predBegin[n] = m;
+  for (intptr_t e = 0; e < m; ++e)
+    ++s->succBegin[s->pred[e] + 1];
+  for (intptr_t k = 0; k < n; ++k)
+    s->succBegin[k + 1] += s->succBegin[k];
+  intptr_t *fill = calloc((size_t)n, sizeof(intptr_t));
+  if (!fill)
+    return false;
+  for (intptr_t k = 0; k < n; ++k) // readers ascending: k ascends
+    for (intptr_t e = s->predBegin[k]; e < s->predBegin[k + 1]; ++e) {
+      intptr_t q = s->pred[e];
+      s->succ[s->succBegin[q] + fill[q]++] = k;
+      s->lastReader[q] = k;
+    }
+  free(fill);
+  return true;
+}
+
+static void holdVersion(Stages *s, intptr_t op, intptr_t created, intptr_t lastRead) {
+  for (intptr_t t = created + 1; t <= lastRead; ++t)
+    s->held[t * s->n + op] = 1;
+}
+
+/// run and held from the simulation of the plan: the instances that run, and
+/// per version the stages between the one creating it and its last read (a
+/// read sees the latest version).
+static bool fillPlan(Stages *s, const RematSimulation *sim) {
+  intptr_t n = s->n;
+  memset(s->run, 0, (size_t)n * (size_t)n);
+  memset(s->held, 0, (size_t)(n + 1) * (size_t)n);
+  for (intptr_t k = 0; k < sim->numInstances; ++k) {
+    if (sim->instClone[k] && !sim->instAlive[k])
+      continue;
+    intptr_t op = sim->instOp[k], stage = sim->instClone[k] ? sim->instAnchor[k] : op;
+    if (stage < op || stage >= n)
+      return false;
+    s->run[stage * n + op] = 1;
+  }
+  intptr_t *latest = malloc((size_t)n * sizeof(intptr_t)), *lastRead = malloc((size_t)n * sizeof(intptr_t));
+  if (!latest || !lastRead) {
+    free(latest);
+    free(lastRead);
+    return false;
+  }
+  for (intptr_t i = 0; i < n; ++i)
+    latest[i] = lastRead[i] = -1;
+  for (intptr_t t = 0; t < n; ++t)
+    for (intptr_t i = 0; i <= t; ++i) {
+      if (!s->run[t * n + i])
+        continue;
+      for (intptr_t e = s->predBegin[i]; e < s->predBegin[i + 1]; ++e)
+        lastRead[s->pred[e]] = t;
+      if (latest[i] >= 0)
+        holdVersion(s, i, latest[i], lastRead[i]);
+      latest[i] = t;
+      lastRead[i] = -1;
+    }
+  for (intptr_t i = 0; i < n; ++i)
+    if (latest[i] >= 0)
+      holdVersion(s, i, latest[i], lastRead[i]);
+  free(latest);
+  free(lastRead);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The program
+//===----------------------------------------------------------------------===//
+
+/// Makes room for one more column.
+static bool reserveColumn(Program *p) {
+  if (p->numCols < p->capCols)
+    return true;
+  intptr_t cap = p->capCols ? 2 * p->capCols : 256;
+  double *cost = realloc(p->colCost, (size_t)cap * sizeof(double));
+  if (cost)
+    p->colCost = cost;
+  double *start = cost ? realloc(p->colStart, (size_t)cap * sizeof(double)) : NULL;
+  if (start)
+    p->colStart = start;
+  if (!start)
+    return false;
+  p->capCols = cap;
+  return true;
+}
+
+/// Makes room for one more row of `count` elements.
+static bool reserveRow(Program *p, intptr_t count) {
+  if (p->numRows + 1 >= p->capRows) {
+    intptr_t cap = p->capRows ? 2 * p->capRows : 256;
+    double *lo = realloc(p->rowLo, (size_t)cap * sizeof(double));
+    if (lo)
+      p->rowLo = lo;
+    double *up = lo ? realloc(p->rowUp, (size_t)cap * sizeof(double)) : NULL;
+    if (up)
+      p->rowUp = up;
+    intptr_t *begin = up ? realloc(p->rowBegin, (size_t)cap * sizeof(intptr_t)) : NULL;
+    if (begin)
+      p->rowBegin = begin;
+    if (!begin)
+      return false;
+    p->capRows = cap;
+  }
+  if (p->numElems + count > p->capElems) {
+    intptr_t cap = p->capElems ? 2 * p->capElems : 1024;
+    while (cap < p->numElems + count)
+      cap *= 2;
+    int *col = realloc(p->elemCol, (size_t)cap * sizeof(int));
+    if (col)
+      p->elemCol = col;
+    double *val = col ? realloc(p->elemVal, (size_t)cap * sizeof(double)) : NULL;
+    if (val)
+      p->elemVal = val;
+    if (!val)
+      return false;
+    p->capElems = cap;
+  }
+  return true;
+}
+
+/// A new 0/1 column of objective `cost`, worth `start` in the plan.
+static int addColumn(Program *p, double cost, double start) {
+  if (p->numCols >= INT32_MAX || !reserveColumn(p)) {
+    p->outOfMemory = true;
+    return kZero;
+  }
+  p->colCost[p->numCols] = cost;
+  p->colStart[p->numCols] = start;
+  return (int)p->numCols++;
+}
+
+/// Adds lo <= sum coef[k] * term[k] <= hi, constants moved to the bounds; a
+/// row without columns is only checked.
+static void addRow(Program *p, double lo, double hi, const int *term, const double *coef, intptr_t count) {
+  double constant = 0;
+  intptr_t vars = 0;
+  for (intptr_t k = 0; k < count; ++k) {
+    if (term[k] == kOne)
+      constant += coef[k];
+    vars += term[k] >= 0 && coef[k] != 0;
+  }
+  if (vars == 0) {
+    if (constant < lo - 1e-9 || constant > hi + 1e-9)
+      p->infeasible = true;
+    return;
+  }
+  if (!reserveRow(p, vars)) {
+    p->outOfMemory = true;
+    return;
+  }
+  p->rowBegin[p->numRows] = p->numElems;
+  for (intptr_t k = 0; k < count; ++k)
+    if (term[k] >= 0 && coef[k] != 0) {
+      p->elemCol[p->numElems] = term[k];
+      p->elemVal[p->numElems++] = coef[k];
+    }
+  p->rowLo[p->numRows] = lo <= -DBL_MAX ? lo : lo - constant;
+  p->rowUp[p->numRows] = hi >= DBL_MAX ? hi : hi - constant;
+  p->rowBegin[++p->numRows] = p->numElems;
+}
+
+/// One window's program: its terms (R per stage of [a, b), S per stage of
+/// [a, b]) and the plan as its start.
+typedef struct Window {
+  intptr_t a, b;
+  int *R, *S;    // (b - a) x n and (b - a + 1) x n terms
+  uint8_t *cand; // (b - a) x n: ops whose value stage t or a later one still needs, and their inputs
+  bool *free;    // per op: may change where it runs in the window
+  int *terms;    // scratch for one row (capTerms entries)
+  double *coefs;
+  intptr_t capTerms;
+  intptr_t *frees; // scratch: (i, j, column) per free of the stage
+  intptr_t capFrees;
+  intptr_t *ops; // scratch: the stage's candidates and the op itself
+} Window;
+
+static void windowFree(Window *w) {
+  free(w->R);
+  free(w->S);
+  free(w->cand);
+  free(w->free);
+  free(w->terms);
+  free(w->coefs);
+  free(w->frees);
+  free(w->ops);
+}
+
+/// Room for rows of `count` terms in the scratch.
+static bool reserveTerms(Window *w, intptr_t count) {
+  if (count <= w->capTerms)
+    return true;
+  intptr_t cap = w->capTerms ? w->capTerms : 64;
+  while (cap < count)
+    cap *= 2;
+  int *terms = realloc(w->terms, (size_t)cap * sizeof(int));
+  if (terms)
+    w->terms = terms;
+  double *coefs = terms ? realloc(w->coefs, (size_t)cap * sizeof(double)) : NULL;
+  if (coefs)
+    w->coefs = coefs;
+  if (!coefs)
+    return false;
+  w->capTerms = cap;
+  return true;
+}
+
+/// Room for `count` frees of a stage.
+static bool reserveFrees(Window *w, intptr_t count) {
+  if (3 * count <= w->capFrees)
+    return true;
+  intptr_t cap = w->capFrees ? 2 * w->capFrees : 192;
+  while (cap < 3 * count)
+    cap *= 2;
+  intptr_t *frees = realloc(w->frees, (size_t)cap * sizeof(intptr_t));
+  if (!frees)
+    return false;
+  w->frees = frees;
+  w->capFrees = cap;
+  return true;
+}
+
+static int termR(const Window *w, intptr_t n, intptr_t t, intptr_t i) { return w->R[(t - w->a) * n + i]; }
+static int termS(const Window *w, intptr_t n, intptr_t t, intptr_t i) { return w->S[(t - w->a) * n + i]; }
+
+/// Whether `term` may be 1.
+static bool maybeOne(int term) { return term != kZero; }
+
+/// Builds the program of window [a, b) over the plan in `s`.
+static bool buildWindow(const Stages *s, intptr_t a, intptr_t b, int64_t budget, Window *w, Program *p) {
+  intptr_t n = s->n, width = b - a;
+  memset(w, 0, sizeof(*w));
+  memset(p, 0, sizeof(*p));
+  w->a = a;
+  w->b = b;
+  w->R = malloc((size_t)width * (size_t)n * sizeof(int));
+  w->S = malloc((size_t)(width + 1) * (size_t)n * sizeof(int));
+  w->cand = calloc((size_t)width * (size_t)n, 1);
+  w->free = calloc((size_t)n, sizeof(bool));
+  w->ops = malloc((size_t)(n + 1) * sizeof(intptr_t));
+  bool *needed = calloc((size_t)n, sizeof(bool)), *later = calloc((size_t)n, sizeof(bool));
+  if (!w->R || !w->S || !w->cand || !w->free || !w->ops || !needed || !later || !reserveTerms(w, 4)) {
+    free(needed);
+    free(later);
+    return false;
+  }
+  // Which ops may move: near the window, or recomputed in it by the plan.
+  for (intptr_t i = 0; i < n; ++i)
+    w->free[i] = i >= a - kWindowReach;
+  for (intptr_t t = a; t < b; ++t)
+    for (intptr_t i = 0; i < t; ++i)
+      if (s->run[t * n + i])
+        w->free[i] = true;
+  // R: candidates, outside them nothing runs but the stage's own op.
+  for (intptr_t t = a; t < b; ++t) {
+    uint8_t *c = &w->cand[(t - a) * n];
+    int *R = &w->R[(t - a) * n];
+    for (intptr_t i = 0; i < n; ++i)
+      R[i] = i == t ? kOne : kZero;
+    for (intptr_t i = t - 1; i >= 0; --i) {
+      bool in = s->lastReader[i] >= t;
+      for (intptr_t e = s->succBegin[i]; !in && e < s->succBegin[i + 1]; ++e)
+        in = s->succ[e] < t && c[s->succ[e]];
+      c[i] = in;
+      if (in)
+        R[i] = w->free[i] ? addColumn(p, s->cost[i], s->run[t * n + i]) : s->run[t * n + i] ? kOne : kZero;
+    }
+  }
+  // S: the plan's at a and b; inside, for values read later or held by the plan.
+  for (intptr_t t = a; t <= b; ++t)
+    for (intptr_t i = 0; i < n; ++i) {
+      w->S[(t - a) * n + i] = (t == a || t == b) && s->held[t * n + i] ? kOne : kZero;
+      needed[i] |= s->held[t * n + i];
+    }
+  for (intptr_t t = b - 1; t > a; --t) {
+    for (intptr_t i = 0; i < n; ++i)
+      later[i] |= w->cand[(t - a) * n + i];
+    for (intptr_t i = 0; i < t; ++i)
+      if (s->lastReader[i] >= 0 && (s->lastReader[i] >= t || needed[i] || later[i]))
+        w->S[(t - a) * n + i] = w->free[i] ? addColumn(p, 0, s->held[t * n + i]) : s->held[t * n + i] ? kOne : kZero;
+  }
+  free(needed);
+  free(later);
+  if (p->outOfMemory)
+    return false;
+
+  for (intptr_t t = a; t < b; ++t) {
+    int *term = w->terms;
+    double *coef = w->coefs;
+    intptr_t numOps = 0;
+    for (intptr_t i = 0; i < t; ++i)
+      if (w->cand[(t - a) * n + i])
+        w->ops[numOps++] = i;
+    w->ops[numOps++] = t;
+    // Inputs: run earlier in the stage, or held.
+    for (intptr_t k = 0; k < numOps; ++k) {
+      intptr_t i = w->ops[k];
+      if (!maybeOne(termR(w, n, t, i)))
+        continue;
+      for (intptr_t e = s->predBegin[i]; e < s->predBegin[i + 1]; ++e) {
+        intptr_t q = s->pred[e];
+        term[0] = termR(w, n, t, i), coef[0] = 1;
+        term[1] = termR(w, n, t, q), coef[1] = -1;
+        term[2] = termS(w, n, t, q), coef[2] = -1;
+        addRow(p, -DBL_MAX, 0, term, coef, 3);
+      }
+    }
+    // Held into t + 1: run or held in t.
+    for (intptr_t i = 0; i <= t; ++i) {
+      if (!maybeOne(termS(w, n, t + 1, i)))
+        continue;
+      term[0] = termS(w, n, t + 1, i), coef[0] = 1;
+      term[1] = termR(w, n, t, i), coef[1] = -1;
+      term[2] = termS(w, n, t, i), coef[2] = -1;
+      addRow(p, -DBL_MAX, 0, term, coef, 3);
+    }
+    // Frees: i's buffer freed right after step j (its last reader in the
+    // stage, or i itself when nothing in the stage reads it).
+    intptr_t numFrees = 0;
+    for (intptr_t i = 0; i <= t; ++i) {
+      int Rti = termR(w, n, t, i), Sti = termS(w, n, t, i), Snext = termS(w, n, t + 1, i);
+      if ((!maybeOne(Rti) && !maybeOne(Sti)) || Snext == kOne)
+        continue;
+      intptr_t firstFree = numFrees;
+      bool selfRead = maybeOne(Rti);
+      for (intptr_t e = s->succBegin[i]; e <= s->succBegin[i + 1]; ++e) {
+        // Readers in the stage, ascending, then i itself.
+        intptr_t j = e < s->succBegin[i + 1] ? s->succ[e] : i;
+        if (e < s->succBegin[i + 1] && (j > t || (j < t && !w->cand[(t - a) * n + j])))
+          continue;
+        if (e == s->succBegin[i + 1] && !selfRead)
+          continue;
+        int Rtj = termR(w, n, t, j);
+        if (!maybeOne(Rtj))
+          continue;
+        // The plan frees i after j when j is its last step touching i.
+        double start = 0;
+        bool heldOrRun = s->held[t * n + i] || s->run[t * n + i];
+        if (heldOrRun && !s->held[(t + 1) * n + i]) {
+          intptr_t lastTouch = s->run[t * n + i] ? i : -1;
+          for (intptr_t e2 = s->succBegin[i]; e2 < s->succBegin[i + 1]; ++e2)
+            if (s->succ[e2] <= t && s->run[t * n + s->succ[e2]] && s->succ[e2] > lastTouch)
+              lastTouch = s->succ[e2];
+          start = lastTouch == j ? 1 : 0;
+        }
+        int x = addColumn(p, 0, start);
+        if (p->outOfMemory || !reserveFrees(w, numFrees + 1))
+          return false;
+        w->frees[3 * numFrees] = i;
+        w->frees[3 * numFrees + 1] = j;
+        w->frees[3 * numFrees + 2] = x;
+        ++numFrees;
+        term[0] = x, coef[0] = 1;
+        term[1] = Rtj, coef[1] = -1;
+        addRow(p, -DBL_MAX, 0, term, coef, 2);
+        term[1] = Snext, coef[1] = 1;
+        addRow(p, -DBL_MAX, 1, term, coef, 2);
+        term[1] = Rti, coef[1] = -1;
+        term[2] = Sti, coef[2] = -1;
+        addRow(p, -DBL_MAX, 0, term, coef, 3);
+        // Not before a later reader in the stage runs.
+        for (intptr_t e2 = s->succBegin[i]; e2 < s->succBegin[i + 1]; ++e2) {
+          intptr_t j2 = s->succ[e2];
+          if (j2 <= j || j2 > t || (j2 < t && !w->cand[(t - a) * n + j2]))
+            continue;
+          term[1] = termR(w, n, t, j2), coef[1] = 1;
+          addRow(p, -DBL_MAX, 1, term, coef, 2);
+        }
+      }
+      if (numFrees - firstFree > 1) {
+        if (!reserveTerms(w, numFrees - firstFree))
+          return false;
+        term = w->terms, coef = w->coefs;
+        intptr_t count = 0;
+        for (intptr_t f = firstFree; f < numFrees; ++f)
+          term[count] = (int)w->frees[3 * f + 2], coef[count++] = 1;
+        addRow(p, -DBL_MAX, 1, term, coef, count);
+      }
+    }
+    // Memory at each step that may run something: what is held, what ran
+    // so far in the stage, less what was freed before it. (At a step that
+    // runs nothing the memory is at most the step's before it.)
+    if (!reserveTerms(w, t + numOps + numFrees + 1))
+      return false;
+    term = w->terms, coef = w->coefs;
+    for (intptr_t k = 0; k < numOps; ++k) {
+      intptr_t op = w->ops[k];
+      if (!maybeOne(termR(w, n, t, op)))
+        continue;
+      intptr_t count = 0;
+      for (intptr_t i = 0; i < t; ++i)
+        if (maybeOne(termS(w, n, t, i)))
+          term[count] = termS(w, n, t, i), coef[count++] = (double)s->ram[i];
+      for (intptr_t k2 = 0; k2 <= k; ++k2)
+        if (maybeOne(termR(w, n, t, w->ops[k2])))
+          term[count] = termR(w, n, t, w->ops[k2]), coef[count++] = (double)s->ram[w->ops[k2]];
+      for (intptr_t f = 0; f < numFrees; ++f)
+        if (w->frees[3 * f + 1] < op)
+          term[count] = (int)w->frees[3 * f + 2], coef[count++] = -(double)s->ram[w->frees[3 * f]];
+      addRow(p, -DBL_MAX, (double)budget, term, coef, count);
+    }
+  }
+  return !p->outOfMemory;
+}
+
+/// FNV-1a over the program's bytes but its start: two windows with the same
+/// hash are taken for the same program.
+static uint64_t hashBytes(uint64_t h, const void *data, size_t size) {
+  const unsigned char *b = data;
+  for (size_t k = 0; k < size; ++k)
+    h = (h ^ b[k]) * 1099511628211ull;
+  return h;
+}
+
+static uint64_t hashProgram(const Program *p) {
+  uint64_t h = 14695981039346656037ull;
+  h = hashBytes(h, &p->numCols, sizeof(p->numCols));
+  h = hashBytes(h, &p->numRows, sizeof(p->numRows));
+  h = hashBytes(h, p->colCost, (size_t)p->numCols * sizeof(double));
+  h = hashBytes(h, p->rowLo, (size_t)p->numRows * sizeof(double));
+  h = hashBytes(h, p->rowUp, (size_t)p->numRows * sizeof(double));
+  h = hashBytes(h, p->rowBegin, (size_t)p->numRows * sizeof(intptr_t));
+  h = hashBytes(h, p->elemCol, (size_t)p->numElems * sizeof(int));
+  return hashBytes(h, p->elemVal, (size_t)p->numElems * sizeof(double));
+}
+
+//===----------------------------------------------------------------------===//
+// Solving a window, and the sweep
+//===----------------------------------------------------------------------===//
+
+/// Solves `p` with CBC from the plan's values, within kWindowNodes nodes and
+/// `seconds`. Returns the best solution found (owned; NULL when none, or out
+/// of memory); `*proven` when CBC proved it optimal.
+static double *solveProgram(const Program *p, double seconds, bool *proven) {
+  *proven = false;
+  intptr_t nc = p->numCols, ne = p->numElems;
+  int *start = calloc((size_t)nc + 1, sizeof(int)), *index = malloc((size_t)(ne ? ne : 1) * sizeof(int));
+  int *fill = calloc((size_t)nc + 1, sizeof(int)), *cols = malloc((size_t)(nc ? nc : 1) * sizeof(int));
+  double *value = malloc((size_t)(ne ? ne : 1) * sizeof(double));
+  double *lo = calloc((size_t)nc + 1, sizeof(double)), *up = malloc((size_t)(nc ? nc : 1) * sizeof(double));
+  double *solution = malloc((size_t)(nc ? nc : 1) * sizeof(double));
+  bool ok = start && index && fill && cols && value && lo && up && solution && ne < INT32_MAX;
+  if (ok) {
+    // Rows to columns.
+    for (intptr_t e = 0; e < ne; ++e)
+      ++start[p->elemCol[e] + 1];
+    for (intptr_t j = 0; j < nc; ++j) {
+      start[j + 1] += start[j];
+      up[j] = 1;
+      cols[j] = (int)j;
+    }
+    for (intptr_t r = 0; r < p->numRows; ++r)
+      for (intptr_t e = p->rowBegin[r]; e < p->rowBegin[r + 1]; ++e) {
+        int j = p->elemCol[e];
+        index[start[j] + fill[j]] = (int)r;
+        value[start[j] + fill[j]++] = p->elemVal[e];
+      }
+    Cbc_Model *model = Cbc_newModel();
+    Cbc_setLogLevel(model, 0);
+    Cbc_loadProblem(model, (int)nc, (int)p->numRows, start, index, value, lo, up, p->colCost, p->rowLo, p->rowUp);
+    for (intptr_t j = 0; j < nc; ++j)
+      Cbc_setInteger(model, (int)j);
+    Cbc_setMIPStartI(model, (int)nc, cols, p->colStart);
+    Cbc_setMaximumNodes(model, kWindowNodes);
+    Cbc_setMaximumSeconds(model, seconds);
+    Cbc_solve(model);
+    const double *best = Cbc_bestSolution(model);
+    ok = best != NULL && !Cbc_isProvenInfeasible(model);
+    if (ok) {
+      memcpy(solution, best, (size_t)nc * sizeof(double));
+      *proven = Cbc_isProvenOptimal(model);
+    }
+    Cbc_deleteModel(model);
+  }
+  free(start);
+  free(index);
+  free(fill);
+  free(cols);
+  free(value);
+  free(lo);
+  free(up);
+  if (!ok) {
+    free(solution);
+    return NULL;
+  }
+  return solution;
+}
+
+/// The plan with window w's stages as `solution` has them.
+static bool windowSchedule(const Stages *s, const Window *w, const double *solution, RematSchedule *out) {
+  intptr_t n = s->n;
+  rematScheduleInit(out);
+  for (intptr_t t = 0; t < n; ++t)
+    for (intptr_t i = 0; i < t; ++i) {
+      bool runs = s->run[t * n + i];
+      if (t >= w->a && t < w->b) {
+        int term = termR(w, n, t, i);
+        runs = term == kOne || (term >= 0 && solution[term] > 0.5);
+      }
+      if (runs && !rematScheduleAdd(out, i, t))
+        return false;
+    }
+  rematScheduleNormalize(out);
+  return true;
+}
+
+/// P rebuilt from the clones that run in `sim`: one decision per clone.
+static bool rebuildPlanner(Planner *P, const RematSimulation *sim) {
+  Planner Q;
+  bool ok = rematPlannerInit(&Q, P->ctx, P->budget);
+  Q.opt = P->opt;
+  Q.maxChain = P->maxChain;
+  for (intptr_t k = 0; ok && k < sim->numInstances; ++k) {
+    if (!sim->instClone[k] || !sim->instAlive[k])
+      continue;
+    intptr_t op = sim->instOp[k], anchor = sim->instAnchor[k];
+    Q.chain[0] = op;
+    Chain c = {.len = 1, .cost = P->ctx->opCost[op], .flops = P->g->ops[op].flops};
+    // Dropped from after its op's stage until the clone (the stretch the
+    // search steps would have freed: only the report reads it now).
+    ok = rematPlannerPushDecision(&Q, op, anchor, &c, P->g->values[op].bytes, op + 1, anchor - 1);
+  }
+  if (ok) {
+    Planner old = *P;
+    *P = Q;
+    Q = old;
+  }
+  rematPlannerFree(&Q);
+  return ok;
+}
+
+/// Window [a, b) of the plan in (P, cur) solved; adopted (`*adopted`) when
+/// its schedule fits for less. False only when out of memory.
+static bool improveWindow(Planner *P, Stages *s, RematSimulation *cur, int64_t budget, intptr_t a, intptr_t b,
+                          double seconds, uint64_t *solvedHash, RematExactWindowsReport *report, bool *adopted) {
+  *adopted = false;
+  Window w;
+  Program p;
+  bool ok = buildWindow(s, a, b, budget, &w, &p);
+  uint64_t hash = ok ? hashProgram(&p) : 0;
+  // The same program as one whose optimum CBC proved before (the plan changed
+  // elsewhere only, or this window's optimum was adopted): nothing to gain.
+  bool again = ok && *solvedHash == hash;
+  if (again)
+    ++report->skipped;
+  if (ok && !again && !p.infeasible && p.numCols > 0) {
+    bool proven = false;
+    double *solution = solveProgram(&p, seconds, &proven);
+    if (getenv("REMAT_DEBUG_WINDOWS")) {
+      double so = 0, xo = 0;
+      for (intptr_t j = 0; j < p.numCols; ++j) {
+        so += p.colCost[j] * p.colStart[j];
+        xo += solution ? p.colCost[j] * solution[j] : 0;
+      }
+      fprintf(stderr, "[%ld,%ld) cols %ld rows %ld elems %ld start %g sol %g proven %d\n", (long)a, (long)b,
+              (long)p.numCols, (long)p.numRows, (long)p.numElems, so, xo, proven);
+    }
+    RematSchedule schedule;
+    rematScheduleInit(&schedule);
+    if (solution) {
+      ++report->solved;
+      report->proven += proven;
+      ok = windowSchedule(s, &w, solution, &schedule);
+    }
+    *solvedHash = solution && proven ? hash : 0;
+    free(solution);
+    RematSimulation trial;
+    memset(&trial, 0, sizeof(trial));
+    if (ok && schedule.num > 0 && rematSimulate(P->ctx, &schedule, &trial) && trial.peakBytes <= budget &&
+        trial.recomputeCost < cur->recomputeCost * (1 - 1e-9)) {
+      ok = rebuildPlanner(P, &trial) && fillPlan(s, &trial);
+      if (ok) {
+        rematSimulationFree(cur);
+        *cur = trial;
+        memset(&trial, 0, sizeof(trial));
+        *adopted = true;
+        ++report->adopted;
+      }
+    } else if (trial.status == RematSimOutOfMemory) {
+      ok = false;
+    }
+    rematSimulationFree(&trial);
+    rematScheduleFree(&schedule);
+  }
+  windowFree(&w);
+  programFree(&p);
+  return ok;
+}
+
+bool rematImproveByExactWindows(Planner *P, RematSimulation *sim, int64_t budget, double seconds,
+                                RematExactWindowsReport *report) {
+  memset(report, 0, sizeof(*report));
+  report->secondsGiven = seconds;
+  if (!rematExactWindowsApply(P))
+    return true;
+  RematSimulation cur;
+  if (!rematPlannerSimulate(P, true, &cur)) {
+    bool oom = cur.status == RematSimOutOfMemory;
+    rematSimulationFree(&cur);
+    return !oom;
+  }
+  if (cur.peakBytes > budget) {
+    rematSimulationFree(&cur);
+    return true;
+  }
+  report->ran = true;
+  report->costBefore = cur.recomputeCost;
+  double t0 = rematNowSeconds();
+  Stages s;
+  bool ok = buildStages(P, &s) && fillPlan(&s, &cur);
+  intptr_t n = s.n, step = kWindowStages / 2;
+  uint64_t *solvedHash = ok ? calloc((size_t)(n / step + 1), sizeof(uint64_t)) : NULL;
+  ok = ok && solvedHash;
+  for (bool improved = true; ok && improved && !report->timeLimited;) {
+    improved = false;
+    ++report->sweeps;
+    for (intptr_t a = 0; ok && a < n && !report->timeLimited; a += step) {
+      double left = seconds - (rematNowSeconds() - t0);
+      if (left <= 0) {
+        report->timeLimited = true;
+        break;
+      }
+      bool adopted = false;
+      ok = improveWindow(P, &s, &cur, budget, a, a + kWindowStages < n ? a + kWindowStages : n, left,
+                         &solvedHash[a / step], report, &adopted);
+      improved |= adopted;
+      // CBC may have stopped on the clock: the sweep is not complete.
+      if (rematNowSeconds() - t0 >= seconds)
+        report->timeLimited = true;
+    }
+  }
+  report->seconds = rematNowSeconds() - t0;
+  free(solvedHash);
+  stagesFree(&s);
+  if (ok && report->adopted > 0) {
+    rematSimulationFree(sim);
+    *sim = cur;
+  } else {
+    rematSimulationFree(&cur);
+  }
+  return ok;
+}
