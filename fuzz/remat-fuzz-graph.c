@@ -17,7 +17,10 @@
 //   writes into an operand's buffer or a destination;
 // - no plan within a budget costs less than the recompute cost bound, its
 //   own report's or (graphs up to kMaxIntegerOps ops) the one with the chain
-//   program solved over the integers (--integer-bound, 1 s).
+//   program solved over the integers (--integer-bound, 1 s);
+// - on node-link graphs (halfway to the peak), the exact windows after the
+//   default planner (--exact-windows) meet what it meets, within the budget,
+//   for no more than it.
 //
 // A violation prints the input's message and the row, then traps. Seed
 // corpus: fuzz/corpus-graph. Build and run: docs/fuzzing.md.
@@ -38,8 +41,12 @@
 enum { kMaxPlannedOps = 400 };
 /// Graphs up to this many ops also get the integer bound at each budget.
 enum { kMaxIntegerOps = 150 };
+/// Node-link graphs up to this many ops also get the exact windows
+/// (--exact-windows, for kWindowSeconds) at the budget halfway to the peak.
+enum { kMaxWindowOps = 80 };
+static const double kWindowSeconds = 0.5;
 
-static long numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled, numIntegerBounds;
+static long numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled, numIntegerBounds, numWindows;
 
 static void violation(const char *what, const RematGraphTables *t, const char *planner, int64_t budget,
                       const char *detail) {
@@ -111,6 +118,36 @@ static void checkPlan(const RematGraphTables *t, RematPlannerKind kind, int64_t 
   rematGraphPlanResultFree(&r);
 }
 
+/// The exact windows after the default planner, against the default planner
+/// alone: the same budget met or missed, the peak within it, never a
+/// dearer plan, and the windows run exactly when the default plan fits.
+static void checkWindows(const RematGraphTables *t, int64_t budget) {
+  RematGraphPlanResult plain, windows;
+  char error[1024];
+  RematGraphPlanStatus a = rematPlanGraphTables(t, budget, -1, RematPlannerDefault, &plain, error, sizeof(error));
+  RematGraphPlanStatus b = rematPlanGraphTablesWith(t, budget, -1, RematPlannerDefault,
+                                                    &(RematGraphPlanOptions){.exactWindowSeconds = kWindowSeconds},
+                                                    &windows, error, sizeof(error));
+  char detail[256];
+  snprintf(detail, sizeof(detail), "status %d -> %d, cost %g -> %g, peak %lld -> %lld", (int)a, (int)b,
+           plain.recomputeCost, windows.recomputeCost, (long long)plain.peakBytesAfter,
+           (long long)windows.peakBytesAfter);
+  if (a != b)
+    violation("exact windows changed the status", t, "default+windows", budget, b == RematGraphPlanOk ? detail : error);
+  if (b == RematGraphPlanOk) {
+    ++numWindows;
+    if (windows.budgetMet != plain.budgetMet || (windows.budgetMet && windows.peakBytesAfter > budget))
+      violation("exact windows changed whether the budget is met", t, "default+windows", budget, detail);
+    if (windows.recomputeCost > plain.recomputeCost * (1 + 1e-9))
+      violation("exact windows made the plan dearer", t, "default+windows", budget, detail);
+    if (windows.exactWindows.ran != plain.budgetMet)
+      violation("exact windows ran on a plan over the budget, or not on one within it", t, "default+windows", budget,
+                detail);
+  }
+  rematGraphPlanResultFree(&plain);
+  rematGraphPlanResultFree(&windows);
+}
+
 static void checkGraph(const RematGraphTables *t) {
   RematGraphPlanResult measured;
   char error[1024];
@@ -147,6 +184,8 @@ static void checkGraph(const RematGraphTables *t) {
     }
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); ++k)
       checkPlan(t, kinds[k], budgets[b], &measured, integerBound);
+    if (t->keepOriginals && t->numOps <= kMaxWindowOps && b == 2 && budgets[b] < peak)
+      checkWindows(t, budgets[b]);
   }
   rematGraphPlanResultFree(&measured);
 }
@@ -155,8 +194,8 @@ static void printStats(void) {
   if (getenv("REMAT_FUZZ_STATS"))
     fprintf(stderr,
             "remat-fuzz-graph: %ld graph files read, %ld graphs refused as inconsistent, %ld plans (%ld met, %ld "
-            "under the bound, %ld unmodelled by dtr), %ld integer bounds\n",
-            numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled, numIntegerBounds);
+            "under the bound, %ld unmodelled by dtr), %ld integer bounds, %ld plans with exact windows\n",
+            numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled, numIntegerBounds, numWindows);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {

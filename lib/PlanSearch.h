@@ -26,6 +26,8 @@
 //   PlanBlocks.h/.c    strategy: Rotor's dynamic program over blocks (the
 //                      blocks planner)
 //   PlanCover.h/.c     strategy: exact cover by single recomputations
+//   PlanMoves.h/.c     strategy: a finished plan's recomputations moved one at a time
+//   PlanWindows.h/.c   strategy: windows of a finished plan solved exactly (CBC)
 //   PlanDtr.h/.c       strategy: the DTR eviction rule (the dtr baseline)
 //   PlanPortfolio.h/.c the default planner's portfolio over the strategies,
 //                      and the one dispatch of every planner kind

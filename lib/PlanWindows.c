@@ -690,15 +690,6 @@ static bool improveWindow(Planner *P, Stages *s, RematSimulation *cur, int64_t b
   if (ok && !again && !p.infeasible && p.numCols > 0) {
     bool proven = false;
     double *solution = solveProgram(&p, seconds, &proven);
-    if (getenv("REMAT_DEBUG_WINDOWS")) {
-      double so = 0, xo = 0;
-      for (intptr_t j = 0; j < p.numCols; ++j) {
-        so += p.colCost[j] * p.colStart[j];
-        xo += solution ? p.colCost[j] * solution[j] : 0;
-      }
-      fprintf(stderr, "[%ld,%ld) cols %ld rows %ld elems %ld start %g sol %g proven %d\n", (long)a, (long)b,
-              (long)p.numCols, (long)p.numRows, (long)p.numElems, so, xo, proven);
-    }
     RematSchedule schedule;
     rematScheduleInit(&schedule);
     if (solution) {
