@@ -36,9 +36,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/// The neighbourhoods, smallest first: stages per window (windows start
+/// every half window) and how far before a window ops may change where they
+/// run. A sweep without a gain moves on to the next; one with a gain sweeps
+/// the same again. Small windows prove in seconds what large ones need
+/// minutes for (random layered n100 at 0.7: the optimum in the first).
+static const struct { intptr_t stages, reach; } kLevels[] = {{24, 20}, {24, 40}, {36, 40}, {36, 80}, {48, 160}};
+
+/// A window is started only with this much of the time left (or half the
+/// time given, when less): CBC 2.10 crashed (CglPreProcess::postProcess)
+/// when its time limit struck during its preprocessing (0.4 s left, random
+/// layered n500 at 0.7), which takes well under a second on these windows.
+static const double kMinWindowSeconds = 10;
+
 enum {
-  kWindowStages = 24,   // stages per window; windows start every half window
-  kWindowReach = 20,    // ops this far before a window may change where they run
   kWindowNodes = 20000, // CBC's branch-and-bound nodes per window: a count, so that
                         // a window's answer does not depend on the machine
   kMaxWindowOps = 2000, // larger graphs: the stage tables (n x n bytes) are not built
@@ -371,7 +382,8 @@ static int termS(const Window *w, intptr_t n, intptr_t t, intptr_t i) { return w
 static bool maybeOne(int term) { return term != kZero; }
 
 /// Builds the program of window [a, b) over the plan in `s`.
-static bool buildWindow(const Stages *s, intptr_t a, intptr_t b, int64_t budget, Window *w, Program *p) {
+static bool buildWindow(const Stages *s, intptr_t a, intptr_t b, intptr_t reach, int64_t budget, Window *w,
+                        Program *p) {
   intptr_t n = s->n, width = b - a;
   memset(w, 0, sizeof(*w));
   memset(p, 0, sizeof(*p));
@@ -390,7 +402,7 @@ static bool buildWindow(const Stages *s, intptr_t a, intptr_t b, int64_t budget,
   }
   // Which ops may move: near the window, or recomputed in it by the plan.
   for (intptr_t i = 0; i < n; ++i)
-    w->free[i] = i >= a - kWindowReach;
+    w->free[i] = i >= a - reach;
   for (intptr_t t = a; t < b; ++t)
     for (intptr_t i = 0; i < t; ++i)
       if (s->run[t * n + i])
@@ -676,11 +688,12 @@ static bool rebuildPlanner(Planner *P, const RematSimulation *sim) {
 /// Window [a, b) of the plan in (P, cur) solved; adopted (`*adopted`) when
 /// its schedule fits for less. False only when out of memory.
 static bool improveWindow(Planner *P, Stages *s, RematSimulation *cur, int64_t budget, intptr_t a, intptr_t b,
-                          double seconds, uint64_t *solvedHash, RematExactWindowsReport *report, bool *adopted) {
+                          intptr_t reach, double seconds, uint64_t *solvedHash, RematExactWindowsReport *report,
+                          bool *adopted) {
   *adopted = false;
   Window w;
   Program p;
-  bool ok = buildWindow(s, a, b, budget, &w, &p);
+  bool ok = buildWindow(s, a, b, reach, budget, &w, &p);
   uint64_t hash = ok ? hashProgram(&p) : 0;
   // The same program as one whose optimum CBC proved before (the plan changed
   // elsewhere only, or this window's optimum was adopted): nothing to gain.
@@ -743,26 +756,32 @@ bool rematImproveByExactWindows(Planner *P, RematSimulation *sim, int64_t budget
   double t0 = rematNowSeconds();
   Stages s;
   bool ok = buildStages(P, &s) && fillPlan(&s, &cur);
-  intptr_t n = s.n, step = kWindowStages / 2;
-  uint64_t *solvedHash = ok ? calloc((size_t)(n / step + 1), sizeof(uint64_t)) : NULL;
+  intptr_t n = s.n, numLevels = (intptr_t)(sizeof(kLevels) / sizeof(kLevels[0]));
+  uint64_t *solvedHash = ok ? calloc((size_t)(n / (kLevels[0].stages / 2) + 1), sizeof(uint64_t)) : NULL;
   ok = ok && solvedHash;
-  for (bool improved = true; ok && improved && !report->timeLimited;) {
-    improved = false;
+  for (intptr_t level = 0, swept = -1; ok && level < numLevels && !report->timeLimited;) {
+    intptr_t stages = kLevels[level].stages, step = stages / 2;
+    if (swept != level) // another neighbourhood: other programs
+      memset(solvedHash, 0, (size_t)(n / (kLevels[0].stages / 2) + 1) * sizeof(uint64_t));
+    swept = level;
+    report->levels = level + 1 > report->levels ? level + 1 : report->levels;
+    bool improved = false;
     ++report->sweeps;
     for (intptr_t a = 0; ok && a < n && !report->timeLimited; a += step) {
       double left = seconds - (rematNowSeconds() - t0);
-      if (left <= 0) {
+      if (left < (seconds < 2 * kMinWindowSeconds ? seconds / 2 : kMinWindowSeconds)) {
         report->timeLimited = true;
         break;
       }
       bool adopted = false;
-      ok = improveWindow(P, &s, &cur, budget, a, a + kWindowStages < n ? a + kWindowStages : n, left,
+      ok = improveWindow(P, &s, &cur, budget, a, a + stages < n ? a + stages : n, kLevels[level].reach, left,
                          &solvedHash[a / step], report, &adopted);
       improved |= adopted;
       // CBC may have stopped on the clock: the sweep is not complete.
       if (rematNowSeconds() - t0 >= seconds)
         report->timeLimited = true;
     }
+    level += !improved;
   }
   report->seconds = rematNowSeconds() - t0;
   free(solvedHash);

@@ -90,6 +90,7 @@ typedef struct RematExactWindowsReport {
   double seconds;      ///< their time spent
   bool timeLimited;    ///< stopped by that time, not by a sweep without gain
   intptr_t sweeps;     ///< passes over the windows
+  intptr_t levels;     ///< neighbourhoods (window sizes and reaches, lib/PlanWindows.c) swept
   intptr_t solved;     ///< windows CBC gave a schedule for
   intptr_t proven;     ///< ... of which it proved the window's optimum
   intptr_t skipped;    ///< windows whose program was one solved before without a gain
