@@ -619,6 +619,10 @@ static double *solveProgram(const Program *p, double seconds, bool *proven) {
     Cbc_setMIPStartI(model, (int)nc, cols, p->colStart);
     Cbc_setMaximumNodes(model, kWindowNodes);
     Cbc_setMaximumSeconds(model, seconds);
+    // With little time, no preprocessing (kMinWindowSeconds: the crash when
+    // the limit strikes during it).
+    if (seconds < kMinWindowSeconds)
+      Cbc_setParameter(model, "preprocess", "off");
     Cbc_solve(model);
     const double *best = Cbc_bestSolution(model);
     ok = best != NULL && !Cbc_isProvenInfeasible(model);
