@@ -15,9 +15,9 @@
 // hold does not change. The model may over-count a value both held and run
 // again in one stage; the exact simulation of its answer decides anyway.
 //
-// What keeps the program small enough for CBC: only ops at most
-// kWindowReach ops before the window, and the ops the plan recomputes in it,
-// may change where they run; every other op runs in the window's stages as
+// What keeps the program small enough for CBC: only ops at most `reach` ops
+// before the window (kLevels), and the ops the plan recomputes in it, may
+// change where they run; every other op runs in the window's stages as
 // the plan has it, and is held as the plan holds it. On n100 at 0.7, window
 // [60, 84): CBC proved that restricted window's optimum (the whole graph's,
 // 2,871) in about 40 s; unrestricted, it found 3,042 in 160 s. The rows
@@ -32,7 +32,6 @@
 #include <coin/Cbc_C_Interface.h>
 #include <float.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -321,7 +320,7 @@ typedef struct Window {
   intptr_t a, b;
   int *R, *S;    // (b - a) x n and (b - a + 1) x n terms
   uint8_t *cand; // (b - a) x n: ops whose value stage t or a later one still needs, and their inputs
-  bool *free;    // per op: may change where it runs in the window
+  bool *movable; // per op: may change where it runs in the window
   int *terms;    // scratch for one row (capTerms entries)
   double *coefs;
   intptr_t capTerms;
@@ -334,7 +333,7 @@ static void windowFree(Window *w) {
   free(w->R);
   free(w->S);
   free(w->cand);
-  free(w->free);
+  free(w->movable);
   free(w->terms);
   free(w->coefs);
   free(w->frees);
@@ -392,21 +391,21 @@ static bool buildWindow(const Stages *s, intptr_t a, intptr_t b, intptr_t reach,
   w->R = malloc((size_t)width * (size_t)n * sizeof(int));
   w->S = malloc((size_t)(width + 1) * (size_t)n * sizeof(int));
   w->cand = calloc((size_t)width * (size_t)n, 1);
-  w->free = calloc((size_t)n, sizeof(bool));
+  w->movable = calloc((size_t)n, sizeof(bool));
   w->ops = malloc((size_t)(n + 1) * sizeof(intptr_t));
   bool *needed = calloc((size_t)n, sizeof(bool)), *later = calloc((size_t)n, sizeof(bool));
-  if (!w->R || !w->S || !w->cand || !w->free || !w->ops || !needed || !later || !reserveTerms(w, 4)) {
+  if (!w->R || !w->S || !w->cand || !w->movable || !w->ops || !needed || !later || !reserveTerms(w, 4)) {
     free(needed);
     free(later);
     return false;
   }
   // Which ops may move: near the window, or recomputed in it by the plan.
   for (intptr_t i = 0; i < n; ++i)
-    w->free[i] = i >= a - reach;
+    w->movable[i] = i >= a - reach;
   for (intptr_t t = a; t < b; ++t)
     for (intptr_t i = 0; i < t; ++i)
       if (s->run[t * n + i])
-        w->free[i] = true;
+        w->movable[i] = true;
   // R: candidates, outside them nothing runs but the stage's own op.
   for (intptr_t t = a; t < b; ++t) {
     uint8_t *c = &w->cand[(t - a) * n];
@@ -419,7 +418,7 @@ static bool buildWindow(const Stages *s, intptr_t a, intptr_t b, intptr_t reach,
         in = s->succ[e] < t && c[s->succ[e]];
       c[i] = in;
       if (in)
-        R[i] = w->free[i] ? addColumn(p, s->cost[i], s->run[t * n + i]) : s->run[t * n + i] ? kOne : kZero;
+        R[i] = w->movable[i] ? addColumn(p, s->cost[i], s->run[t * n + i]) : s->run[t * n + i] ? kOne : kZero;
     }
   }
   // S: the plan's at a and b; inside, for values read later or held by the plan.
@@ -433,7 +432,7 @@ static bool buildWindow(const Stages *s, intptr_t a, intptr_t b, intptr_t reach,
       later[i] |= w->cand[(t - a) * n + i];
     for (intptr_t i = 0; i < t; ++i)
       if (s->lastReader[i] >= 0 && (s->lastReader[i] >= t || needed[i] || later[i]))
-        w->S[(t - a) * n + i] = w->free[i] ? addColumn(p, 0, s->held[t * n + i]) : s->held[t * n + i] ? kOne : kZero;
+        w->S[(t - a) * n + i] = w->movable[i] ? addColumn(p, 0, s->held[t * n + i]) : s->held[t * n + i] ? kOne : kZero;
   }
   free(needed);
   free(later);

@@ -23,10 +23,10 @@ bool rematExactWindowsApply(const Planner *P);
 /// program (Jain et al., MLSys 2020) chooses those inside it, started from
 /// the plan, by CBC's branch and cut. A cheaper answer whose exact
 /// simulation fits `budget` becomes the plan (one decision per clone).
-/// Windows of kWindowStages stages every half window, swept again while one
-/// is adopted and `seconds` (wall clock, in all) last. The plan must fit
-/// already; the step changes nothing otherwise. `*report` says what ran.
-/// Returns false only when out of memory.
+/// Sweeps over windows every half window, from small windows to large ones
+/// (PlanWindows.c, kLevels), while `seconds` (wall clock, in all) last. The
+/// plan must fit already; the step changes nothing otherwise. `*report`
+/// says what ran. Returns false only when out of memory.
 bool rematImproveByExactWindows(Planner *P, RematSimulation *sim, int64_t budget, double seconds,
                                 RematExactWindowsReport *report);
 
