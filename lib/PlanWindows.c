@@ -107,7 +107,7 @@ static void programFree(Program *p) {
 
 bool rematExactWindowsApply(const Planner *P) {
   const RematGraphImpl *g = P->g;
-  if (!g->keepOriginals || g->numArgs != 0 || g->numOps != g->numValues || g->numOps < 2 || g->numOps > kMaxWindowOps ||
+  if (!g->keepOriginals || g->numArgs != 0 || g->numOps != g->numValues || g->numOps > kMaxWindowOps ||
       g->numReturnOperands != 0)
     return false;
   for (intptr_t k = 0; k < g->numOps; ++k) {
