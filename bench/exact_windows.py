@@ -88,6 +88,8 @@ def render(out):
             w["recompute_cost"] / r["default"]["recompute_cost"] if r["default"]["recompute_cost"] else 1.0,
             "%s, %.6g" % (hinted["status"], hinted["objective"]) if hinted.get("objective") is not None else "-",
             "%.6g" % bound if bound is not None else "-", met))
+    if data.get("findings"):  # written by hand into the .json after a run
+        lines += ["", "Findings:", ""] + ["- " + f for f in data["findings"]]
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     print("wrote %s.md" % out)
