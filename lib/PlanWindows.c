@@ -28,6 +28,7 @@
 #include "PlanWindows.h"
 
 #include "Clock.h"
+#include "SparseColumns.h"
 
 #include <coin/Cbc_C_Interface.h>
 #include <float.h>
@@ -588,31 +589,23 @@ static uint64_t hashProgram(const Program *p) {
 /// of memory); `*proven` when CBC proved it optimal.
 static double *solveProgram(const Program *p, double seconds, bool *proven) {
   *proven = false;
-  intptr_t nc = p->numCols, ne = p->numElems;
-  int *start = calloc((size_t)nc + 1, sizeof(int)), *index = malloc((size_t)(ne ? ne : 1) * sizeof(int));
-  int *fill = calloc((size_t)nc + 1, sizeof(int)), *cols = malloc((size_t)(nc ? nc : 1) * sizeof(int));
-  double *value = malloc((size_t)(ne ? ne : 1) * sizeof(double));
+  intptr_t nc = p->numCols;
+  static const intptr_t noRows = 0; // rowBegin of a program without rows
+  RematColumns m = {0};
+  bool ok = p->numElems < INT32_MAX &&
+            rematRowsToColumns(nc, p->numRows, p->numRows ? p->rowBegin : &noRows, p->elemCol, p->elemVal, &m);
+  int *cols = malloc((size_t)(nc ? nc : 1) * sizeof(int));
   double *lo = calloc((size_t)nc + 1, sizeof(double)), *up = malloc((size_t)(nc ? nc : 1) * sizeof(double));
   double *solution = malloc((size_t)(nc ? nc : 1) * sizeof(double));
-  bool ok = start && index && fill && cols && value && lo && up && solution && ne < INT32_MAX;
+  ok = ok && cols && lo && up && solution;
   if (ok) {
-    // Rows to columns.
-    for (intptr_t e = 0; e < ne; ++e)
-      ++start[p->elemCol[e] + 1];
     for (intptr_t j = 0; j < nc; ++j) {
-      start[j + 1] += start[j];
       up[j] = 1;
       cols[j] = (int)j;
     }
-    for (intptr_t r = 0; r < p->numRows; ++r)
-      for (intptr_t e = p->rowBegin[r]; e < p->rowBegin[r + 1]; ++e) {
-        int j = p->elemCol[e];
-        index[start[j] + fill[j]] = (int)r;
-        value[start[j] + fill[j]++] = p->elemVal[e];
-      }
     Cbc_Model *model = Cbc_newModel();
     Cbc_setLogLevel(model, 0);
-    Cbc_loadProblem(model, (int)nc, (int)p->numRows, start, index, value, lo, up, p->colCost, p->rowLo, p->rowUp);
+    Cbc_loadProblem(model, (int)nc, (int)p->numRows, m.start, m.index, m.value, lo, up, p->colCost, p->rowLo, p->rowUp);
     for (intptr_t j = 0; j < nc; ++j)
       Cbc_setInteger(model, (int)j);
     Cbc_setMIPStartI(model, (int)nc, cols, p->colStart);
@@ -631,11 +624,8 @@ static double *solveProgram(const Program *p, double seconds, bool *proven) {
     }
     Cbc_deleteModel(model);
   }
-  free(start);
-  free(index);
-  free(fill);
+  rematColumnsFree(&m);
   free(cols);
-  free(value);
   free(lo);
   free(up);
   if (!ok) {

@@ -33,6 +33,7 @@
 #include "RecomputeBoundInternal.h"
 
 #include "PtrMap.h"
+#include "SparseColumns.h"
 
 #include <coin/Cbc_C_Interface.h>
 #include <coin/Clp_C_Interface.h>
@@ -502,44 +503,25 @@ static double lagrangianBound(const Lp *lp, const double *rowDual) {
 /// The LP's matrix by columns, as CLP and CBC load it; its rows' upper
 /// bounds (none) and its columns' lower bounds (0).
 typedef struct Columns {
-  int *start, *index;
-  double *value, *colLo, *rowUp;
+  RematColumns matrix;
+  double *colLo, *rowUp;
 } Columns;
 
 static void columnsFree(Columns *m) {
-  free(m->start);
-  free(m->index);
-  free(m->value);
+  rematColumnsFree(&m->matrix);
   free(m->colLo);
   free(m->rowUp);
 }
 
 static bool toColumns(Lp *lp, Columns *m) {
-  intptr_t nCols = lp->numCols, nRows = lp->numRows, nTerms = lp->numTerms;
-  lp->rowBegin[nRows] = nTerms;
-  m->start = calloc((size_t)(nCols + 2), sizeof(int));
-  m->index = malloc(sizeof(int) * (size_t)(nTerms + 1));
-  m->value = malloc(sizeof(double) * (size_t)(nTerms + 1));
+  intptr_t nCols = lp->numCols, nRows = lp->numRows;
+  lp->rowBegin[nRows] = lp->numTerms;
+  bool ok = rematRowsToColumns(nCols, nRows, lp->rowBegin, lp->termCol, lp->termVal, &m->matrix);
   m->colLo = calloc((size_t)(nCols + 1), sizeof(double));
   m->rowUp = malloc(sizeof(double) * (size_t)(nRows + 1));
-  int *fill = calloc((size_t)(nCols + 1), sizeof(int));
-  bool ok = m->start && m->index && m->value && m->colLo && m->rowUp && fill;
-  if (ok) {
-    for (intptr_t t = 0; t < nTerms; ++t)
-      m->start[lp->termCol[t] + 1]++;
-    for (intptr_t j = 0; j < nCols; ++j)
-      m->start[j + 1] += m->start[j];
-    for (intptr_t r = 0; r < nRows; ++r) {
-      m->rowUp[r] = DBL_MAX;
-      for (intptr_t t = lp->rowBegin[r]; t < lp->rowBegin[r + 1]; ++t) {
-        int j = lp->termCol[t];
-        int at = m->start[j] + fill[j]++;
-        m->index[at] = (int)r;
-        m->value[at] = lp->termVal[t];
-      }
-    }
-  }
-  free(fill);
+  ok = ok && m->colLo && m->rowUp;
+  for (intptr_t r = 0; ok && r < nRows; ++r)
+    m->rowUp[r] = DBL_MAX;
   return ok;
 }
 
@@ -556,8 +538,8 @@ static double solveLp(Lp *lp, double seconds, bool *optimal) {
   }
   Clp_Simplex *model = Clp_newModel();
   Clp_setLogLevel(model, 0);
-  Clp_loadProblem(model, (int)lp->numCols, (int)lp->numRows, m.start, m.index, m.value, m.colLo, lp->colUp, lp->colCost,
-                  lp->rowLo, m.rowUp);
+  Clp_loadProblem(model, (int)lp->numCols, (int)lp->numRows, m.matrix.start, m.matrix.index, m.matrix.value, m.colLo,
+                  lp->colUp, lp->colCost, lp->rowLo, m.rowUp);
   Clp_setMaximumIterations(model, MAX_ITERATIONS);
   Clp_setMaximumSeconds(model, seconds);
   // Presolve, then CLP's choice of simplex: 2-3x faster than the dual
@@ -596,8 +578,8 @@ static double solveInteger(Lp *lp, double seconds, RematIntegerBoundStatus *stat
   }
   Cbc_Model *model = Cbc_newModel();
   Cbc_setLogLevel(model, 0);
-  Cbc_loadProblem(model, (int)lp->numCols, (int)lp->numRows, m.start, m.index, m.value, m.colLo, lp->colUp, lp->colCost,
-                  lp->rowLo, m.rowUp);
+  Cbc_loadProblem(model, (int)lp->numCols, (int)lp->numRows, m.matrix.start, m.matrix.index, m.matrix.value, m.colLo,
+                  lp->colUp, lp->colCost, lp->rowLo, m.rowUp);
   double slack = 0;
   for (intptr_t j = 0; j < lp->numCols; ++j) {
     Cbc_setInteger(model, (int)j);

@@ -147,6 +147,18 @@ static int usageError(const char *fmt, const char *arg) {
 static bool startsWith(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
 /// Parses the command line; returns -1 to continue, else an exit code.
+/// A number of seconds over 0 and at most a day (--integer-bound,
+/// --exact-windows) into *out; false for anything else.
+static bool parseSeconds(const char *text, double *out) {
+  char *end = NULL;
+  errno = 0;
+  double seconds = strtod(text, &end);
+  if (!*text || *end || errno || !(seconds > 0) || seconds > 86400)
+    return false;
+  *out = seconds;
+  return true;
+}
+
 static int parseFlags(int argc, char **argv, Options *opts) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -205,20 +217,12 @@ static int parseFlags(int argc, char **argv, Options *opts) {
         return usageError("--max-ops needs a positive decimal integer (at most 2^63 - 1), got '%s'", n);
     } else if (startsWith(a, "--integer-bound=")) {
       const char *n = a + strlen("--integer-bound=");
-      char *end = NULL;
-      errno = 0;
-      double seconds = strtod(n, &end);
-      if (!*n || *end || errno || !(seconds > 0) || seconds > 86400)
+      if (!parseSeconds(n, &opts->integerBoundSeconds))
         return usageError("--integer-bound needs a number of seconds over 0 and at most 86400, got '%s'", n);
-      opts->integerBoundSeconds = seconds;
     } else if (startsWith(a, "--exact-windows=")) {
       const char *n = a + strlen("--exact-windows=");
-      char *end = NULL;
-      errno = 0;
-      double seconds = strtod(n, &end);
-      if (!*n || *end || errno || !(seconds > 0) || seconds > 86400)
+      if (!parseSeconds(n, &opts->exactWindowSeconds))
         return usageError("--exact-windows needs a number of seconds over 0 and at most 86400, got '%s'", n);
-      opts->exactWindowSeconds = seconds;
     } else if (startsWith(a, "--budget=")) {
       const char *size = a + strlen("--budget=");
       RematSizeStatus parsed = rematParseSizeWithStatus(size, &opts->budgetBytes, &opts->budgetPercent);
