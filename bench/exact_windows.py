@@ -14,7 +14,7 @@ model (bench/moccasin_check.py's `moccasin_replay`): its peak must be within the
 budget and its cost the one remat-opt reports, else the script fails (exit 1).
 
 Writes OUT.md and OUT.json: per row the two costs and plan times, the ratio, what
-the windows did (solved, proven optimal, adopted, converged or cut by the time
+the windows did (solved, proven optimal, costless, adopted, converged or cut by the time
 limit), and beside them results/moccasin-check.json's CP-SAT search from the default
 plan and its largest proven lower bound, with issue 37's target (1% at 0.9 and 0.8,
 5% below) against the proven optimum where there is one, else the bound.
@@ -65,13 +65,14 @@ def render(out):
              "- command: `%s`" % data["command"], "",
              "*default*: `remat-opt --graph=G --budget=B` (the default planner alone), its cost and plan time; "
              "*windows*: the same with `--exact-windows=S` (lib/PlanWindows.c, docs/planner.md), its cost and its "
-             "plan time (the default planner's search included), windows solved / proven optimal by CBC / adopted, "
+             "plan time (the default planner's search included), windows solved / proven optimal by CBC / costless (the plan recomputes nothing "
+             "the window may change: optimal, not solved) / adopted, "
              "and whether it converged (a sweep without a gain) or S ran out; every plan with windows replayed "
              "under MOCCASIN's memory model at the peak and cost remat-opt reports. *CP-SAT from the plan* and "
              "*bound*: results/moccasin-check.json's (bench/moccasin_check.py --certify: CP-SAT on the whole graph "
              "hinted with the default plan; the largest proven lower bound); *target*: issue 37's (1% at 0.9 and "
              "0.8, 5% below) against the proven optimum where there is one, else against the bound.", "",
-             "| graph | share | budget | default | s | windows | s | solved / proven / adopted | converged | "
+             "| graph | share | budget | default | s | windows | s | solved / proven / costless / adopted | converged | "
              "windows / default | CP-SAT from the plan | bound | target |",
              "|---|---:|---:|---:|---:|---:|---:|---|---|---:|---|---:|---|"]
     for r in data["rows"]:
@@ -81,9 +82,10 @@ def render(out):
         met = ("-" if ref is None or tgt is None else
                ("met" if w["recompute_cost"] <= ref * (1 + tgt) + 1e-9 else "**missed**") +
                " (%d%%%s)" % (round(100 * tgt), "" if r.get("optimum_proven") else " of the bound"))
-        lines.append("| %s | %s | %d | %.6g | %.2f | %.6g | %.1f | %d / %d / %d | %s | %.3f | %s | %s | %s |" % (
+        lines.append("| %s | %s | %d | %.6g | %.2f | %.6g | %.1f | %d / %d / %s / %d | %s | %.3f | %s | %s | %s |" % (
             r["graph"], r["share"], r["budget"], r["default"]["recompute_cost"], r["default"]["plan_time_s"],
-            w["recompute_cost"], w["plan_time_s"], ew.get("solved", 0), ew.get("proven", 0), ew.get("adopted", 0),
+            w["recompute_cost"], w["plan_time_s"], ew.get("solved", 0), ew.get("proven", 0),
+            ew["costless"] if "costless" in ew else "-", ew.get("adopted", 0),
             "yes" if ew.get("converged") else "no (time limit)" if ew.get("ran") else "not run",
             w["recompute_cost"] / r["default"]["recompute_cost"] if r["default"]["recompute_cost"] else 1.0,
             "%s, %.6g" % (hinted["status"], hinted["objective"]) if hinted.get("objective") is not None else "-",

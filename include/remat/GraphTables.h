@@ -93,7 +93,8 @@ typedef struct RematExactWindowsReport {
   intptr_t levels;     ///< neighbourhoods (window sizes and reaches, lib/PlanWindows.c) swept
   intptr_t solved;     ///< windows CBC gave a schedule for
   intptr_t proven;     ///< ... of which it proved the window's optimum
-  intptr_t skipped;    ///< windows whose program was one solved before without a gain
+  intptr_t skipped;    ///< windows whose program CBC proved before, the plan at most its value after that
+  intptr_t costless;   ///< windows where the plan recomputes nothing movable: optimal, not solved
   intptr_t adopted;    ///< windows whose schedule became the plan
   double costBefore;   ///< the default planner's recompute cost
 } RematExactWindowsReport;

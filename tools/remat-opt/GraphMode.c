@@ -88,10 +88,12 @@ static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
   else if (w->ran)
     fprintf(f,
             "  exact windows: cost %.17g -> %.17g, %ld window%s adopted of %ld solved (%ld proven optimal), %ld "
+            "without a recomputation to change, %ld "
             "sweep%s over %ld neighbourhood%s, %.2f s (%s, %.4g s given)\n",
             w->costBefore, r->recomputeCost, (long)w->adopted, w->adopted == 1 ? "" : "s", (long)w->solved,
-            (long)w->proven, (long)w->sweeps, w->sweeps == 1 ? "" : "s", (long)w->levels, w->levels == 1 ? "" : "s",
-            w->seconds, w->timeLimited ? "stopped by the time limit" : "converged", w->secondsGiven);
+            (long)w->proven, (long)w->costless, (long)w->sweeps, w->sweeps == 1 ? "" : "s", (long)w->levels,
+            w->levels == 1 ? "" : "s", w->seconds, w->timeLimited ? "stopped by the time limit" : "converged",
+            w->secondsGiven);
 }
 
 static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const RematGraphPlanResult *r,
@@ -144,13 +146,15 @@ static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
     fprintf(f, ", \"recompute_cost_bound_integer\": \"%s\"", rematIntegerBoundStatusName(b->integer));
   if (opts->exactWindowSeconds > 0) {
     const RematExactWindowsReport *w = &r->exactWindows;
-    fprintf(
-        f,
-        ", \"exact_windows\": {\"ran\": %s, \"seconds_given\": %.6g, \"time_s\": %.6f, \"converged\": %s, "
-        "\"sweeps\": %ld, \"levels\": %ld, \"solved\": %ld, \"proven\": %ld, \"adopted\": %ld, \"cost_before\": %.17g}",
-        w->ran ? "true" : "false", opts->exactWindowSeconds, w->seconds, w->ran && !w->timeLimited ? "true" : "false",
-        (long)w->sweeps, (long)w->levels, (long)w->solved, (long)w->proven, (long)w->adopted,
-        w->ran ? w->costBefore : r->recomputeCost);
+    fprintf(f,
+            ", \"exact_windows\": {\"ran\": %s, \"seconds_given\": %.6g, \"time_s\": %.6f, \"converged\": %s, "
+            "\"sweeps\": %ld, \"levels\": %ld, \"solved\": %ld, \"proven\": %ld, \"costless\": %ld, \"skipped\": %ld, "
+            "\"adopted\": %ld, "
+            "\"cost_before\": %.17g}",
+            w->ran ? "true" : "false", opts->exactWindowSeconds, w->seconds,
+            w->ran && !w->timeLimited ? "true" : "false", (long)w->sweeps, (long)w->levels, (long)w->solved,
+            (long)w->proven, (long)w->costless, (long)w->skipped, (long)w->adopted,
+            w->ran ? w->costBefore : r->recomputeCost);
   }
   fprintf(f, ", \"erased_ops\": %ld, \"decisions\": [", (long)r->numErasedOps);
   for (intptr_t d = 0; d < r->numDecisions; ++d) {
