@@ -45,9 +45,7 @@
 static const struct { intptr_t stages, reach; } kLevels[] = {{24, 20}, {24, 40}, {36, 40}, {36, 80}, {48, 160}};
 
 /// A window is started only with this much of the time left (or half the
-/// time given, when less): CBC 2.10 crashed (CglPreProcess::postProcess)
-/// when its time limit struck during its preprocessing (0.4 s left, random
-/// layered n500 at 0.7), which takes well under a second on these windows.
+/// time given, when less): a window given less rarely finishes.
 static const double kMinWindowSeconds = 10;
 
 enum {
@@ -612,10 +610,11 @@ static double *solveProgram(const Program *p, double seconds, bool *proven) {
     Cbc_setMIPStartI(model, (int)nc, cols, p->colStart);
     Cbc_setMaximumNodes(model, kWindowNodes);
     Cbc_setMaximumSeconds(model, seconds);
-    // With little time, no preprocessing (kMinWindowSeconds: the crash when
-    // the limit strikes during it).
-    if (seconds < kMinWindowSeconds)
-      Cbc_setParameter(model, "preprocess", "off");
+    // No preprocessing: CBC 2.10 crashes in CglPreProcess::postProcess when
+    // its time limit strikes after preprocessing (seen with 0.4 s left on
+    // random layered n500 at 0.7, and with 30 s per window on n250 at 0.7, in
+    // a window at reach 40); every window may run into its limit.
+    Cbc_setParameter(model, "preprocess", "off");
     Cbc_solve(model);
     const double *best = Cbc_bestSolution(model);
     ok = best != NULL && !Cbc_isProvenInfeasible(model);
