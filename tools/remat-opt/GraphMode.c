@@ -149,8 +149,7 @@ static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
     fprintf(f,
             ", \"exact_windows\": {\"ran\": %s, \"seconds_given\": %.6g, \"time_s\": %.6f, \"converged\": %s, "
             "\"sweeps\": %ld, \"levels\": %ld, \"solved\": %ld, \"proven\": %ld, \"costless\": %ld, \"skipped\": %ld, "
-            "\"adopted\": %ld, "
-            "\"cost_before\": %.17g}",
+            "\"adopted\": %ld, \"cost_before\": %.17g}",
             w->ran ? "true" : "false", opts->exactWindowSeconds, w->seconds,
             w->ran && !w->timeLimited ? "true" : "false", (long)w->sweeps, (long)w->levels, (long)w->solved,
             (long)w->proven, (long)w->costless, (long)w->skipped, (long)w->adopted,

@@ -146,7 +146,6 @@ static int usageError(const char *fmt, const char *arg) {
 
 static bool startsWith(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
-/// Parses the command line; returns -1 to continue, else an exit code.
 /// A number of seconds over 0 and at most a day (--integer-bound,
 /// --exact-windows) into *out; false for anything else.
 static bool parseSeconds(const char *text, double *out) {
@@ -159,6 +158,7 @@ static bool parseSeconds(const char *text, double *out) {
   return true;
 }
 
+/// Parses the command line; returns -1 to continue, else an exit code.
 static int parseFlags(int argc, char **argv, Options *opts) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
