@@ -615,14 +615,6 @@ static double *solveProgram(const Program *p, double seconds, bool *proven) {
     // random layered n500 at 0.7, and with 30 s per window on n250 at 0.7, in
     // a window at reach 40); every window may run into its limit.
     Cbc_setParameter(model, "preprocess", "off");
-    // Proximity search (Fischetti and Monaci): sub-MIPs that look for a
-    // cheaper solution near the incumbent, which is the plan. On tight
-    // windows CBC's bound moves little and its own search rarely beats the
-    // start: random layered n500 at 0.7 reaches 33,938 with it in 240 s,
-    // 34,798 without; and in n250 at 0.7's window [186, 250) (reach 20) CBC
-    // finds 44,692 -> 44,044 in 164 s with it, nothing in 316 s without.
-    // The other rows of bench/results/exact-windows.md are unchanged.
-    Cbc_setParameter(model, "proximity", "on");
     Cbc_solve(model);
     const double *best = Cbc_bestSolution(model);
     ok = best != NULL && !Cbc_isProvenInfeasible(model);
