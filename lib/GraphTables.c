@@ -26,6 +26,7 @@
 #include "GraphInternal.h"
 #include "PlanDtr.h"
 #include "PlanPortfolio.h"
+#include "PlanReplay.h"
 #include "PlanSearch.h"
 #include "PlanWindows.h"
 #include "Schedule.h"
@@ -370,6 +371,24 @@ static RematGraphPlanStatus checkOwnOrder(const RematSimContext *ctx, const Plan
               (long long)sim->peakBytes, (long long)peakBytes, rematSimStatusGetMessage(sim->status));
 }
 
+/// "op N (NAME)" of the graph's op N.
+static void describeTableOp(const void *ctx, intptr_t pos, char *buf, size_t size) {
+  snprintf(buf, size, "op %ld (%s)", (long)pos, opLabel(ctx, pos));
+}
+
+/// The schedule of `options` pushed onto P (no decisions yet) and checked
+/// (PlanReplay.h).
+static RematGraphPlanStatus replaySchedule(Planner *P, const RematGraphTables *t, const RematGraphPlanOptions *options,
+                                           RematGraphPlanResult *result, char *error, size_t size) {
+  RematReplayNames names = {.describeOp = describeTableOp, .ctx = t, .whole = "graph", .ops = "ops"};
+  char msg[600];
+  RematReplayStatus s = rematReplayPush(P, options->scheduleOps, options->scheduleAnchors, options->scheduleCount,
+                                        &names, msg, sizeof(msg), &result->scheduleEntry);
+  if (s == RematReplayOk)
+    return RematGraphPlanOk;
+  return fail(error, size, s == RematReplayInternal ? RematGraphPlanInternal : RematGraphPlanBadSchedule, "%s", msg);
+}
+
 /// Measures the built graph and plans it (see rematPlanGraphTables).
 static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, int64_t budget, double percent,
                                  RematPlannerKind kind, const RematGraphPlanOptions *options,
@@ -417,7 +436,14 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
     status = fail(error, size, RematGraphPlanUnmodelled,
                   "exact windows model graphs whose ops all stay at their positions, each pure with one result of "
                   "its own (the node-link form, up to 2,000 nodes)");
-  if (status != RematGraphPlanOk || result->budgetMet || kind == RematPlannerNone) {
+  if (status == RematGraphPlanOk && options->replaySchedule) {
+    double t0 = rematNowSeconds();
+    status = replaySchedule(&P, t, options, result, error, size);
+    result->planSeconds = rematNowSeconds() - t0;
+    if (status == RematGraphPlanOk)
+      status = recordPlan(&P, &ctx, result, error, size);
+    result->budgetMet = status == RematGraphPlanOk && result->peakBytesAfter <= budget;
+  } else if (status != RematGraphPlanOk || result->budgetMet || kind == RematPlannerNone) {
     // Measured only.
   } else if (kind == RematPlannerDtr && rematDtrUnmodelledValue(g) >= 0) {
     intptr_t at = g->values[rematDtrUnmodelledValue(g)].defOp;
@@ -454,6 +480,7 @@ RematGraphPlanStatus rematPlanGraphTablesWith(const RematGraphTables *tables, in
   memset(result, 0, sizeof(*result));
   result->lowerBoundOp = -1;
   result->lowerBoundReaderOp = -1;
+  result->scheduleEntry = -1;
   if (errorSize)
     error[0] = '\0';
   RematGraph graph;

@@ -1,13 +1,16 @@
 //===- PlanReplay.c - Replaying a schedule found outside remat ------------===//
 //
-// rematApplySchedule and rematApplyScheduleAt (remat/Plan.h): a schedule
-// given as (OP, ANCHOR) pairs, from remat-opt --plan-file (bench/'s MILP and
-// CP-SAT plans, hand-edited plans), is checked entry by entry against the
-// function's graph, each error at the entry's location (the plan file's
-// line), then simulated, rewritten and measured as the planners' plans are
-// (PlanRecord.h). An entry that would change nothing is an error, not a
-// decision: a schedule is a claim about the plan, and a dead clone counted
-// as a recomputation misreports it.
+// rematReplayPush (PlanReplay.h): a schedule given as (OP, ANCHOR) pairs,
+// from remat-opt --plan-file (bench/'s MILP and CP-SAT plans, hand-edited
+// plans), is checked entry by entry, pushed as decisions and simulated, with
+// or without MLIR: the graph tables (GraphTables.c, --graph --plan-file) use
+// it too. An entry that would change nothing is an error, not a decision: a
+// schedule is a claim about the plan, and a dead clone counted as a
+// recomputation misreports it.
+//
+// rematApplySchedule and rematApplyScheduleAt (remat/Plan.h) do that on a
+// function, each error at the entry's location (the plan file's line), then
+// rewrite and measure the plan as the planners' plans are (PlanRecord.h).
 //
 //===----------------------------------------------------------------------===//
 #include "remat/Plan.h"
@@ -17,6 +20,7 @@
 
 #include "IRBuild.h"
 #include "PlanRecord.h"
+#include "PlanReplay.h"
 #include "PlanSearch.h"
 #include "mlir-c/Diagnostics.h"
 
@@ -38,41 +42,32 @@ static const char *whyNotRecomputable(RematOpClass cls) {
   return "unknown class";
 }
 
-/// "op N (NAME)" into `buf`.
-static void describeOp(const RematGraphImpl *g, intptr_t pos, char *buf, size_t size) {
-  MlirStringRef name = rematOpName(g->ops[pos].op);
-  snprintf(buf, size, "op %ld (%.*s)", (long)pos, (int)name.length, name.data);
-}
-
-/// Checks every entry; emits the first error at its location.
-static bool checkEntries(const RematGraphImpl *g, MlirOperation func, const intptr_t *ops, const intptr_t *anchors,
-                         const MlirLocation *locs, intptr_t count) {
-  char msg[512], what[160], where[160];
+/// Checks every entry; the first error into `msg` (false then).
+static bool checkEntries(const RematGraphImpl *g, const intptr_t *ops, const intptr_t *anchors, intptr_t count,
+                         const RematReplayNames *names, char *msg, size_t size, intptr_t *entry) {
+  char what[160], where[160];
   intptr_t n = g->numOps;
   for (intptr_t i = 0; i < count; ++i) {
-    MlirLocation loc = locs ? locs[i] : mlirOperationGetLocation(func);
+    *entry = i;
     if (ops[i] < 0 || ops[i] >= n || anchors[i] < 0 || anchors[i] >= n) {
-      snprintf(msg, sizeof(msg),
-               "remat: recomputing op %ld before op %ld: out of range, the function has %ld top-level ops (0 to %ld)",
-               (long)ops[i], (long)anchors[i], (long)n, (long)n - 1);
-      mlirEmitError(loc, msg);
+      snprintf(msg, size, "recomputing op %ld before op %ld: out of range, the %s has %ld %s (0 to %ld)", (long)ops[i],
+               (long)anchors[i], names->whole, (long)n, names->ops, (long)n - 1);
       return false;
     }
-    describeOp(g, ops[i], what, sizeof(what));
-    describeOp(g, anchors[i], where, sizeof(where));
+    names->describeOp(names->ctx, ops[i], what, sizeof(what));
+    names->describeOp(names->ctx, anchors[i], where, sizeof(where));
     const char *why = whyNotRecomputable(g->ops[ops[i]].cls);
     if (why)
-      snprintf(msg, sizeof(msg), "remat: %s cannot be recomputed: %s", what, why);
+      snprintf(msg, size, "%s cannot be recomputed: %s", what, why);
     else if (g->ops[ops[i]].numResults == 0)
-      snprintf(msg, sizeof(msg), "remat: %s has no results to recompute", what);
+      snprintf(msg, size, "%s has no results to recompute", what);
     else if (ops[i] >= anchors[i])
-      snprintf(msg, sizeof(msg), "remat: %s cannot be recomputed before %s: a recomputation comes after its original",
-               what, where);
+      snprintf(msg, size, "%s cannot be recomputed before %s: a recomputation comes after its original", what, where);
     else
       continue;
-    mlirEmitError(loc, msg);
     return false;
   }
+  *entry = -1;
   return true;
 }
 
@@ -87,52 +82,75 @@ static intptr_t entryOf(const RematSimulation *sim, intptr_t k, const intptr_t *
   return -1;
 }
 
-/// The schedule's simulation, checked before the rewrite so that a refusal
-/// names the entry it comes from: an invalid schedule, or a clone nothing
-/// reads (no op from its anchor on, nor another clone, reads its results
-/// before the next clone of the same op: it would change nothing, and count
-/// as a decision). A simulation that fails without any entry is remat's own
-/// error, not the schedule's (an empty plan file once took the blame).
-static bool simulateEntries(const Planner *P, MlirOperation func, const intptr_t *ops, const intptr_t *anchors,
-                            const MlirLocation *locs, intptr_t count) {
-  const RematGraphImpl *g = P->ctx->g;
+/// The schedule's simulation, checked before anything is measured so that a
+/// refusal names the entry it comes from: an invalid schedule, or a clone
+/// nothing reads (no op from its anchor on, nor another clone, reads its
+/// results before the next clone of the same op). A simulation that fails
+/// without any entry is remat's own error, not the schedule's (an empty plan
+/// file once took the blame).
+static RematReplayStatus simulateEntries(const Planner *P, const intptr_t *ops, const intptr_t *anchors, intptr_t count,
+                                         const RematReplayNames *names, char *msg, size_t size, intptr_t *entry) {
   RematSimulation sim;
   bool ok = rematPlannerSimulate(P, true, &sim);
-  char msg[512], what[160], where[160];
-  intptr_t entry = -1;
+  RematReplayStatus status = RematReplayOk;
+  char what[160], where[160];
+  *entry = -1;
   if (!ok) {
-    entry = entryOf(&sim, sim.badInstance, ops, anchors, count);
-    if (count == 0) {
-      snprintf(msg, sizeof(msg),
-               "remat: internal error: the function's own schedule does not simulate: it %s; please report this "
-               "input",
+    *entry = entryOf(&sim, sim.badInstance, ops, anchors, count);
+    if (count == 0 || sim.status == RematSimOutOfMemory) {
+      snprintf(msg, size, "internal error: the %s's own schedule does not simulate: it %s; please report this input",
+               names->whole, rematSimStatusGetMessage(sim.status));
+      status = RematReplayInternal;
+    } else if (*entry >= 0) {
+      names->describeOp(names->ctx, ops[*entry], what, sizeof(what));
+      names->describeOp(names->ctx, anchors[*entry], where, sizeof(where));
+      snprintf(msg, size, "recomputing %s before %s is not valid: the schedule %s", what, where,
                rematSimStatusGetMessage(sim.status));
-    } else if (entry >= 0) {
-      describeOp(g, ops[entry], what, sizeof(what));
-      describeOp(g, anchors[entry], where, sizeof(where));
-      snprintf(msg, sizeof(msg), "remat: recomputing %s before %s is not valid: the schedule %s", what, where,
-               rematSimStatusGetMessage(sim.status));
+      status = RematReplayRefused;
     } else {
-      snprintf(msg, sizeof(msg), "remat: the schedule is not valid: it %s", rematSimStatusGetMessage(sim.status));
+      snprintf(msg, size, "the schedule is not valid: it %s", rematSimStatusGetMessage(sim.status));
+      status = RematReplayRefused;
     }
   } else {
-    for (intptr_t k = 0; entry < 0 && k < sim.numInstances; ++k)
+    for (intptr_t k = 0; *entry < 0 && k < sim.numInstances; ++k)
       if (sim.instClone[k] && !sim.instAlive[k])
-        entry = entryOf(&sim, k, ops, anchors, count);
-    if (entry >= 0) {
-      ok = false;
-      describeOp(g, ops[entry], what, sizeof(what));
-      describeOp(g, anchors[entry], where, sizeof(where));
-      snprintf(msg, sizeof(msg),
-               "remat: recomputing %s before %s changes nothing: no op from there on (nor another recomputed op) "
-               "reads its results before they are recomputed again",
+        *entry = entryOf(&sim, k, ops, anchors, count);
+    if (*entry >= 0) {
+      names->describeOp(names->ctx, ops[*entry], what, sizeof(what));
+      names->describeOp(names->ctx, anchors[*entry], where, sizeof(where));
+      snprintf(msg, size,
+               "recomputing %s before %s changes nothing: no op from there on (nor another recomputed op) reads its "
+               "results before they are recomputed again",
                what, where);
+      status = RematReplayRefused;
     }
   }
-  if (!ok)
-    mlirEmitError(entry >= 0 && locs ? locs[entry] : mlirOperationGetLocation(func), msg);
   rematSimulationFree(&sim);
-  return ok;
+  return status;
+}
+
+RematReplayStatus rematReplayPush(Planner *P, const intptr_t *ops, const intptr_t *anchors, intptr_t count,
+                                  const RematReplayNames *names, char *msg, size_t size, intptr_t *entry) {
+  const RematSimContext *ctx = P->ctx;
+  if (!checkEntries(ctx->g, ops, anchors, count, names, msg, size, entry))
+    return RematReplayRefused;
+  for (intptr_t i = 0; i < count; ++i) {
+    P->chain[0] = ops[i];
+    Chain c = {.len = 1, .cost = ctx->opCost[ops[i]], .flops = ctx->g->ops[ops[i]].flops};
+    if (!rematPlannerPushDecision(P, ctx->g->ops[ops[i]].firstResult, anchors[i], &c, 0, -1, -1)) {
+      snprintf(msg, size, "internal error: out of memory reading the schedule");
+      *entry = -1;
+      return RematReplayInternal;
+    }
+  }
+  return simulateEntries(P, ops, anchors, count, names, msg, size, entry);
+}
+
+/// "op N (NAME)" of a function's top-level op.
+static void describeMlirOp(const void *ctx, intptr_t pos, char *buf, size_t size) {
+  const RematGraphImpl *g = ctx;
+  MlirStringRef name = rematOpName(g->ops[pos].op);
+  snprintf(buf, size, "op %ld (%.*s)", (long)pos, (int)name.length, name.data);
 }
 
 static MlirLogicalResult applySchedule(MlirOperation func, const RematGraphOptions *options, const intptr_t *ops,
@@ -144,25 +162,26 @@ static MlirLogicalResult applySchedule(MlirOperation func, const RematGraphOptio
   RematGraph graph = rematPlanMeasureInput(func, options, result);
   if (rematGraphIsNull(graph))
     return mlirLogicalResultFailure();
-  if (!checkEntries(rematGraphImpl(graph), func, ops, anchors, locs, count)) {
-    rematGraphDestroy(graph);
-    return mlirLogicalResultFailure();
-  }
   RematSimContext ctx;
   Planner P;
   if (!rematSimContextInit(&ctx, rematGraphImpl(graph), profile)) {
+    mlirEmitError(mlirOperationGetLocation(func), "remat: internal error: out of memory reading the schedule");
     rematGraphDestroy(graph);
     return mlirLogicalResultFailure();
   }
   bool ok = rematPlannerInit(&P, &ctx, INT64_MAX);
-  for (intptr_t i = 0; ok && i < count; ++i) {
-    P.chain[0] = ops[i];
-    Chain c = {.len = 1, .cost = ctx.opCost[ops[i]], .flops = ctx.g->ops[ops[i]].flops};
-    ok = rematPlannerPushDecision(&P, ctx.g->ops[ops[i]].firstResult, anchors[i], &c, 0, -1, -1);
-  }
+  char msg[600], text[640];
+  intptr_t entry = -1;
+  RematReplayNames names = {
+      .describeOp = describeMlirOp, .ctx = rematGraphImpl(graph), .whole = "function", .ops = "top-level ops"};
   if (!ok)
-    mlirEmitError(mlirOperationGetLocation(func), "remat: internal error: out of memory reading the schedule");
-  ok = ok && simulateEntries(&P, func, ops, anchors, locs, count);
+    snprintf(msg, sizeof(msg), "internal error: out of memory reading the schedule");
+  else
+    ok = rematReplayPush(&P, ops, anchors, count, &names, msg, sizeof(msg), &entry) == RematReplayOk;
+  if (!ok) {
+    snprintf(text, sizeof(text), "remat: %s", msg);
+    mlirEmitError(entry >= 0 && locs ? locs[entry] : mlirOperationGetLocation(func), text);
+  }
   MlirLogicalResult status = mlirLogicalResultFailure();
   if (ok)
     status = rematPlanFinish(&P, graph, func, options, result);

@@ -76,10 +76,11 @@ typedef struct RematGraphDecision {
 
 typedef enum RematGraphPlanStatus {
   RematGraphPlanOk,
-  RematGraphPlanBadGraph,   ///< the tables are not a consistent graph (message names the op)
-  RematGraphPlanUnderBound, ///< the budget is under the lower bound (message gives it and the op)
-  RematGraphPlanInternal,   ///< out of memory, or the simulator and the timeline disagree (a bug)
-  RematGraphPlanUnmodelled, ///< the planner does not model the graph (dtr, exact windows: message names the op)
+  RematGraphPlanBadGraph,    ///< the tables are not a consistent graph (message names the op)
+  RematGraphPlanUnderBound,  ///< the budget is under the lower bound (message gives it and the op)
+  RematGraphPlanInternal,    ///< out of memory, or the simulator and the timeline disagree (a bug)
+  RematGraphPlanUnmodelled,  ///< the planner does not model the graph (dtr, exact windows: message names the op)
+  RematGraphPlanBadSchedule, ///< the schedule replayed is not valid (message says why; scheduleEntry where)
 } RematGraphPlanStatus;
 
 /// What the exact windows (`--exact-windows`, lib/PlanWindows.c) did after
@@ -107,6 +108,14 @@ typedef struct RematGraphPlanOptions {
   /// (keepOriginals: the node-link form), each with one result of its own and
   /// pure; any other graph is refused (RematGraphPlanUnmodelled).
   double exactWindowSeconds;
+  /// replaySchedule: no planner; the schedule "recompute scheduleOps[k]
+  /// right before scheduleAnchors[k]" (k < scheduleCount, op positions) is
+  /// checked (as rematApplySchedule checks one, remat/Plan.h), simulated and
+  /// measured instead. The budget (may be INT64_MAX: measuring only) then
+  /// only decides budgetMet and the recompute cost bound.
+  bool replaySchedule;
+  const intptr_t *scheduleOps, *scheduleAnchors;
+  intptr_t scheduleCount;
 } RematGraphPlanOptions;
 
 typedef struct RematGraphPlanResult {
@@ -128,6 +137,9 @@ typedef struct RematGraphPlanResult {
   /// within it (0 when the peak fits; lib/RecomputeBound.c).
   RematRecomputeBound recomputeBound;
   RematExactWindowsReport exactWindows;
+  /// RematGraphPlanBadSchedule: the schedule entry at fault (-1: the
+  /// schedule as a whole).
+  intptr_t scheduleEntry;
 } RematGraphPlanResult;
 
 /// Checks `tables`, builds the graph and plans it for `budgetBytes` (or, when

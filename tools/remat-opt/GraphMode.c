@@ -57,18 +57,29 @@ static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
   if (r->lowerBoundOp >= 0 && r->lowerBoundReaderOp >= 0)
     fprintf(f, " (writing an input of %s)", label(file, i, r->lowerBoundReaderOp, buf, sizeof(buf)));
   fprintf(f, "\n  baseline cost %.17g\n", r->baselineCost);
-  if (!opts->hasBudget)
+  if (!opts->hasBudget && !opts->plan)
     return;
-  fprintf(f, "  budget %lld bytes: planner %s, peak %lld bytes (%.1f%% of the peak), budget %s\n",
-          (long long)r->budgetBytes, rematPlannerKindGetName(opts->planner), (long long)r->peakBytesAfter,
-          share((double)r->peakBytesAfter, (double)r->peakBytesBefore), r->budgetMet ? "met" : "NOT met");
-  fprintf(f, "  recompute cost %.17g (%.2f%% of the baseline), %ld decision%s\n", r->recomputeCost,
+  if (opts->hasBudget)
+    fprintf(f, "  budget %lld bytes: ", (long long)r->budgetBytes);
+  else
+    fputs("  ", f);
+  if (opts->plan)
+    fprintf(f, "plan file %s", opts->planPath);
+  else
+    fprintf(f, "planner %s", rematPlannerKindGetName(opts->planner));
+  fprintf(f, ", peak %lld bytes (%.1f%% of the peak)", (long long)r->peakBytesAfter,
+          share((double)r->peakBytesAfter, (double)r->peakBytesBefore));
+  if (opts->hasBudget)
+    fprintf(f, ", budget %s", r->budgetMet ? "met" : "NOT met");
+  fprintf(f, "\n  recompute cost %.17g (%.2f%% of the baseline), %ld decision%s\n", r->recomputeCost,
           share(r->recomputeCost, r->baselineCost), (long)r->numDecisions, r->numDecisions == 1 ? "" : "s");
   for (intptr_t d = 0; d < r->numDecisions; ++d) {
     const RematGraphDecision *x = &r->decisions[d];
     fprintf(f, "  recompute %s (%s) before %s (%s): %lld bytes, cost %.17g\n", ids[x->op], t->ops[x->op].name,
             ids[x->anchor], t->ops[x->anchor].name, (long long)x->bytes, x->cost);
   }
+  if (!opts->hasBudget)
+    return;
   if (rematRecomputeBoundHasValue(&r->recomputeBound)) {
     fprintf(f, "  recompute cost bound %.17g (no schedule within the budget recomputes less", r->recomputeBound.cost);
     if (r->budgetMet)
@@ -96,37 +107,8 @@ static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
             w->secondsGiven);
 }
 
-static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const RematGraphPlanResult *r,
-                      const RematGraphModeOptions *opts) {
-  const RematGraphTables *t = &file->graphs[i];
-  char *const *ids = file->opIds[i];
-  fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
-  writeJSONString(f, t->name);
-  fprintf(f, ", \"num_ops\": %ld, \"num_edges\": %ld, \"peak_bytes_before\": %lld, \"lower_bound_bytes\": %lld",
-          (long)t->numOps, (long)t->numReads, (long long)r->peakBytesBefore, (long long)r->lowerBoundBytes);
-  fputs(", \"lower_bound_node\": ", f);
-  if (r->lowerBoundOp >= 0)
-    writeJSONString(f, ids[r->lowerBoundOp]);
-  else
-    fputs("null", f);
-  if (r->lowerBoundOp >= 0 && r->lowerBoundReaderOp >= 0) {
-    fputs(", \"lower_bound_reader_node\": ", f);
-    writeJSONString(f, ids[r->lowerBoundReaderOp]);
-  }
-  fprintf(f, ", \"baseline_cost\": %.17g", r->baselineCost);
-  if (!opts->hasBudget) {
-    fputs("}", f);
-    return;
-  }
-  fprintf(f,
-          ", \"planner\": \"%s\", \"budget_bytes\": %lld, \"peak_bytes_after\": %lld, \"budget_met\": %s, "
-          "\"recompute_cost\": %.17g, \"plan_time_s\": %.6f, \"search_effort\": ",
-          rematPlannerKindGetName(opts->planner), (long long)r->budgetBytes, (long long)r->peakBytesAfter,
-          r->budgetMet ? "true" : "false", r->recomputeCost, r->planSeconds);
-  if (r->searchEffort)
-    writeJSONString(f, r->searchEffort);
-  else
-    fputs("null", f);
+/// The recompute cost bound at the budget, and the exact windows' work.
+static void writeBound(FILE *f, const RematGraphPlanResult *r, const RematGraphModeOptions *opts) {
   const RematRecomputeBound *b = &r->recomputeBound;
   if (rematRecomputeBoundHasValue(b)) {
     // The gap compares a plan within the budget with the bound: none without one.
@@ -155,6 +137,12 @@ static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
             (long)w->proven, (long)w->costless, (long)w->skipped, (long)w->adopted,
             w->ran ? w->costBefore : r->recomputeCost);
   }
+}
+
+/// The plan's decisions, and the end of the graph's object.
+static void writeDecisions(FILE *f, const RematGraphFile *file, intptr_t i, const RematGraphPlanResult *r) {
+  const RematGraphTables *t = &file->graphs[i];
+  char *const *ids = file->opIds[i];
   fprintf(f, ", \"erased_ops\": %ld, \"decisions\": [", (long)r->numErasedOps);
   for (intptr_t d = 0; d < r->numDecisions; ++d) {
     const RematGraphDecision *x = &r->decisions[d];
@@ -171,6 +159,94 @@ static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
   fputs("]}", f);
 }
 
+static void writeJSON(FILE *f, const RematGraphFile *file, intptr_t i, const RematGraphPlanResult *r,
+                      const RematGraphModeOptions *opts) {
+  const RematGraphTables *t = &file->graphs[i];
+  char *const *ids = file->opIds[i];
+  fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+  writeJSONString(f, t->name);
+  fprintf(f, ", \"num_ops\": %ld, \"num_edges\": %ld, \"peak_bytes_before\": %lld, \"lower_bound_bytes\": %lld",
+          (long)t->numOps, (long)t->numReads, (long long)r->peakBytesBefore, (long long)r->lowerBoundBytes);
+  fputs(", \"lower_bound_node\": ", f);
+  if (r->lowerBoundOp >= 0)
+    writeJSONString(f, ids[r->lowerBoundOp]);
+  else
+    fputs("null", f);
+  if (r->lowerBoundOp >= 0 && r->lowerBoundReaderOp >= 0) {
+    fputs(", \"lower_bound_reader_node\": ", f);
+    writeJSONString(f, ids[r->lowerBoundReaderOp]);
+  }
+  fprintf(f, ", \"baseline_cost\": %.17g", r->baselineCost);
+  if (!opts->hasBudget && !opts->plan) {
+    fputs("}", f);
+    return;
+  }
+  fputs(", \"planner\": ", f);
+  writeJSONString(f, opts->plan ? "file" : rematPlannerKindGetName(opts->planner));
+  if (opts->plan) {
+    fputs(", \"plan_file\": ", f);
+    writeJSONString(f, opts->planPath);
+  }
+  // Without a budget (a replayed schedule measured only) nothing is met or bounded.
+  if (opts->hasBudget)
+    fprintf(f, ", \"budget_bytes\": %lld, \"peak_bytes_after\": %lld, \"budget_met\": %s", (long long)r->budgetBytes,
+            (long long)r->peakBytesAfter, r->budgetMet ? "true" : "false");
+  else
+    fprintf(f, ", \"budget_bytes\": null, \"peak_bytes_after\": %lld, \"budget_met\": null",
+            (long long)r->peakBytesAfter);
+  fprintf(f, ", \"recompute_cost\": %.17g, \"plan_time_s\": %.6f, \"search_effort\": ", r->recomputeCost,
+          r->planSeconds);
+  if (r->searchEffort)
+    writeJSONString(f, r->searchEffort);
+  else
+    fputs("null", f);
+  if (opts->hasBudget)
+    writeBound(f, r, opts);
+  writeDecisions(f, file, i, r);
+}
+
+/// The entries of a plan file for one graph, with their lines.
+typedef struct GraphSchedule {
+  intptr_t *ops, *anchors, *lines; // one allocation (ops)
+  intptr_t count;
+} GraphSchedule;
+
+/// The entries of `plan` whose FUNC is `graph`, in file order.
+static bool graphSchedule(const RematPlanFile *plan, intptr_t graph, GraphSchedule *out) {
+  *out = (GraphSchedule){0};
+  for (intptr_t k = 0; k < plan->count; ++k)
+    out->count += plan->functions[k] == graph;
+  out->ops = malloc(3 * (size_t)(out->count ? out->count : 1) * sizeof(intptr_t));
+  if (!out->ops)
+    return false;
+  out->anchors = out->ops + out->count;
+  out->lines = out->anchors + out->count;
+  intptr_t n = 0;
+  for (intptr_t k = 0; k < plan->count; ++k)
+    if (plan->functions[k] == graph) {
+      out->ops[n] = plan->ops[k];
+      out->anchors[n] = plan->anchors[k];
+      out->lines[n++] = plan->lines[k];
+    }
+  return true;
+}
+
+static void graphScheduleFree(GraphSchedule *s) { free(s->ops); }
+
+/// Every FUNC of the plan file names a graph of the file (as with an MLIR
+/// input, where it names a function); otherwise an error at the first line
+/// that does not.
+static bool checkPlanFunctions(const RematGraphModeOptions *opts, intptr_t numGraphs) {
+  for (intptr_t k = 0; k < opts->plan->count; ++k)
+    if (opts->plan->functions[k] >= numGraphs) {
+      fprintf(stderr, "%s:%ld:1: error: remat: the schedule names graph #%ld, but %s has %ld graph%s\n", opts->planPath,
+              (long)opts->plan->lines[k], (long)opts->plan->functions[k], opts->path, (long)numGraphs,
+              numGraphs == 1 ? "" : "s");
+      return false;
+    }
+  return true;
+}
+
 int rematGraphModeRun(const RematGraphModeOptions *opts) {
   size_t len = 0;
   char *text = rematToolReadFile(opts->path, &len);
@@ -184,6 +260,10 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
   free(text);
   if (!read) {
     fprintf(stderr, "remat-opt: %s\n", error);
+    rematGraphFileFree(&file);
+    return RematExitUser;
+  }
+  if (opts->plan && !checkPlanFunctions(opts, file.numGraphs)) {
     rematGraphFileFree(&file);
     return RematExitUser;
   }
@@ -207,11 +287,36 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
     // Measuring only: a budget no graph is under, no planner.
     int64_t budget = opts->hasBudget ? opts->budgetBytes : INT64_MAX;
     double percent = opts->hasBudget ? opts->budgetPercent : -1;
+    RematGraphPlanOptions planOptions = {.bound = {.integerSeconds = opts->integerBoundSeconds},
+                                         .exactWindowSeconds = opts->exactWindowSeconds};
+    GraphSchedule schedule = {0};
+    if (opts->plan && !graphSchedule(opts->plan, i, &schedule)) {
+      fprintf(stderr, "remat-opt: out of memory\n");
+      rc = RematExitInternal;
+      break;
+    }
+    if (opts->plan) {
+      planOptions.replaySchedule = true;
+      planOptions.scheduleOps = schedule.ops;
+      planOptions.scheduleAnchors = schedule.anchors;
+      planOptions.scheduleCount = schedule.count;
+    }
     RematGraphPlanStatus status =
         rematPlanGraphTablesWith(&file.graphs[i], budget, percent, opts->hasBudget ? opts->planner : RematPlannerNone,
-                                 &(RematGraphPlanOptions){.bound = {.integerSeconds = opts->integerBoundSeconds},
-                                                          .exactWindowSeconds = opts->exactWindowSeconds},
-                                 &results[i], error, sizeof(error));
+                                 &planOptions, &results[i], error, sizeof(error));
+    if (status == RematGraphPlanBadSchedule) {
+      // At the plan file's line, as with an MLIR input.
+      intptr_t entry = results[i].scheduleEntry;
+      if (entry >= 0)
+        fprintf(stderr, "%s:%ld:1: error: remat: %s\n", opts->planPath, (long)schedule.lines[entry], error);
+      else
+        fprintf(stderr, "%s: error: remat: %s\n", opts->planPath, error);
+      rc = RematExitUser;
+      refused[i] = true;
+    }
+    graphScheduleFree(&schedule);
+    if (refused[i])
+      continue;
     if (status == RematGraphPlanUnderBound && results[i].lowerBoundOp >= 0) {
       // Named as the file names the node (the library knows positions only).
       intptr_t op = results[i].lowerBoundOp;
@@ -263,9 +368,10 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
   for (intptr_t i = 0; rc != RematExitInternal && opts->hasBudget && i < file.numGraphs; ++i)
     if (!refused[i] && !results[i].budgetMet) {
       fprintf(stderr,
-              "remat-opt: error: planner %s could not fit %s (%s) under %lld bytes (peak %lld bytes after %ld "
+              "remat-opt: error: %s %s could not fit %s (%s) under %lld bytes (peak %lld bytes after %ld "
               "recomputations)\n",
-              rematPlannerKindGetName(opts->planner), opts->path, file.graphs[i].name,
+              opts->plan ? "plan file" : "planner",
+              opts->plan ? opts->planPath : rematPlannerKindGetName(opts->planner), opts->path, file.graphs[i].name,
               (long long)results[i].budgetBytes, (long long)results[i].peakBytesAfter, (long)results[i].numDecisions);
       rc = RematExitUser;
     }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "PlanFile.h"
 #include "remat/Plan.h"
 
 typedef struct RematGraphModeOptions {
@@ -22,6 +23,8 @@ typedef struct RematGraphModeOptions {
   const char *reportFile;     ///< NULL: stdout
   double integerBoundSeconds; ///< --integer-bound: > 0 also solves the bound's chain program over the integers
   double exactWindowSeconds;  ///< --exact-windows: > 0 re-solves windows of the default plan exactly (CBC)
+  const RematPlanFile *plan;  ///< --plan-file: replayed instead of planned (FUNC: the graph's index in the file)
+  const char *planPath;       ///< its name, for errors at its lines
 } RematGraphModeOptions;
 
 /// Reads, plans and reports; returns the exit code (0, 1 user error, 2 bug).

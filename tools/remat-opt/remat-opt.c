@@ -105,7 +105,7 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "                        recomputation (op indices as in the JSON graph)\n"
                             "  --graph=FILE          plan a graph JSON (--export-graph's, or networkx\n"
                             "                        node-link as Checkmate/MOCCASIN write it) instead\n"
-                            "                        of MLIR: --budget, --planner, --report only\n"
+                            "                        of MLIR (--budget, --planner, --plan-file...)\n"
                             "  --export-graph=FILE   write the planning graph of each function as JSON\n"
                             "  --fuse-elementwise    with --budget under the peak: also plan the step\n"
                             "                        with each single-use elementwise op folded into\n"
@@ -299,8 +299,11 @@ static int parseFlags(int argc, char **argv, Options *opts) {
     opts->planner = RematPlannerDefault;
   if (opts->numBudgets && opts->planner == RematPlannerNone)
     return usageError("--budgets needs a planner other than none%s", "");
-  if (opts->planFile && (opts->hasBudget || opts->plannerName))
-    return usageError("--plan-file replays a given schedule; it takes no --budget or --planner%s", "");
+  // With --graph, a budget only judges the replayed schedule (met or not,
+  // and the recompute cost bound at it); with MLIR, the schedule is the plan.
+  if (opts->planFile && (opts->plannerName || (opts->hasBudget && !opts->graph)))
+    return usageError("--plan-file replays a given schedule; it takes no --planner, and no --budget but with --graph%s",
+                      "");
   if (opts->plannerName && opts->planner != RematPlannerNone && !opts->hasBudget && !opts->numBudgets)
     return usageError("--planner=%s needs a --budget", opts->plannerName);
   char misuse[256];
@@ -655,23 +658,29 @@ int main(int argc, char **argv) {
   }
   // The bound is computed for one budget's plan, and only where a report
   // shows it: elsewhere the flag would do nothing.
-  if (opts.integerBoundSeconds > 0 && (!opts.hasBudget || opts.numBudgets || opts.planFile))
-    return usageError("--integer-bound tightens the recompute cost bound of a plan: it needs --budget (not --budgets "
-                      "or --plan-file)%s",
+  if (opts.integerBoundSeconds > 0 && (!opts.hasBudget || opts.numBudgets || (opts.planFile && !opts.graph)))
+    return usageError("--integer-bound tightens the recompute cost bound of a plan: it needs --budget (not --budgets, "
+                      "nor --plan-file but with --graph)%s",
                       "");
   // Exact windows refine the default planner's plan of a node-link graph;
   // anywhere else the flag would do nothing.
-  if (opts.exactWindowSeconds > 0 && (!opts.graph || !opts.hasBudget || opts.planner != RematPlannerDefault))
+  if (opts.exactWindowSeconds > 0 &&
+      (!opts.graph || !opts.hasBudget || opts.planner != RematPlannerDefault || opts.planFile))
     return usageError("--exact-windows refines the default planner's plan of a node-link graph: it needs --graph, "
-                      "--budget and the default planner%s",
+                      "--budget and the default planner (no --plan-file)%s",
                       "");
   if (opts.graph) {
-    if (opts.input || opts.output || opts.planFile || opts.exportGraph || opts.numBudgets || opts.lower ||
-        opts.fuseElementwise || opts.keepDestinations || opts.keepOrder || opts.splitInputFile || opts.estimate)
-      return usageError("--graph plans a graph JSON: it takes --budget, --planner, --report, --report-file, "
-                        "--integer-bound and --exact-windows "
-                        "only%s",
+    if (opts.input || opts.output || opts.exportGraph || opts.numBudgets || opts.lower || opts.fuseElementwise ||
+        opts.keepDestinations || opts.keepOrder || opts.splitInputFile || opts.estimate)
+      return usageError("--graph plans a graph JSON: it takes --budget, --planner, --plan-file, --report, "
+                        "--report-file, --integer-bound and --exact-windows only%s",
                         "");
+    RematPlanFile graphPlan = {0};
+    if (opts.planFile) {
+      int planRc = readPlanFile(opts.planFile, &graphPlan);
+      if (planRc != RematExitOk)
+        return planRc;
+    }
     RematGraphModeOptions graphOpts = {.path = opts.graph,
                                        .hasBudget = opts.hasBudget,
                                        .budgetBytes = opts.budgetBytes,
@@ -680,8 +689,12 @@ int main(int argc, char **argv) {
                                        .json = opts.report == ReportJSON,
                                        .reportFile = opts.reportFile,
                                        .integerBoundSeconds = opts.integerBoundSeconds,
-                                       .exactWindowSeconds = opts.exactWindowSeconds};
-    return rematGraphModeRun(&graphOpts);
+                                       .exactWindowSeconds = opts.exactWindowSeconds,
+                                       .plan = opts.planFile ? &graphPlan : NULL,
+                                       .planPath = opts.planFile};
+    int graphRc = rematGraphModeRun(&graphOpts);
+    rematPlanFileFree(&graphPlan);
+    return graphRc;
   }
   if (opts.report == ReportNone && (opts.estimate || opts.reportFile))
     opts.report = ReportText;
