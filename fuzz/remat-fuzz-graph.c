@@ -20,7 +20,10 @@
 //   program solved over the integers (--integer-bound, 1 s);
 // - on node-link graphs (halfway to the peak), the exact windows after the
 //   default planner (--exact-windows) meet what it meets, within the budget,
-//   for no more than it.
+//   for no more than it;
+// - every plan's decisions, replayed as a schedule (--graph --plan-file),
+//   give the same peak, cost and decisions; the same schedule with its first
+//   entry's op and anchor swapped is refused at that entry.
 //
 // A violation prints the input's message and the row, then traps. Seed
 // corpus: fuzz/corpus-graph. Build and run: docs/fuzzing.md.
@@ -46,13 +49,55 @@ enum { kMaxIntegerOps = 150 };
 enum { kMaxWindowOps = 80 };
 static const double kWindowSeconds = 0.5;
 
-static long numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled, numIntegerBounds, numWindows;
+static long numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled, numIntegerBounds, numWindows,
+    numReplays;
 
 static void violation(const char *what, const RematGraphTables *t, const char *planner, int64_t budget,
                       const char *detail) {
   fprintf(stderr, "remat-fuzz-graph: VIOLATION: %s (graph %s, %ld ops, planner %s, budget %lld): %s\n", what,
           t->name ? t->name : "?", (long)t->numOps, planner, (long long)budget, detail);
   abort();
+}
+
+/// Replays `planned`'s decisions as a schedule: it must give the same plan;
+/// with the first entry's op and anchor swapped it must be refused there.
+static void checkReplay(const RematGraphTables *t, const char *name, int64_t budget,
+                        const RematGraphPlanResult *planned) {
+  intptr_t n = planned->numDecisions;
+  intptr_t *ops = malloc(2 * (size_t)(n ? n : 1) * sizeof(intptr_t));
+  if (!ops)
+    abort();
+  intptr_t *anchors = ops + n;
+  for (intptr_t d = 0; d < n; ++d) {
+    ops[d] = planned->decisions[d].op;
+    anchors[d] = planned->decisions[d].anchor;
+  }
+  RematGraphPlanOptions options = {
+      .replaySchedule = true, .scheduleOps = ops, .scheduleAnchors = anchors, .scheduleCount = n};
+  RematGraphPlanResult r;
+  char error[1024], detail[256];
+  RematGraphPlanStatus s =
+      rematPlanGraphTablesWith(t, budget, -1, RematPlannerNone, &options, &r, error, sizeof(error));
+  ++numReplays;
+  if (s != RematGraphPlanOk)
+    violation("a plan's own decisions refused when replayed", t, name, budget, error);
+  snprintf(detail, sizeof(detail), "planned peak %lld cost %.17g, %ld decisions; replayed peak %lld cost %.17g, %ld",
+           (long long)planned->peakBytesAfter, planned->recomputeCost, (long)n, (long long)r.peakBytesAfter,
+           r.recomputeCost, (long)r.numDecisions);
+  if (r.peakBytesAfter != planned->peakBytesAfter || r.budgetMet != planned->budgetMet || r.numDecisions != n ||
+      fabs(r.recomputeCost - planned->recomputeCost) > 1e-9 * (1 + planned->recomputeCost))
+    violation("a plan replayed from its decisions differs from the plan", t, name, budget, detail);
+  rematGraphPlanResultFree(&r);
+  if (n > 0) {
+    ops[0] = planned->decisions[0].anchor;
+    anchors[0] = planned->decisions[0].op;
+    s = rematPlanGraphTablesWith(t, budget, -1, RematPlannerNone, &options, &r, error, sizeof(error));
+    if (s != RematGraphPlanBadSchedule || r.scheduleEntry != 0)
+      violation("a recomputation before its own original was not refused at its entry", t, name, budget,
+                s == RematGraphPlanOk ? "replayed" : error);
+    rematGraphPlanResultFree(&r);
+  }
+  free(ops);
 }
 
 /// `integerBound`: the bound with the chain program over the integers at
@@ -112,6 +157,7 @@ static void checkPlan(const RematGraphTables *t, RematPlannerKind kind, int64_t 
     if (r.budgetMet && r.recomputeBound.computed && r.recomputeBound.infeasible)
       violation("a plan fits a budget the recompute bound says no schedule fits", t, name, budget, detail);
     numMet += r.budgetMet;
+    checkReplay(t, name, budget, &r);
   } else {
     ++numUnderBound;
   }
@@ -194,8 +240,10 @@ static void printStats(void) {
   if (getenv("REMAT_FUZZ_STATS"))
     fprintf(stderr,
             "remat-fuzz-graph: %ld graph files read, %ld graphs refused as inconsistent, %ld plans (%ld met, %ld "
-            "under the bound, %ld unmodelled by dtr), %ld integer bounds, %ld plans with exact windows\n",
-            numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled, numIntegerBounds, numWindows);
+            "under the bound, %ld unmodelled by dtr), %ld integer bounds, %ld plans with exact windows, %ld "
+            "replays\n",
+            numRead, numRefused, numPlans, numMet, numUnderBound, numUnmodelled, numIntegerBounds, numWindows,
+            numReplays);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
