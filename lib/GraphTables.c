@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "Clock.h"
+#include "CpSat.h"
 #include "GraphInternal.h"
 #include "PlanDtr.h"
 #include "PlanPortfolio.h"
@@ -436,6 +437,10 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
     status = fail(error, size, RematGraphPlanUnmodelled,
                   "exact windows model graphs whose ops all stay at their positions, each pure with one result of "
                   "its own (the node-link form, up to 2,000 nodes)");
+  if (status == RematGraphPlanOk && options->exactWindowSeconds > 0 && options->exactWindowsCpSat &&
+      !rematCpSatAvailable())
+    status = fail(error, size, RematGraphPlanNoSolver, "CP-SAT's library (OR-Tools' libortools.so.9) was %s",
+                  rematCpSatLibrary());
   if (status == RematGraphPlanOk && options->replaySchedule) {
     double t0 = rematNowSeconds();
     status = replaySchedule(&P, t, options, result, error, size);
@@ -455,7 +460,8 @@ static RematGraphPlanStatus plan(RematGraph graph, const RematGraphTables *t, in
     double t0 = rematNowSeconds();
     bool ok = rematRunPlanner(&P, &sim, &ctx, kind, budget, result->peakBytesBefore, &result->searchEffort);
     if (ok && kind == RematPlannerDefault && options->exactWindowSeconds > 0)
-      ok = rematImproveByExactWindows(&P, &sim, budget, options->exactWindowSeconds, &result->exactWindows);
+      ok = rematImproveByExactWindows(&P, &sim, budget, options->exactWindowSeconds, options->exactWindowsCpSat,
+                                      &result->exactWindows);
     result->planSeconds = rematNowSeconds() - t0;
     status = ok ? recordPlan(&P, &ctx, result, error, size)
                 : fail(error, size, RematGraphPlanInternal, "out of memory while planning");

@@ -24,10 +24,15 @@
 // bench/window_lns.py measured with CP-SAT and HiGHS are in
 // bench/results/window-lns.md.
 //
+// The second half of this file solves windows with CP-SAT instead
+// (--exact-windows-solver=cp-sat), on bench/optimum.py's interval model: see
+// "CP-SAT windows" below.
+//
 //===----------------------------------------------------------------------===//
 #include "PlanWindows.h"
 
 #include "Clock.h"
+#include "CpSat.h"
 #include "SparseColumns.h"
 
 #include <coin/Cbc_C_Interface.h>
@@ -724,6 +729,30 @@ static double objectiveAt(const Program *p, const double *x) {
   return cost;
 }
 
+/// Makes `schedule` the plan in (P, cur, s) when its exact simulation fits
+/// `budget` for less (`*adopted`). False only when out of memory.
+static bool adoptIfCheaper(Planner *P, Stages *s, RematSimulation *cur, int64_t budget, const RematSchedule *schedule,
+                           RematExactWindowsReport *report, bool *adopted) {
+  RematSimulation trial;
+  memset(&trial, 0, sizeof(trial));
+  bool ok = true;
+  if (schedule->num > 0 && rematSimulate(P->ctx, schedule, &trial) && trial.peakBytes <= budget &&
+      trial.recomputeCost < cur->recomputeCost * (1 - 1e-9)) {
+    ok = rebuildPlanner(P, &trial) && fillPlan(s, &trial);
+    if (ok) {
+      rematSimulationFree(cur);
+      *cur = trial;
+      memset(&trial, 0, sizeof(trial));
+      *adopted = true;
+      ++report->adopted;
+    }
+  } else if (trial.status == RematSimOutOfMemory) {
+    ok = false;
+  }
+  rematSimulationFree(&trial);
+  return ok;
+}
+
 /// Window [a, b) of the plan in (P, cur) solved; adopted (`*adopted`) when
 /// its schedule fits for less. False only when out of memory.
 static bool improveWindow(Planner *P, Stages *s, RematSimulation *cur, int64_t budget, intptr_t a, intptr_t b,
@@ -760,24 +789,9 @@ static bool improveWindow(Planner *P, Stages *s, RematSimulation *cur, int64_t b
       ok = windowSchedule(s, &w, solution, &schedule);
     }
     free(solution);
-    RematSimulation trial;
-    memset(&trial, 0, sizeof(trial));
-    if (ok && schedule.num > 0 && rematSimulate(P->ctx, &schedule, &trial) && trial.peakBytes <= budget &&
-        trial.recomputeCost < cur->recomputeCost * (1 - 1e-9)) {
-      ok = rebuildPlanner(P, &trial) && fillPlan(s, &trial);
-      if (ok) {
-        rematSimulationFree(cur);
-        *cur = trial;
-        memset(&trial, 0, sizeof(trial));
-        *adopted = true;
-        ++report->adopted;
-      }
-    } else if (trial.status == RematSimOutOfMemory) {
-      ok = false;
-    }
+    ok = ok && adoptIfCheaper(P, s, cur, budget, &schedule, report, adopted);
     if (ok && proven)
       ok = solvedAdd(solvedPrograms, hash, *adopted ? solutionValue : planValue);
-    rematSimulationFree(&trial);
     rematScheduleFree(&schedule);
   }
   windowFree(&w);
@@ -785,10 +799,338 @@ static bool improveWindow(Planner *P, Stages *s, RematSimulation *cur, int64_t b
   return ok;
 }
 
-bool rematImproveByExactWindows(Planner *P, RematSimulation *sim, int64_t budget, double seconds,
+//===----------------------------------------------------------------------===//
+// CP-SAT windows (RematExactWindowsCpSat)
+//===----------------------------------------------------------------------===//
+//
+// The model is bench/optimum.py's (mode checkmate, reads cover), which
+// bench/window_lns.py solves per window: op i runs at its own stage (copy 0)
+// and at most C_i - 1 more times (copies 1.., optional, each at a stage
+// after i); a copy is an interval over positions t * n + i (stage t, step i)
+// from its run to the last position it is held, whose bytes a cumulative
+// constraint keeps within the budget; every copy's every input is covered by
+// a copy of it run at or before the reader's stage and held through the
+// reader's position. Recomputations outside the window stay (a copy at each
+// such stage), and none is added outside it. Not the Checkmate program that
+// CBC solves above: on random layered n250 at 0.7 CP-SAT on that program
+// stays near the plan, where this model's windows reach 32,963 from 44,692
+// (docs/planner.md, "Exact windows").
+
+enum {
+  kCpSatWindow = 30, // stages per window; windows start every half window
+};
+/// CP-SAT's deterministic time per window (about seconds of one core).
+static const double kCpSatWork = 5;
+
+/// One copy's variables: its stage T, its last held position E, its length
+/// L, and its presence b (-1: always present, the original).
+typedef struct CpCopy {
+  int T, E, L, b;
+  int64_t lo, hi; // T's range
+} CpCopy;
+
+/// The plan's runs as a schedule (clones at their stages).
+static bool scheduleOfRuns(const Stages *s, const uint8_t *run, RematSchedule *out) {
+  intptr_t n = s->n;
+  rematScheduleInit(out);
+  for (intptr_t t = 0; t < n; ++t)
+    for (intptr_t i = 0; i < t; ++i)
+      if (run[t * n + i] && !rematScheduleAdd(out, i, t))
+        return false;
+  rematScheduleNormalize(out);
+  return true;
+}
+
+/// Solves window [a, b) of the plan in `s` with CP-SAT; `newRun` (n x n)
+/// gets the answer's runs. RematCpUnknown also when the plan does not fit
+/// the model's copies.
+static RematCpStatus solveWindowCpSat(const Stages *s, intptr_t a, intptr_t b, int64_t budget, double work, double wall,
+                                      uint8_t *newRun) {
+  intptr_t n = s->n;
+  int64_t N = n, maxpos = N * N - 1;
+  RematCpStatus status = RematCpOutOfMemory;
+  intptr_t *lastUse = malloc((size_t)n * sizeof(intptr_t)), *numCopies = calloc((size_t)n, sizeof(intptr_t));
+  intptr_t *firstCopy = malloc((size_t)(n + 1) * sizeof(intptr_t));
+  int64_t *costInt = malloc((size_t)n * sizeof(int64_t)), *endAt = malloc((size_t)n * (size_t)n * sizeof(int64_t));
+  intptr_t *latest = malloc((size_t)n * sizeof(intptr_t));
+  CpCopy *copies = NULL;
+  int *intervals = NULL, *lits = NULL;
+  int64_t *demands = NULL, *domain = NULL, *solution = NULL;
+  RematCpModel m;
+  rematCpInit(&m);
+  if (!lastUse || !numCopies || !firstCopy || !costInt || !endAt || !latest)
+    goto done;
+  // How late a reader of i may run: its own last use (it may be recomputed
+  // as late as its readers need it).
+  for (intptr_t i = n - 1; i >= 0; --i) {
+    lastUse[i] = -1;
+    for (intptr_t e = s->succBegin[i]; e < s->succBegin[i + 1]; ++e) {
+      intptr_t j = s->succ[e], late = lastUse[j] > j ? lastUse[j] : j;
+      lastUse[i] = late > lastUse[i] ? late : lastUse[i];
+    }
+  }
+  // Integer costs: exact for integral costs, else in units that keep the
+  // sums within 2^53 (as bench/optimum.py's cost_unit).
+  double total = 0, unit = 1;
+  for (intptr_t i = 0; i < n; ++i)
+    total += s->cost[i];
+  total *= (double)(n > 1 ? n : 1);
+  bool integral = true;
+  for (intptr_t i = 0; i < n; ++i)
+    integral &= s->cost[i] == floor(s->cost[i]);
+  if (!integral)
+    unit = total > 0 ? total / 9007199254740992.0 : 1;
+  while (total / unit > 9007199254740992.0)
+    unit *= 10;
+  for (intptr_t i = 0; i < n; ++i)
+    costInt[i] = llround(s->cost[i] / unit);
+  // Copies: the plan's runs of i, and up to three more (at most one per stage it may run at).
+  intptr_t total_copies = 0;
+  for (intptr_t i = 0; i < n; ++i) {
+    intptr_t planned = 0, hi = lastUse[i] > i ? lastUse[i] : i;
+    for (intptr_t t = i + 1; t < n; ++t)
+      planned += s->run[t * n + i];
+    numCopies[i] = hi > i ? (hi - i + 1 < planned + 3 ? hi - i + 1 : planned + 3) : 1;
+    if (planned + 1 > numCopies[i]) {
+      status = RematCpUnknown; // the plan has more runs than the model's copies
+      goto done;
+    }
+    firstCopy[i] = total_copies;
+    total_copies += numCopies[i];
+  }
+  firstCopy[n] = total_copies;
+  copies = calloc((size_t)total_copies, sizeof(CpCopy));
+  intervals = malloc((size_t)total_copies * sizeof(int));
+  demands = malloc((size_t)total_copies * sizeof(int64_t));
+  lits = malloc((size_t)(total_copies + 2) * sizeof(int));
+  domain = malloc(2 * (size_t)(n + 1) * sizeof(int64_t));
+  if (!copies || !intervals || !demands || !lits || !domain)
+    goto done;
+  int numIntervals = 0;
+  for (intptr_t i = 0; i < n; ++i) {
+    intptr_t hi = lastUse[i] > i ? lastUse[i] : i;
+    for (intptr_t c = 0; c < numCopies[i]; ++c) {
+      CpCopy *x = &copies[firstCopy[i] + c];
+      x->lo = c == 0 ? i : i + 1;
+      x->hi = c == 0 ? i : hi;
+      x->T = rematCpNewVar(&m, x->lo, x->hi);
+      x->E = rematCpNewVar(&m, x->lo * N + i, maxpos);
+      x->L = rematCpNewVar(&m, 1, maxpos + 1);
+      x->b = c == 0 ? -1 : rematCpNewVar(&m, 0, 1);
+      RematCpExpr start = {.numTerms = 1, .vars = {x->T}, .coefs = {N}, .offset = i};
+      RematCpExpr size = {.numTerms = 1, .vars = {x->L}, .coefs = {1}};
+      RematCpExpr end = {.numTerms = 1, .vars = {x->E}, .coefs = {1}, .offset = 1};
+      int interval = rematCpAddInterval(&m, x->b, start, size, end);
+      if (s->ram[i] > 0) {
+        intervals[numIntervals] = interval;
+        demands[numIntervals++] = s->ram[i];
+      }
+      if (c == 0)
+        continue;
+      int notB = rematCpNot(x->b);
+      int64_t one = 1;
+      rematCpAddLinear(&m, &notB, 1, &x->E, &one, 1, x->lo * N + i, x->lo * N + i);
+      rematCpAddLinear(&m, &notB, 1, &x->L, &one, 1, 1, 1);
+      rematCpAddLinear(&m, &notB, 1, &x->T, &one, 1, x->lo, x->lo);
+      if (costInt[i])
+        rematCpAddObjective(&m, x->b, costInt[i]);
+      const CpCopy *prev = &copies[firstCopy[i] + c - 1];
+      if (c > 1)
+        rematCpAddImplication(&m, x->b, prev->b);
+      // Ordered, disjoint versions: this one starts after the previous ends.
+      int vars[2] = {x->T, prev->E};
+      int64_t coefs[2] = {N, -1};
+      rematCpAddLinear(&m, &x->b, 1, vars, coefs, 2, 1 - i, INT64_MAX / 4);
+    }
+  }
+  rematCpAddCumulative(&m, intervals, demands, numIntervals, budget);
+  // Reads: each copy of j is covered, for each input d, by a copy of d run
+  // at or before j's stage and held through j's position.
+  for (intptr_t j = 0; j < n; ++j)
+    for (intptr_t c = 0; c < numCopies[j]; ++c) {
+      const CpCopy *x = &copies[firstCopy[j] + c];
+      for (intptr_t e = s->predBegin[j]; e < s->predBegin[j + 1]; ++e) {
+        intptr_t d = s->pred[e];
+        int numLits = 0;
+        for (intptr_t cd = 0; cd < numCopies[d]; ++cd) {
+          const CpCopy *y = &copies[firstCopy[d] + cd];
+          if (y->lo > x->hi)
+            continue;
+          int z = rematCpNewVar(&m, 0, 1);
+          if (y->b >= 0)
+            rematCpAddImplication(&m, z, y->b);
+          int vars[2] = {y->T, x->T};
+          int64_t before[2] = {1, -1}, held[2] = {1, -N};
+          rematCpAddLinear(&m, &z, 1, vars, before, 2, -maxpos, 0);
+          vars[0] = y->E;
+          rematCpAddLinear(&m, &z, 1, vars, held, 2, j, maxpos);
+          lits[numLits++] = z;
+        }
+        if (x->b >= 0)
+          lits[numLits++] = rematCpNot(x->b);
+        rematCpAddBoolOr(&m, lits, numLits);
+      }
+    }
+  // The window: recomputations outside [a, b) stay, none is added there.
+  for (intptr_t i = 0; i < n; ++i) {
+    if (numCopies[i] == 1)
+      continue;
+    intptr_t hi = lastUse[i] > i ? lastUse[i] : i;
+    int domainLen = 0;
+    for (intptr_t t = i; t <= hi; ++t) {
+      bool kept = t == i || ((t < a || t >= b) && s->run[t * n + i]);
+      bool allowed = kept || (t >= a && t < b);
+      if (!allowed)
+        continue;
+      if (domainLen > 0 && domain[domainLen - 1] == t - 1)
+        domain[domainLen - 1] = t;
+      else {
+        domain[domainLen++] = t;
+        domain[domainLen++] = t;
+      }
+    }
+    int64_t one = 1;
+    for (intptr_t c = 1; c < numCopies[i]; ++c) {
+      const CpCopy *x = &copies[firstCopy[i] + c];
+      rematCpAddLinearIn(&m, &x->b, 1, &x->T, &one, 1, domain, domainLen);
+    }
+    for (intptr_t t = i + 1; t <= hi; ++t) {
+      if ((t >= a && t < b) || !s->run[t * n + i])
+        continue;
+      int numLits = 0;
+      for (intptr_t c = 1; c < numCopies[i]; ++c) {
+        const CpCopy *x = &copies[firstCopy[i] + c];
+        int y = rematCpNewVar(&m, 0, 1);
+        rematCpAddImplication(&m, y, x->b);
+        rematCpAddLinear(&m, &y, 1, &x->T, &one, 1, t, t);
+        lits[numLits++] = y;
+      }
+      rematCpAddBoolOr(&m, lits, numLits);
+    }
+  }
+  // The plan as the hint: its versions in order, each held through its last read.
+  for (intptr_t i = 0; i < n; ++i)
+    latest[i] = -1;
+  for (intptr_t t = 0; t < n; ++t)
+    for (intptr_t i = 0; i <= t; ++i) {
+      if (!s->run[t * n + i])
+        continue;
+      for (intptr_t e = s->predBegin[i]; e < s->predBegin[i + 1]; ++e) {
+        intptr_t d = s->pred[e];
+        if (latest[d] >= 0 && endAt[latest[d] * n + d] < t * N + i)
+          endAt[latest[d] * n + d] = t * N + i;
+      }
+      latest[i] = t;
+      endAt[t * n + i] = t * N + i;
+    }
+  for (intptr_t i = 0; i < n; ++i) {
+    intptr_t c = 0;
+    for (intptr_t t = i; t < n; ++t) {
+      if (!s->run[t * n + i])
+        continue;
+      const CpCopy *x = &copies[firstCopy[i] + c++];
+      rematCpHint(&m, x->T, t);
+      rematCpHint(&m, x->E, endAt[t * n + i]);
+      rematCpHint(&m, x->L, endAt[t * n + i] + 1 - (t * N + i));
+      if (x->b >= 0)
+        rematCpHint(&m, x->b, 1);
+    }
+    for (; c < numCopies[i]; ++c) {
+      const CpCopy *x = &copies[firstCopy[i] + c];
+      rematCpHint(&m, x->T, x->lo);
+      rematCpHint(&m, x->E, x->lo * N + i);
+      rematCpHint(&m, x->L, 1);
+      rematCpHint(&m, x->b, 0);
+    }
+  }
+  // The selectors' and keepers' hints are left to CP-SAT (they follow).
+  if (m.outOfMemory)
+    goto done;
+  solution = malloc((size_t)(m.numVars ? m.numVars : 1) * sizeof(int64_t));
+  if (!solution)
+    goto done;
+  double objective = 0;
+  status = rematCpSolve(&m, work, wall, solution, &objective);
+  if (status == RematCpFeasible || status == RematCpOptimal) {
+    memset(newRun, 0, (size_t)n * (size_t)n);
+    for (intptr_t i = 0; i < n; ++i)
+      for (intptr_t c = 0; c < numCopies[i]; ++c) {
+        const CpCopy *x = &copies[firstCopy[i] + c];
+        if ((x->b < 0 || solution[x->b]) && solution[x->T] >= i && solution[x->T] < n)
+          newRun[solution[x->T] * n + i] = 1;
+      }
+  }
+done:
+  rematCpFree(&m);
+  free(lastUse);
+  free(numCopies);
+  free(firstCopy);
+  free(costInt);
+  free(endAt);
+  free(latest);
+  free(copies);
+  free(intervals);
+  free(lits);
+  free(demands);
+  free(domain);
+  free(solution);
+  return status;
+}
+
+/// Window [a, b) of the plan in (P, cur) solved by CP-SAT; adopted as
+/// improveWindow adopts. False only when out of memory.
+static bool improveWindowCpSat(Planner *P, Stages *s, RematSimulation *cur, int64_t budget, intptr_t a, intptr_t b,
+                               double wall, RematExactWindowsReport *report, bool *adopted) {
+  *adopted = false;
+  intptr_t n = s->n;
+  uint8_t *newRun = malloc((size_t)n * (size_t)n);
+  if (!newRun)
+    return false;
+  RematCpStatus status = solveWindowCpSat(s, a, b, budget, kCpSatWork, wall, newRun);
+  bool ok = status != RematCpOutOfMemory;
+  if (status == RematCpFeasible || status == RematCpOptimal) {
+    ++report->solved;
+    report->proven += status == RematCpOptimal;
+    RematSchedule schedule;
+    ok = scheduleOfRuns(s, newRun, &schedule) && adoptIfCheaper(P, s, cur, budget, &schedule, report, adopted);
+    rematScheduleFree(&schedule);
+  }
+  free(newRun);
+  return ok;
+}
+
+/// Sweeps CP-SAT windows until one whole sweep adopts nothing or the time is out.
+static bool sweepCpSat(Planner *P, Stages *s, RematSimulation *cur, int64_t budget, double seconds, double t0,
+                       RematExactWindowsReport *report) {
+  intptr_t n = s->n;
+  bool ok = true, improved = true;
+  report->levels = 1;
+  while (ok && improved && !report->timeLimited) {
+    improved = false;
+    ++report->sweeps;
+    for (intptr_t a = 0; ok && a < n; a += kCpSatWindow / 2) {
+      double left = seconds - (rematNowSeconds() - t0);
+      if (left <= 0) {
+        report->timeLimited = true;
+        break;
+      }
+      bool adopted = false;
+      ok =
+          improveWindowCpSat(P, s, cur, budget, a, a + kCpSatWindow < n ? a + kCpSatWindow : n, left, report, &adopted);
+      improved |= adopted;
+      // CP-SAT may have stopped on the clock: the sweep is not complete.
+      if (rematNowSeconds() - t0 >= seconds)
+        report->timeLimited = true;
+    }
+  }
+  return ok;
+}
+
+bool rematImproveByExactWindows(Planner *P, RematSimulation *sim, int64_t budget, double seconds, bool cpSat,
                                 RematExactWindowsReport *report) {
   memset(report, 0, sizeof(*report));
   report->secondsGiven = seconds;
+  report->cpSat = cpSat;
   if (!rematExactWindowsApply(P))
     return true;
   RematSimulation cur;
@@ -808,7 +1150,9 @@ bool rematImproveByExactWindows(Planner *P, RematSimulation *sim, int64_t budget
   bool ok = buildStages(P, &s) && fillPlan(&s, &cur);
   intptr_t n = s.n, numLevels = (intptr_t)(sizeof(kLevels) / sizeof(kLevels[0]));
   SolvedPrograms solvedPrograms = {0};
-  for (intptr_t level = 0; ok && level < numLevels && !report->timeLimited;) {
+  if (ok && cpSat)
+    ok = sweepCpSat(P, &s, &cur, budget, seconds, t0, report);
+  for (intptr_t level = 0; ok && !cpSat && level < numLevels && !report->timeLimited;) {
     intptr_t stages = kLevels[level].stages, step = stages / 2;
     report->levels = level + 1 > report->levels ? level + 1 : report->levels;
     bool improved = false;

@@ -27,7 +27,12 @@ bool rematExactWindowsApply(const Planner *P);
 /// (PlanWindows.c, kLevels), while `seconds` (wall clock, in all) last. The
 /// plan must fit already; the step changes nothing otherwise. `*report`
 /// says what ran. Returns false only when out of memory.
-bool rematImproveByExactWindows(Planner *P, RematSimulation *sim, int64_t budget, double seconds,
+///
+/// With `cpSat`, each window of 30 stages (every 15) is solved by CP-SAT
+/// (CpSat.h) on bench/optimum.py's interval model instead, within
+/// kCpSatWork of its deterministic time, sweeps repeated while one adopts
+/// something; the library must be available (rematCpSatAvailable).
+bool rematImproveByExactWindows(Planner *P, RematSimulation *sim, int64_t budget, double seconds, bool cpSat,
                                 RematExactWindowsReport *report);
 
 #endif // REMAT_LIB_PLANWINDOWS_H

@@ -1,4 +1,5 @@
 # -*- Python -*-
+import glob
 import os
 import shutil
 
@@ -72,3 +73,9 @@ config.substitutions.append(("%torch_python", _torch_py))
 config.substitutions.append(("%iree_compile", os.path.join(_venv, "bin", "iree-compile")))
 if os.path.exists(os.path.join(_venv, ".requirements.txt")) and os.path.exists(_torch_py):
     config.available_features.add("torch")
+
+# CP-SAT's library for remat-opt --exact-windows-solver=cp-sat (lib/CpSat.c looks
+# in the same place: the OR-Tools wheel of bench/.venv): `cpsat`.
+if glob.glob(os.path.join(config.remat_src_root, "bench", ".venv", "lib", "python3*", "site-packages", "ortools",
+                          ".libs", "libortools.so.9")):
+    config.available_features.add("cpsat")

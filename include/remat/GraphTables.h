@@ -81,18 +81,20 @@ typedef enum RematGraphPlanStatus {
   RematGraphPlanInternal,    ///< out of memory, or the simulator and the timeline disagree (a bug)
   RematGraphPlanUnmodelled,  ///< the planner does not model the graph (dtr, exact windows: message names the op)
   RematGraphPlanBadSchedule, ///< the schedule replayed is not valid (message says why; scheduleEntry where)
+  RematGraphPlanNoSolver,    ///< the solver asked for is not installed (message says where it was looked for)
 } RematGraphPlanStatus;
 
 /// What the exact windows (`--exact-windows`, lib/PlanWindows.c) did after
 /// the default planner.
 typedef struct RematExactWindowsReport {
   bool ran;            ///< asked for, and the default plan fit the budget
+  bool cpSat;          ///< solved by CP-SAT (its interval model), not CBC
   double secondsGiven; ///< their time in all (wall clock)
   double seconds;      ///< their time spent
   bool timeLimited;    ///< stopped by that time, not by a sweep without gain
   intptr_t sweeps;     ///< passes over the windows
   intptr_t levels;     ///< neighbourhoods (window sizes and reaches, lib/PlanWindows.c) swept
-  intptr_t solved;     ///< windows CBC gave a schedule for
+  intptr_t solved;     ///< windows the solver gave a schedule for
   intptr_t proven;     ///< ... of which it proved the window's optimum
   intptr_t skipped;    ///< windows whose program CBC proved before, the plan at most its value after that
   intptr_t costless;   ///< windows where the plan recomputes nothing movable: optimal, not solved
@@ -108,6 +110,10 @@ typedef struct RematGraphPlanOptions {
   /// (keepOriginals: the node-link form), each with one result of its own and
   /// pure; any other graph is refused (RematGraphPlanUnmodelled).
   double exactWindowSeconds;
+  /// The exact windows' solver: CBC on Checkmate's program (false), or
+  /// CP-SAT on bench/optimum.py's interval model, through OR-Tools' library
+  /// loaded at run time (RematGraphPlanNoSolver when it is not found).
+  bool exactWindowsCpSat;
   /// replaySchedule: no planner; the schedule "recompute scheduleOps[k]
   /// right before scheduleAnchors[k]" (k < scheduleCount, op positions) is
   /// checked (as rematApplySchedule checks one, remat/Plan.h), simulated and

@@ -98,13 +98,13 @@ static void writeText(FILE *f, const RematGraphFile *file, intptr_t i, const Rem
     fputs("  exact windows: not run (the default planner's plan does not fit the budget)\n", f);
   else if (w->ran)
     fprintf(f,
-            "  exact windows: cost %.17g -> %.17g, %ld window%s adopted of %ld solved (%ld proven optimal), %ld "
+            "  exact windows (%s): cost %.17g -> %.17g, %ld window%s adopted of %ld solved (%ld proven optimal), %ld "
             "without a recomputation to change, %ld "
             "sweep%s over %ld neighbourhood%s, %.2f s (%s, %.4g s given)\n",
-            w->costBefore, r->recomputeCost, (long)w->adopted, w->adopted == 1 ? "" : "s", (long)w->solved,
-            (long)w->proven, (long)w->costless, (long)w->sweeps, w->sweeps == 1 ? "" : "s", (long)w->levels,
-            w->levels == 1 ? "" : "s", w->seconds, w->timeLimited ? "stopped by the time limit" : "converged",
-            w->secondsGiven);
+            opts->exactWindowsCpSat ? "CP-SAT" : "CBC", w->costBefore, r->recomputeCost, (long)w->adopted,
+            w->adopted == 1 ? "" : "s", (long)w->solved, (long)w->proven, (long)w->costless, (long)w->sweeps,
+            w->sweeps == 1 ? "" : "s", (long)w->levels, w->levels == 1 ? "" : "s", w->seconds,
+            w->timeLimited ? "stopped by the time limit" : "converged", w->secondsGiven);
 }
 
 /// The recompute cost bound at the budget, and the exact windows' work.
@@ -129,10 +129,11 @@ static void writeBound(FILE *f, const RematGraphPlanResult *r, const RematGraphM
   if (opts->exactWindowSeconds > 0) {
     const RematExactWindowsReport *w = &r->exactWindows;
     fprintf(f,
-            ", \"exact_windows\": {\"ran\": %s, \"seconds_given\": %.6g, \"time_s\": %.6f, \"converged\": %s, "
+            ", \"exact_windows\": {\"solver\": \"%s\", \"ran\": %s, \"seconds_given\": %.6g, \"time_s\": %.6f, "
+            "\"converged\": %s, "
             "\"sweeps\": %ld, \"levels\": %ld, \"solved\": %ld, \"proven\": %ld, \"costless\": %ld, \"skipped\": %ld, "
             "\"adopted\": %ld, \"cost_before\": %.17g}",
-            w->ran ? "true" : "false", opts->exactWindowSeconds, w->seconds,
+            opts->exactWindowsCpSat ? "cp-sat" : "cbc", w->ran ? "true" : "false", opts->exactWindowSeconds, w->seconds,
             w->ran && !w->timeLimited ? "true" : "false", (long)w->sweeps, (long)w->levels, (long)w->solved,
             (long)w->proven, (long)w->costless, (long)w->skipped, (long)w->adopted,
             w->ran ? w->costBefore : r->recomputeCost);
@@ -288,7 +289,8 @@ int rematGraphModeRun(const RematGraphModeOptions *opts) {
     int64_t budget = opts->hasBudget ? opts->budgetBytes : INT64_MAX;
     double percent = opts->hasBudget ? opts->budgetPercent : -1;
     RematGraphPlanOptions planOptions = {.bound = {.integerSeconds = opts->integerBoundSeconds},
-                                         .exactWindowSeconds = opts->exactWindowSeconds};
+                                         .exactWindowSeconds = opts->exactWindowSeconds,
+                                         .exactWindowsCpSat = opts->exactWindowsCpSat};
     GraphSchedule schedule = {0};
     if (opts->plan && !graphSchedule(opts->plan, i, &schedule)) {
       fprintf(stderr, "remat-opt: out of memory\n");

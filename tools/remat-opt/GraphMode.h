@@ -23,6 +23,7 @@ typedef struct RematGraphModeOptions {
   const char *reportFile;     ///< NULL: stdout
   double integerBoundSeconds; ///< --integer-bound: > 0 also solves the bound's chain program over the integers
   double exactWindowSeconds;  ///< --exact-windows: > 0 re-solves windows of the default plan exactly (CBC)
+  bool exactWindowsCpSat;     ///< --exact-windows-solver=cp-sat: CP-SAT solves them
   const RematPlanFile *plan;  ///< --plan-file: replayed instead of planned (FUNC: the graph's index in the file)
   const char *planPath;       ///< its name, for errors at its lines
 } RematGraphModeOptions;

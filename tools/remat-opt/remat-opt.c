@@ -54,15 +54,16 @@ typedef struct Options {
   const char *plannerName;
   const char *planFile; // replay a schedule: lines "FUNC OP ANCHOR" (top-level op indices)
   const char *exportGraph;
-  const char *graph;          // --graph: plan a graph JSON instead of MLIR (GraphMode.h)
-  bool fuseElementwise;       // --fuse-elementwise
-  bool keepDestinations;      // --keep-destinations
-  bool keepOrder;             // --keep-order
-  bool quiet;                 // --quiet: no summary line per planned function
-  double integerBoundSeconds; // --integer-bound=SECONDS, 0: not asked for
-  double exactWindowSeconds;  // --exact-windows=SECONDS, 0: not asked for
-  int64_t maxOps;             // --max-ops, 0: the library's default (REMAT_DEFAULT_MAX_OPS)
-  intptr_t numBudgets;        // --budgets: one variant per entry
+  const char *graph;              // --graph: plan a graph JSON instead of MLIR (GraphMode.h)
+  bool fuseElementwise;           // --fuse-elementwise
+  bool keepDestinations;          // --keep-destinations
+  bool keepOrder;                 // --keep-order
+  bool quiet;                     // --quiet: no summary line per planned function
+  double integerBoundSeconds;     // --integer-bound=SECONDS, 0: not asked for
+  double exactWindowSeconds;      // --exact-windows=SECONDS, 0: not asked for
+  const char *exactWindowsSolver; // --exact-windows-solver=cbc|cp-sat, NULL: not given (cbc)
+  int64_t maxOps;                 // --max-ops, 0: the library's default (REMAT_DEFAULT_MAX_OPS)
+  intptr_t numBudgets;            // --budgets: one variant per entry
   int64_t budgetsBytes[16];
   double budgetsPercent[16];
 } Options;
@@ -129,7 +130,8 @@ static const char *kUsage = "usage: remat-opt [options] [FILE|-]\n"
                             "                        the memory free at run time (docs/variants.md)\n"
                             "  --gpu-chip=CHIP       PTX target of --lower=gpu (default sm_90)\n"
                             "  --integer-bound=S     cost bound over the integers, S s at most (CBC)\n"
-                            "  --exact-windows=S     --graph: re-solve windows of the plan exactly, S s at most (CBC)\n"
+                            "  --exact-windows=S     --graph: re-solve windows of the plan exactly, S s\n"
+                            "                        at most (--exact-windows-solver=cbc|cp-sat)\n"
                             "  --quiet               no summary line per planned function on stderr\n"
                             "  --help, --version\n";
 
@@ -219,6 +221,10 @@ static int parseFlags(int argc, char **argv, Options *opts) {
       const char *n = a + strlen("--integer-bound=");
       if (!parseSeconds(n, &opts->integerBoundSeconds))
         return usageError("--integer-bound needs a number of seconds over 0 and at most 86400, got '%s'", n);
+    } else if (startsWith(a, "--exact-windows-solver=")) {
+      opts->exactWindowsSolver = a + strlen("--exact-windows-solver=");
+      if (strcmp(opts->exactWindowsSolver, "cbc") != 0 && strcmp(opts->exactWindowsSolver, "cp-sat") != 0)
+        return usageError("--exact-windows-solver is cbc or cp-sat, got '%s'", opts->exactWindowsSolver);
     } else if (startsWith(a, "--exact-windows=")) {
       const char *n = a + strlen("--exact-windows=");
       if (!parseSeconds(n, &opts->exactWindowSeconds))
@@ -669,6 +675,8 @@ int main(int argc, char **argv) {
     return usageError("--exact-windows refines the default planner's plan of a node-link graph: it needs --graph, "
                       "--budget and the default planner (no --plan-file)%s",
                       "");
+  if (opts.exactWindowsSolver && opts.exactWindowSeconds <= 0)
+    return usageError("--exact-windows-solver chooses the solver of --exact-windows: it needs --exact-windows%s", "");
   if (opts.graph) {
     if (opts.input || opts.output || opts.exportGraph || opts.numBudgets || opts.lower || opts.fuseElementwise ||
         opts.keepDestinations || opts.keepOrder || opts.splitInputFile || opts.estimate)
@@ -690,6 +698,8 @@ int main(int argc, char **argv) {
                                        .reportFile = opts.reportFile,
                                        .integerBoundSeconds = opts.integerBoundSeconds,
                                        .exactWindowSeconds = opts.exactWindowSeconds,
+                                       .exactWindowsCpSat =
+                                           opts.exactWindowsSolver && strcmp(opts.exactWindowsSolver, "cp-sat") == 0,
                                        .plan = opts.planFile ? &graphPlan : NULL,
                                        .planPath = opts.planFile};
     int graphRc = rematGraphModeRun(&graphOpts);
