@@ -2,14 +2,15 @@
 """remat-opt --exact-windows against the default planner alone, on the field's graphs (issue 37).
 
     python3 bench/exact_windows.py [--seconds 300] [--only n100:0.7,n250:0.8,...]
-        [--remat-opt build/bin/remat-opt] [--out bench/results/exact-windows]
+        [--solver cbc|cp-sat] [--remat-opt build/bin/remat-opt] [--out bench/results/exact-windows]
     python3 bench/exact_windows.py --rerender [--out ...]
 
 For each row (a node-link graph of bench/graphs/moccasin at a share of its peak, the
 budgets of results/moccasin-check.json), runs `remat-opt --graph=G --budget=B
 --report=json` twice in the same run: the default planner alone (the baseline) and
 with `--exact-windows=SECONDS` (lib/PlanWindows.c: windows of the plan re-solved
-exactly by CBC). Every plan with windows is replayed under MOCCASIN's own memory
+exactly by CBC, or with --solver cp-sat by CP-SAT: `--exact-windows-solver=cp-sat`).
+Every plan with windows is replayed under MOCCASIN's own memory
 model (bench/moccasin_check.py's `moccasin_replay`): its peak must be within the
 budget and its cost the one remat-opt reports, else the script fails (exit 1).
 
@@ -42,10 +43,10 @@ def graph_file(key):
     return "random-layered-%s.json" % key if key.startswith("n") and key[1:].isdigit() else "%s-train.json" % key
 
 
-def plan(remat_opt, path, budget, seconds):
+def plan(remat_opt, path, budget, seconds, solver="cbc"):
     cmd = [remat_opt, "--graph=" + path, "--budget=%d" % budget, "--report=json"]
     if seconds:
-        cmd.append("--exact-windows=%g" % seconds)
+        cmd += ["--exact-windows=%g" % seconds, "--exact-windows-solver=" + solver]
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -60,12 +61,14 @@ def plan(remat_opt, path, budget, seconds):
 def render(out):
     with open(out + ".json") as f:
         data = json.load(f)
+    solver = {"cbc": "CBC", "cp-sat": "CP-SAT"}[data.get("solver", "cbc")]
     lines = ["# Exact windows in the planner: `remat-opt --graph --exact-windows` (bench/exact_windows.py)", "",
+             "- solver: %s (`--exact-windows-solver=%s`)" % (solver, data.get("solver", "cbc")),
              "- machine: %s" % data["machine"], "- remat commit: %s" % data["commit"], "- date: %s" % data["date"],
              "- command: `%s`" % data["command"], "",
              "*default*: `remat-opt --graph=G --budget=B` (the default planner alone), its cost and plan time; "
              "*windows*: the same with `--exact-windows=S` (lib/PlanWindows.c, docs/planner.md), its cost and its "
-             "plan time (the default planner's search included), windows solved / proven optimal by CBC / costless (the plan recomputes nothing "
+             "plan time (the default planner's search included), windows solved / proven optimal by " + solver + " / costless (the plan recomputes nothing "
              "the window may change: optimal, not solved) / adopted, "
              "and whether it converged (a sweep without a gain) or S ran out; every plan with windows replayed "
              "under MOCCASIN's memory model at the peak and cost remat-opt reports. *CP-SAT from the plan* and "
@@ -105,6 +108,7 @@ def main():
                          "resnet50), comma-separated (default: %s)" % DEFAULT_ONLY)
     ap.add_argument("--remat-opt", default=os.path.join(ROOT, "build", "bin", "remat-opt"))
     ap.add_argument("--out", default=os.path.join(BENCH, "results", "exact-windows"))
+    ap.add_argument("--solver", choices=("cbc", "cp-sat"), default="cbc", help="the windows' solver (default cbc)")
     ap.add_argument("--rerender", action="store_true")
     a = ap.parse_args()
     if a.rerender:
@@ -122,7 +126,7 @@ def main():
         path = os.path.join(GRAPHS, name)
         budget = c["budget"]
         base = plan(a.remat_opt, path, budget, 0)
-        win = plan(a.remat_opt, path, budget, a.seconds)
+        win = plan(a.remat_opt, path, budget, a.seconds, a.solver)
         if win["budget_met"]:
             g = nodelink.load(path)
             _, peak, cost = moccasin_check.moccasin_replay(g, [(d["op"], d["anchor"]) for d in win["decisions"]])
@@ -145,7 +149,7 @@ def main():
         print("%s %s: default %.6g (%.2f s), windows %.6g (%.1f s, %s)" % (
             name, share, base["recompute_cost"], base["plan_time_s"], win["recompute_cost"], win["plan_time_s"],
             win.get("exact_windows")), flush=True)
-    data = {"machine": "%s, %d cores" % (machine.cpu_model(), os.cpu_count() or 0),
+    data = {"solver": a.solver, "machine": "%s, %d cores" % (machine.cpu_model(), os.cpu_count() or 0),
             "commit": "%s (%s)" % (machine.git_rev(ROOT), a.remat_opt), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "command": " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:]), "rows": rows}
     with open(a.out + ".json", "w") as f:
