@@ -207,7 +207,7 @@ static void putExpr(RematCpModel *m, RematCpBuffer *parent, int field, RematCpEx
 }
 
 int rematCpAddInterval(RematCpModel *m, int presence, RematCpExpr start, RematCpExpr size, RematCpExpr end) {
-  if (presence != -1)
+  if (presence != REMAT_CP_ALWAYS)
     putPackedInt(m, &m->level[0], 2, &presence, 1);
   RematCpBuffer *iv = &m->level[1];
   putExpr(m, iv, 4, start);

@@ -16,6 +16,7 @@
 #ifndef REMAT_LIB_CPSAT_H
 #define REMAT_LIB_CPSAT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,7 +72,12 @@ void rematCpAddLinearIn(RematCpModel *m, const int *enforce, int numEnforce, con
 void rematCpAddBoolOr(RematCpModel *m, const int *literals, int num);
 /// a => b.
 void rematCpAddImplication(RematCpModel *m, int a, int b);
-/// start + size == end, present when `presence` is true (-1: always);
+/// No presence literal: rematCpAddInterval's interval is always present
+/// (-1 would be a literal: the negation of variable 0).
+#define REMAT_CP_ALWAYS INT_MIN
+
+/// start + size == end, present when the literal `presence` is true
+/// (REMAT_CP_ALWAYS: always);
 /// returns the interval's constraint index (for rematCpAddCumulative).
 int rematCpAddInterval(RematCpModel *m, int presence, RematCpExpr start, RematCpExpr size, RematCpExpr end);
 /// At every point, the demands of the present intervals covering it sum to at most `capacity`.

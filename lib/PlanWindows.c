@@ -920,7 +920,7 @@ static RematCpStatus solveWindowCpSat(const Stages *s, intptr_t a, intptr_t b, i
       RematCpExpr start = {.numTerms = 1, .vars = {x->T}, .coefs = {N}, .offset = i};
       RematCpExpr size = {.numTerms = 1, .vars = {x->L}, .coefs = {1}};
       RematCpExpr end = {.numTerms = 1, .vars = {x->E}, .coefs = {1}, .offset = 1};
-      int interval = rematCpAddInterval(&m, x->b, start, size, end);
+      int interval = rematCpAddInterval(&m, x->b >= 0 ? x->b : REMAT_CP_ALWAYS, start, size, end);
       if (s->ram[i] > 0) {
         intervals[numIntervals] = interval;
         demands[numIntervals++] = s->ram[i];
