@@ -28,7 +28,8 @@ bool rematExactWindowsApply(const Planner *P);
 /// plan must fit already; the step changes nothing otherwise. `*report`
 /// says what ran. Returns false only when out of memory.
 ///
-/// With `cpSat`, each window of 30 stages (every 15) is solved by CP-SAT
+/// With `cpSat`, each window of 30 stages (every 15), with the earlier runs
+/// of the values its ops read, is solved by CP-SAT
 /// (CpSat.h) on bench/optimum.py's interval model instead, within
 /// kCpSatWork of its deterministic time, sweeps repeated while one adopts
 /// something; the library must be available (rematCpSatAvailable).
