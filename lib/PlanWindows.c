@@ -841,6 +841,12 @@ static bool scheduleOfRuns(const Stages *s, const uint8_t *run, RematSchedule *o
   return true;
 }
 
+/// Whether window [a, b) may change the runs of an op at stage t: inside
+/// the window, and before it for a value the window's ops read.
+static bool mayChange(bool readInWindow, intptr_t t, intptr_t a, intptr_t b) {
+  return t < b && (readInWindow || t >= a);
+}
+
 /// Solves window [a, b) of the plan in `s` with CP-SAT; `newRun` (n x n)
 /// gets the answer's runs. RematCpUnknown also when the plan does not fit
 /// the model's copies.
@@ -988,9 +994,9 @@ static RematCpStatus solveWindowCpSat(const Stages *s, intptr_t a, intptr_t b, i
     intptr_t hi = lastUse[i] > i ? lastUse[i] : i;
     int domainLen = 0;
     for (intptr_t t = i; t <= hi; ++t) {
-      bool inWindow = t < b && (readInWindow[i] || t >= a);
-      bool kept = t == i || (!inWindow && s->run[t * n + i]);
-      bool allowed = kept || inWindow;
+      bool changeable = mayChange(readInWindow[i], t, a, b);
+      bool kept = t == i || (!changeable && s->run[t * n + i]);
+      bool allowed = kept || changeable;
       if (!allowed)
         continue;
       if (domainLen > 0 && domain[domainLen - 1] == t - 1)
@@ -1006,7 +1012,7 @@ static RematCpStatus solveWindowCpSat(const Stages *s, intptr_t a, intptr_t b, i
       rematCpAddLinearIn(&m, &x->b, 1, &x->T, &one, 1, domain, domainLen);
     }
     for (intptr_t t = i + 1; t <= hi; ++t) {
-      if ((t < b && (readInWindow[i] || t >= a)) || !s->run[t * n + i])
+      if (mayChange(readInWindow[i], t, a, b) || !s->run[t * n + i])
         continue;
       int numLits = 0;
       for (intptr_t c = 1; c < numCopies[i]; ++c) {

@@ -29,10 +29,10 @@ bool rematExactWindowsApply(const Planner *P);
 /// says what ran. Returns false only when out of memory.
 ///
 /// With `cpSat`, each window of 30 stages (every 15), with the earlier runs
-/// of the values its ops read, is solved by CP-SAT
-/// (CpSat.h) on bench/optimum.py's interval model instead, within
-/// kCpSatWork of its deterministic time, sweeps repeated while one adopts
-/// something; the library must be available (rematCpSatAvailable).
+/// of the values its ops read, is solved by CP-SAT (CpSat.h) on
+/// bench/optimum.py's interval model instead, within kCpSatWork of its
+/// deterministic time, sweeps repeated while one adopts something; the
+/// library must be available (rematCpSatAvailable).
 bool rematImproveByExactWindows(Planner *P, RematSimulation *sim, int64_t budget, double seconds, bool cpSat,
                                 RematExactWindowsReport *report);
 
