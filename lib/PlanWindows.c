@@ -811,7 +811,8 @@ static bool improveWindow(Planner *P, Stages *s, RematSimulation *cur, int64_t b
 // constraint keeps within the budget; every copy's every input is covered by
 // a copy of it run at or before the reader's stage and held through the
 // reader's position. Recomputations outside the window stay (a copy at each
-// such stage), and none is added outside it. Not the Checkmate program that
+// such stage), except the earlier runs of the values the window reads, and
+// none is added outside it (mayChange). Not the Checkmate program that
 // CBC solves above: on random layered n250 at 0.7 CP-SAT on that program
 // stays near the plan, where this model's windows reach 32,963 from 44,692
 // (docs/planner.md, "Exact windows").
