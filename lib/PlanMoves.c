@@ -24,6 +24,9 @@ enum {
   // layered n250 at 0.7 of the peak, the peak went down after up to 12,600
   // moves in a row that did not lower it.
   kMaxIdleMoves = 16000,
+  // Moves in a row that make nothing better between two refits of the plan
+  // the moves reached (rematImproveByMoves).
+  kRefitEvery = 1000,
 };
 
 /// One live decision of the plan while it is being moved: its clones, each
@@ -47,6 +50,7 @@ static void freeState(MoveState *s) {
     rematScheduleFree(&s->decisions[i].clones);
   free(s->decisions);
   free(s->root);
+  memset(s, 0, sizeof(*s)); // freed twice when a rebuild fails (rematImproveByMoves)
 }
 
 static bool insertOp(MovedDecision *m, intptr_t op, intptr_t anchor);
@@ -251,12 +255,12 @@ static bool randomMove(MoveState *s, uint64_t *rng, RematSimulation *sim, int64_
   return true;
 }
 
-/// P rebuilt from the moved decisions (same order as in P).
-static bool rebuildPlanner(Planner *P, const MoveState *s) {
-  Planner Q;
-  bool ok = rematPlannerInit(&Q, P->ctx, P->budget);
-  Q.opt = P->opt;
-  Q.maxChain = P->maxChain;
+/// Q (uninitialized): P's planner rebuilt from the moved decisions (same
+/// order as in P). Q is to be freed whatever this returns.
+static bool buildPlanner(const Planner *P, const MoveState *s, Planner *Q) {
+  bool ok = rematPlannerInit(Q, P->ctx, P->budget);
+  Q->opt = P->opt;
+  Q->maxChain = P->maxChain;
   // By decision index, so that the plan lists its decisions as before.
   intptr_t *byDecision = malloc((size_t)(P->numDecisions ? P->numDecisions : 1) * sizeof(*byDecision));
   ok = ok && byDecision;
@@ -273,21 +277,28 @@ static bool rebuildPlanner(Planner *P, const MoveState *s) {
     Chain c = {.len = m->clones.num};
     intptr_t anchor = dec->anchor;
     for (intptr_t j = 0; j < m->clones.num; ++j) {
-      Q.chain[j] = clones[j].op;
+      Q->chain[j] = clones[j].op;
       c.cost += P->ctx->opCost[clones[j].op];
       c.flops += P->g->ops[clones[j].op].flops;
       if (producesRoot(s, clones[j].op))
         anchor = clones[j].anchor;
     }
-    intptr_t first = Q.items.num;
-    ok = rematPlannerPushDecision(&Q, dec->value, anchor, &c, dec->bytes, dec->dropFirst, dec->dropLast);
+    intptr_t first = Q->items.num;
+    ok = rematPlannerPushDecision(Q, dec->value, anchor, &c, dec->bytes, dec->dropFirst, dec->dropLast);
     // Both lists are in program order: each clone at its own anchor.
     for (intptr_t j = 0; ok && j < m->clones.num; ++j)
-      Q.items.items[first + j].anchor = clones[j].anchor;
+      Q->items.items[first + j].anchor = clones[j].anchor;
     for (intptr_t k = 0; ok && k < dec->numMembers; ++k)
-      ok = rematPlannerAddMember(&Q, P->members[dec->firstMember + k].value, P->members[dec->firstMember + k].bytes);
+      ok = rematPlannerAddMember(Q, P->members[dec->firstMember + k].value, P->members[dec->firstMember + k].bytes);
   }
   free(byDecision);
+  return ok;
+}
+
+/// P rebuilt from the moved decisions (buildPlanner).
+static bool rebuildPlanner(Planner *P, const MoveState *s) {
+  Planner Q;
+  bool ok = buildPlanner(P, s, &Q);
   if (ok) {
     Planner tmp = *P;
     *P = Q;
@@ -297,20 +308,72 @@ static bool rebuildPlanner(Planner *P, const MoveState *s) {
   return ok;
 }
 
-bool rematImproveByMoves(Planner *P, RematSimulation *sim, int64_t budget, double workLimit, double workLimitOver) {
+/// The moved plan, rebuilt, given to `refit`; when that makes it cheaper
+/// within the budget it becomes P and `sim`, and the moves go on from it
+/// (*better). False only when out of memory.
+static bool refitMoved(Planner *P, MoveState *s, RematSimulation *sim, int64_t budget, RematMovesRefit refit,
+                       void *refitData, bool *better) {
+  *better = false;
+  Planner Q;
+  RematSimulation trial;
+  memset(&trial, 0, sizeof(trial));
+  bool ok = buildPlanner(P, s, &Q) && rematPlannerSimulate(&Q, true, &trial) && refit(&Q, &trial, refitData);
+  if (ok && trial.status == RematSimOk && trial.peakBytes <= budget &&
+      trial.recomputeCost < sim->recomputeCost * (1 - 1e-9)) {
+    Planner tmp = *P;
+    *P = Q;
+    Q = tmp;
+    rematSimulationFree(sim);
+    *sim = trial;
+    memset(&trial, 0, sizeof(trial));
+    freeState(s);
+    ok = initState(s, P);
+    *better = true;
+  }
+  RematSimStatus status = trial.status;
+  rematSimulationFree(&trial);
+  rematPlannerFree(&Q);
+  return ok || status != RematSimOutOfMemory;
+}
+
+bool rematImproveByMoves(Planner *P, RematSimulation *sim, int64_t budget, double workLimit, double workLimitOver,
+                         RematMovesRefit refit, void *refitData) {
   if (sim->status != RematSimOk)
     return true;
   MoveState s;
   bool ok = initState(&s, P);
   uint64_t rng = 1;
-  bool changed = false, improved = false;
+  // Since the plan was last taken from (or given to) P: moves kept at all,
+  // moves that made it better; since the last refit: moves kept.
+  bool changed = false, improved = false, drifted = false;
+  // The refits' work is not the walk's: it has as much again of its own.
+  double startWork = rematSimWork(P->ctx), refitWork = 0;
   for (intptr_t idle = 0; ok && s.num > 0 && idle < kMaxIdleMoves &&
-                          rematSimWork(P->ctx) < (sim->peakBytes > budget ? workLimitOver : workLimit);) {
+                          rematSimWork(P->ctx) - refitWork < (sim->peakBytes > budget ? workLimitOver : workLimit);) {
     Judgement verdict = Worse;
     ok = randomMove(&s, &rng, sim, budget, &verdict);
     changed |= verdict != Worse;
+    drifted |= verdict != Worse;
     idle = verdict == Better ? 0 : idle + 1;
     improved |= verdict == Better;
+    // The moves walk over plans as good as the plan; one of them may be a
+    // repair away from a cheaper one, which no single move reaches.
+    if (ok && refit && drifted && idle > 0 && idle % kRefitEvery == 0 && sim->peakBytes <= budget &&
+        refitWork < workLimit - startWork) {
+      double before = rematSimWork(P->ctx);
+      if (improved) {
+        ok = rebuildPlanner(P, &s);
+        freeState(&s);
+        ok = ok && initState(&s, P);
+        improved = changed = false;
+      }
+      bool better = false;
+      ok = ok && refitMoved(P, &s, sim, budget, refit, refitData, &better);
+      if (better)
+        idle = 0, improved = changed = false;
+      drifted = false;
+      refitWork += rematSimWork(P->ctx) - before;
+    }
   }
   if (ok && improved) {
     ok = rebuildPlanner(P, &s);

@@ -976,12 +976,25 @@ static bool improveByWindows(Planner *P, RematSimulation *sim, const RematSimCon
 /// longer held its peak after MLIR's elementwise fusion (172,544 -> 178,560
 /// bytes, over the budget), where the plan before it does
 /// (test/models/hoist-readers.test).
+typedef struct RefitData {
+  const RematSimContext *ctx;
+  int64_t budget;
+} RefitData;
+
+/// The moves' refit (RematMovesRefit): the repairs.
+static bool refitByRepairs(Planner *P, RematSimulation *sim, void *data) {
+  const RefitData *r = data;
+  return repairPlan(P, sim, r->ctx, r->budget);
+}
+
 static bool improveByMoves(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
   if (!P->g->keepOriginals || P->g->numOps > kPortfolio.moveOps)
     return true;
   double start = rematSimWork(ctx);
+  RefitData refit = {ctx, budget};
   return rematImproveByMoves(P, sim, budget, start + kPortfolio.moveShare * start,
-                             start + fmax(kPortfolio.moveShare * start, kPortfolio.moveMinWork));
+                             start + fmax(kPortfolio.moveShare * start, kPortfolio.moveMinWork), refitByRepairs,
+                             &refit);
 }
 
 //===----------------------------------------------------------------------===//
