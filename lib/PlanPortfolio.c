@@ -969,13 +969,6 @@ static bool improveByWindows(Planner *P, RematSimulation *sim, const RematSimCon
   return ok;
 }
 
-/// The last step on node-link graphs: single recomputations moved, dropped
-/// or extended by one input (PlanMoves.c), within a share of the work done
-/// before it. Not on MLIR steps: at the CI exports' budgets it saved at most
-/// 1.2% of the recompute, and one plan it moved (zoo llama.ci at 35%) no
-/// longer held its peak after MLIR's elementwise fusion (172,544 -> 178,560
-/// bytes, over the budget), where the plan before it does
-/// (test/models/hoist-readers.test).
 typedef struct RefitData {
   const RematSimContext *ctx;
   int64_t budget;
@@ -987,6 +980,13 @@ static bool refitByRepairs(Planner *P, RematSimulation *sim, void *data) {
   return repairPlan(P, sim, r->ctx, r->budget);
 }
 
+/// The last step on node-link graphs: single recomputations moved, dropped
+/// or extended by one input (PlanMoves.c), within a share of the work done
+/// before it. Not on MLIR steps: at the CI exports' budgets it saved at most
+/// 1.2% of the recompute, and one plan it moved (zoo llama.ci at 35%) no
+/// longer held its peak after MLIR's elementwise fusion (172,544 -> 178,560
+/// bytes, over the budget), where the plan before it does
+/// (test/models/hoist-readers.test).
 static bool improveByMoves(Planner *P, RematSimulation *sim, const RematSimContext *ctx, int64_t budget) {
   if (!P->g->keepOriginals || P->g->numOps > kPortfolio.moveOps)
     return true;
